@@ -1,0 +1,43 @@
+/*
+ * cli/cli.h — the retrace command-line program: one file per subcommand.
+ *
+ * Owns: argument parsing, printing results, and turning an rt_status into an
+ * exit code (the only place exit codes are decided; DESIGN.md lists them).
+ * Must not touch: module internals; it calls each module's public header.
+ * Adding a subcommand: write cli/cmd_NAME.c with cmd_NAME_usage and
+ * cmd_NAME_run, add one line to the table in retrace.c and one to meson.build.
+ */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+#include <stdio.h>
+
+#include "status.h"
+
+struct rt_command {
+    const char *name;
+    const char *synopsis;          /* one line for `retrace help` */
+    void (*usage)(FILE *out);      /* full usage for `retrace help NAME` */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+};
+
+/** Prints "retrace: error: MSG" on stderr and returns the status's exit code. */
+int cli_fail(rt_status status);
+
+/** Prints "retrace NAME: MSG" and the subcommand's usage on stderr; returns 2. */
+int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** The table entry for NAME, or NULL. */
+const struct rt_command *cli_find_command(const char *name);
+
+#define CLI_DECLARE(NAME)                       \
+    void cmd_##NAME##_usage(FILE *out);         \
+    int cmd_##NAME##_run(int argc, char **argv)
+
+CLI_DECLARE(info);
+CLI_DECLARE(dump);
+CLI_DECLARE(compare);
+CLI_DECLARE(golden);
+
+#endif

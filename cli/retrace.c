@@ -1,0 +1,97 @@
+/* cli/retrace.c — the subcommand table, help, --version, and main(). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct rt_command commands[] = {
+    {"info", "summarise a trace: device, frames, calls, sizes; --check validates it",
+     cmd_info_usage, cmd_info_run},
+    {"dump", "print a trace's calls one per line", cmd_dump_usage, cmd_dump_run},
+    {"compare", "SSIM, PSNR and pixel differences of two PNG images",
+     cmd_compare_usage, cmd_compare_run},
+    {"golden", "manage golden images in the SQLite store", cmd_golden_usage,
+     cmd_golden_run},
+};
+
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+const struct rt_command *cli_find_command(const char *name)
+{
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int cli_fail(rt_status status)
+{
+    if (status.code == RT_OK)
+        return 0;
+    fprintf(stderr, "retrace: error: %s\n", status.msg);
+    if (getenv("RETRACE_DEBUG") && status.file)
+        fprintf(stderr, "retrace: (made at %s:%d)\n", status.file, status.line);
+    return (int)status.code;
+}
+
+int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "retrace %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    cmd->usage(stderr);
+    return RT_ERR_USAGE;
+}
+
+static void print_overview(FILE *out)
+{
+    fprintf(out, "usage: retrace COMMAND [ARGS...]\n"
+                 "       retrace help [COMMAND]\n"
+                 "       retrace --version\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].synopsis);
+    fprintf(out, "\nexit codes: 0 success, 1 comparison or regression failed, 2 usage,\n"
+                 "3 bad input, 4 replay could not run, 5 internal error\n");
+}
+
+static int run_help(int argc, char **argv)
+{
+    if (argc < 3) {
+        print_overview(stdout);
+        return 0;
+    }
+    const struct rt_command *cmd = cli_find_command(argv[2]);
+    if (!cmd) {
+        fprintf(stderr, "retrace: unknown command '%s'\n", argv[2]);
+        print_overview(stderr);
+        return RT_ERR_USAGE;
+    }
+    cmd->usage(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return RT_ERR_USAGE;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("retrace %s\n", RT_VERSION);
+        return 0;
+    }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return run_help(argc, argv);
+    const struct rt_command *cmd = cli_find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "retrace: unknown command '%s'\n", argv[1]);
+        print_overview(stderr);
+        return RT_ERR_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,122 @@
+/* Unit tests for common/: status, arena, hash map. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arena.h"
+#include "hashmap.h"
+#include "status.h"
+
+Test(status, error_carries_code_message_and_origin)
+{
+    rt_status s = rt_errorf(RT_ERR_BAD_INPUT, "bad block at offset %d", 42);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    cr_assert_str_eq(s.msg, "bad block at offset 42");
+    cr_assert_not_null(s.file);
+    cr_assert_gt(s.line, 0);
+    cr_assert_str_eq(rt_code_name(s.code), "bad-input");
+}
+
+Test(status, wrap_prefixes_context_and_keeps_ok)
+{
+    rt_status s = rt_status_wrap(rt_errorf(RT_ERR_INTERNAL, "disk full"), "writing %s", "a.png");
+    cr_assert_str_eq(s.msg, "writing a.png: disk full");
+    cr_assert_eq(s.code, RT_ERR_INTERNAL);
+    rt_status ok = rt_status_wrap(rt_ok_status(), "never");
+    cr_assert(rt_ok(&ok));
+    cr_assert_str_eq(ok.msg, "");
+}
+
+static rt_status fails_then_not_reached(int *reached)
+{
+    RT_TRY(rt_errorf(RT_ERR_USAGE, "x"));
+    *reached = 1;
+    return rt_ok_status();
+}
+
+Test(status, try_returns_early)
+{
+    int reached = 0;
+    rt_status s = fails_then_not_reached(&reached);
+    cr_assert_eq(s.code, RT_ERR_USAGE);
+    cr_assert_eq(reached, 0);
+}
+
+Test(arena, allocations_are_aligned_and_distinct)
+{
+    struct rt_arena a;
+    rt_arena_init(&a, 128, 0);
+    char *prev = NULL;
+    for (int i = 1; i < 200; i++) {
+        char *p = rt_arena_alloc(&a, (size_t)i, 8);
+        cr_assert_not_null(p);
+        cr_assert_eq((uintptr_t)p % 8, 0);
+        memset(p, i, (size_t)i);
+        cr_assert_neq(p, prev);
+        prev = p;
+    }
+    char *big = rt_arena_alloc(&a, 10000, 16);
+    cr_assert_not_null(big);
+    memset(big, 1, 10000);
+    rt_arena_reset(&a);
+    cr_assert_eq(a.used, 0);
+    cr_assert_not_null(rt_arena_alloc(&a, 64, 8));
+    rt_arena_finish(&a);
+}
+
+Test(arena, limit_and_overflow_return_null)
+{
+    struct rt_arena a;
+    rt_arena_init(&a, 0, 1000);
+    cr_assert_not_null(rt_arena_alloc(&a, 900, 1));
+    cr_assert_null(rt_arena_alloc(&a, 200, 1));
+    cr_assert_null(rt_arena_calloc(&a, SIZE_MAX / 2, 4, 1));
+    cr_assert_null(rt_arena_alloc(&a, SIZE_MAX, 1));
+    rt_arena_finish(&a);
+}
+
+Test(arena, strndup_terminates)
+{
+    struct rt_arena a;
+    rt_arena_init(&a, 0, 0);
+    char *s = rt_arena_strndup(&a, "hello world", 5);
+    cr_assert_str_eq(s, "hello");
+    rt_arena_finish(&a);
+}
+
+Test(hashmap, put_get_remove_many)
+{
+    struct rt_hashmap m;
+    rt_hashmap_init(&m);
+    for (uint64_t i = 0; i < 5000; i++)
+        cr_assert(rt_hashmap_put(&m, i * 4096, i + 1));
+    cr_assert_eq(m.count, 5000);
+    for (uint64_t i = 0; i < 5000; i += 2)
+        cr_assert(rt_hashmap_remove(&m, i * 4096));
+    for (uint64_t i = 0; i < 5000; i++) {
+        uint64_t v = 0;
+        bool found = rt_hashmap_get(&m, i * 4096, &v);
+        cr_assert_eq(found, i % 2 == 1);
+        if (found)
+            cr_assert_eq(v, i + 1);
+    }
+    cr_assert_not(rt_hashmap_remove(&m, 12345));
+    cr_assert(rt_hashmap_put(&m, 4096, 7)); /* replace */
+    uint64_t v;
+    cr_assert(rt_hashmap_get(&m, 4096, &v));
+    cr_assert_eq(v, 7);
+    rt_hashmap_finish(&m);
+}
+
+Test(hashmap, churn_with_tombstones_stays_bounded)
+{
+    struct rt_hashmap m;
+    rt_hashmap_init(&m);
+    for (uint64_t i = 0; i < 100000; i++) {
+        cr_assert(rt_hashmap_put(&m, i, i));
+        cr_assert(rt_hashmap_remove(&m, i));
+    }
+    cr_assert_eq(m.count, 0);
+    cr_assert_leq(m.capacity, 64);
+    rt_hashmap_finish(&m);
+}
