@@ -1,0 +1,402 @@
+/* capture/memory_track.c — shadow pages and a fault handler (see memory_track.h). */
+#include "memory_track.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+enum page_state { PAGE_UNFETCHED, PAGE_CLEAN, PAGE_DIRTY, PAGE_BUSY };
+
+struct region {
+    struct rt_memory_tracker *owner;
+    uint64_t memory_id;
+    uint64_t map_offset;
+    uint8_t *real;
+    size_t size;
+    bool coherent;
+    uint8_t *app_view; /* what the application touches; guarded */
+    uint8_t *rw_view;  /* the same pages, always writable, for us */
+    size_t lead;       /* app pointer = app_view + lead */
+    size_t page_count;
+    _Atomic uint8_t *state;
+    uint64_t *fetch_hash; /* hash of each page's bytes when fetched */
+};
+
+struct rt_memory_tracker {
+    enum rt_track_mode mode;
+    _Atomic uint64_t faults;
+    uint64_t pages_reported, pages_unchanged, bytes_reported;
+};
+
+/* The fault handler must find regions without locks: a fixed table of
+ * atomic pointers. Mapping and unmapping (rare) take slots with CAS. */
+#define MAX_REGIONS 8192
+static _Atomic(struct region *) regions[MAX_REGIONS];
+static struct sigaction previous_action;
+static atomic_bool handler_installed;
+static size_t page_size;
+
+/* --- the fault handler ------------------------------------------------- */
+
+static struct region *region_at(uintptr_t addr)
+{
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *r = atomic_load_explicit(&regions[i], memory_order_acquire);
+        if (r && addr >= (uintptr_t)r->app_view &&
+            addr < (uintptr_t)r->app_view + r->page_count * page_size)
+            return r;
+    }
+    return NULL;
+}
+
+static bool fault_was_write(void *uctx)
+{
+#if defined(__x86_64__)
+    /* Bit 1 of the page-fault error code is set for writes. */
+    const ucontext_t *uc = uctx;
+    return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)uctx;
+    return true; /* cannot tell: treating every access as a write is safe */
+#endif
+}
+
+/* Copies the real bytes behind page i into the shadow. */
+static void fetch_page(struct region *r, size_t i)
+{
+    size_t view_start = i * page_size;
+    size_t view_end = view_start + page_size;
+    size_t lo = view_start > r->lead ? view_start : r->lead;
+    size_t hi = view_end < r->lead + r->size ? view_end : r->lead + r->size;
+    if (hi > lo)
+        memcpy(r->rw_view + lo, r->real + (lo - r->lead), hi - lo);
+    r->fetch_hash[i] = XXH3_64bits(r->rw_view + view_start, page_size);
+}
+
+static void handle_page_fault(struct region *r, size_t i, bool write)
+{
+    uint8_t *page = r->app_view + i * page_size;
+    for (;;) {
+        uint8_t s = atomic_load(&r->state[i]);
+        if (s == PAGE_BUSY)
+            continue; /* another thread is fetching or collecting it */
+        if (s == PAGE_DIRTY || (s == PAGE_CLEAN && !write))
+            return; /* already handled by another thread */
+        if (!atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
+            continue;
+        if (s == PAGE_UNFETCHED)
+            fetch_page(r, i);
+        mprotect(page, page_size, write ? PROT_READ | PROT_WRITE : PROT_READ);
+        atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
+        atomic_fetch_add(&r->owner->faults, 1);
+        return;
+    }
+}
+
+static void chain_to_previous(int sig, siginfo_t *info, void *uctx)
+{
+    if (previous_action.sa_flags & SA_SIGINFO) {
+        if (previous_action.sa_sigaction) {
+            previous_action.sa_sigaction(sig, info, uctx);
+            return;
+        }
+    } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
+        previous_action.sa_handler(sig);
+        return;
+    }
+    /* Default action: returning re-executes the access, which now kills us. */
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigaction(sig, &dfl, NULL);
+}
+
+static void on_segv(int sig, siginfo_t *info, void *uctx)
+{
+    struct region *r = region_at((uintptr_t)info->si_addr);
+    if (!r) {
+        chain_to_previous(sig, info, uctx);
+        return;
+    }
+    size_t i = ((uintptr_t)info->si_addr - (uintptr_t)r->app_view) / page_size;
+    handle_page_fault(r, i, fault_was_write(uctx));
+}
+
+static rt_status install_handler(void)
+{
+    if (atomic_exchange(&handler_installed, true))
+        return rt_ok_status();
+    struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER};
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &previous_action) != 0) {
+        atomic_store(&handler_installed, false);
+        return rt_errorf(RT_ERR_INTERNAL, "cannot install the page-guard SIGSEGV handler");
+    }
+    return rt_ok_status();
+}
+
+/* --- lifecycle ---------------------------------------------------------- */
+
+rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **out)
+{
+    if (!page_size)
+        page_size = (size_t)sysconf(_SC_PAGESIZE);
+    if (mode == RT_TRACK_PAGE_GUARD)
+        RT_TRY(install_handler());
+    struct rt_memory_tracker *t = calloc(1, sizeof *t);
+    if (!t)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    t->mode = mode;
+    *out = t;
+    return rt_ok_status();
+}
+
+static void region_free(struct region *r)
+{
+    if (r->app_view)
+        munmap(r->app_view, r->page_count * page_size);
+    if (r->rw_view)
+        munmap(r->rw_view, r->page_count * page_size);
+    free((void *)r->state);
+    free(r->fetch_hash);
+    free(r);
+}
+
+static void release_slot(struct region *r)
+{
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *expected = r;
+        if (atomic_compare_exchange_strong(&regions[i], &expected, NULL))
+            return;
+    }
+}
+
+void rt_tracker_destroy(struct rt_memory_tracker *tracker)
+{
+    if (!tracker)
+        return;
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *r = atomic_load(&regions[i]);
+        if (r && r->owner == tracker) {
+            release_slot(r);
+            region_free(r);
+        }
+    }
+    free(tracker);
+}
+
+static rt_status make_views(struct region *r)
+{
+    size_t bytes = r->page_count * page_size;
+    int fd = memfd_create("retrace-shadow", MFD_CLOEXEC);
+    if (fd < 0)
+        return rt_errorf(RT_ERR_INTERNAL, "memfd_create failed for a shadow mapping");
+    rt_status s = rt_ok_status();
+    if (ftruncate(fd, (off_t)bytes) != 0) {
+        s = rt_errorf(RT_ERR_INTERNAL, "cannot size a %zu-byte shadow mapping", bytes);
+    } else {
+        void *app = mmap(NULL, bytes, PROT_NONE, MAP_SHARED, fd, 0);
+        void *rw = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        r->app_view = app == MAP_FAILED ? NULL : app;
+        r->rw_view = rw == MAP_FAILED ? NULL : rw;
+        if (!r->app_view || !r->rw_view)
+            s = rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte shadow mapping", bytes);
+    }
+    close(fd); /* the mappings keep the memory alive */
+    return s;
+}
+
+static rt_status publish(struct region *r)
+{
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *expected = NULL;
+        if (atomic_compare_exchange_strong(&regions[i], &expected, r))
+            return rt_ok_status();
+    }
+    return rt_errorf(RT_ERR_INTERNAL, "more than %d memory objects mapped at once", MAX_REGIONS);
+}
+
+rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, void *real,
+                         uint64_t map_offset, size_t size, bool coherent, void **app_ptr_out)
+{
+    struct region *r = calloc(1, sizeof *r);
+    if (!r)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    *r = (struct region){.owner = tracker, .memory_id = memory_id, .map_offset = map_offset,
+                         .real = real, .size = size, .coherent = coherent};
+    if (tracker->mode == RT_TRACK_FULL) {
+        rt_status s = publish(r);
+        if (!rt_ok(&s)) {
+            free(r);
+            return s;
+        }
+        *app_ptr_out = real;
+        return rt_ok_status();
+    }
+    r->lead = (uintptr_t)real % page_size;
+    r->page_count = (r->lead + size + page_size - 1) / page_size;
+    r->state = calloc(r->page_count, 1);
+    r->fetch_hash = calloc(r->page_count, sizeof *r->fetch_hash);
+    rt_status s = r->state && r->fetch_hash ? make_views(r)
+                                             : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    if (rt_ok(&s))
+        s = publish(r);
+    if (!rt_ok(&s)) {
+        region_free(r);
+        return s;
+    }
+    *app_ptr_out = r->app_view + r->lead;
+    return rt_ok_status();
+}
+
+static struct region *find_mapping(struct rt_memory_tracker *tracker, uint64_t memory_id)
+{
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *r = atomic_load(&regions[i]);
+        if (r && r->owner == tracker && r->memory_id == memory_id)
+            return r;
+    }
+    return NULL;
+}
+
+/* --- collecting dirty pages -------------------------------------------- */
+
+struct reporter {
+    struct region *r;
+    rt_track_dirty_fn fn;
+    void *ctx;
+    size_t run_lo, run_hi; /* pending run of changed bytes, in view offsets */
+};
+
+static void report_run(struct reporter *rep)
+{
+    struct region *r = rep->r;
+    if (rep->run_hi <= rep->run_lo)
+        return;
+    size_t n = rep->run_hi - rep->run_lo;
+    rep->fn(rep->ctx, r->memory_id, r->map_offset + (rep->run_lo - r->lead),
+            r->rw_view + rep->run_lo, n);
+    r->owner->bytes_reported += n;
+    rep->run_lo = rep->run_hi = 0;
+}
+
+/* Collects page i's bytes in [lo, hi) (view offsets). Returns true when they
+ * changed since the page was fetched and were copied to the real memory. */
+static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
+{
+    uint8_t s = PAGE_DIRTY;
+    if (!atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY))
+        return false;
+    size_t page_lo = i * page_size > r->lead ? i * page_size : r->lead;
+    size_t page_hi = (i + 1) * page_size < r->lead + r->size ? (i + 1) * page_size
+                                                              : r->lead + r->size;
+    bool whole = lo <= page_lo && hi >= page_hi;
+    /* Guard first: a write racing with us then waits and lands in the next collect. */
+    if (whole)
+        mprotect(r->app_view + i * page_size, page_size, PROT_NONE);
+    bool changed = XXH3_64bits(r->rw_view + i * page_size, page_size) != r->fetch_hash[i];
+    if (changed)
+        memcpy(r->real + (lo - r->lead), r->rw_view + lo, hi - lo);
+    if (changed)
+        r->owner->pages_reported++;
+    else
+        r->owner->pages_unchanged++;
+    atomic_store(&r->state[i], whole ? PAGE_UNFETCHED : PAGE_DIRTY);
+    return changed;
+}
+
+/* Collects the mapping's bytes in [lo, hi), offsets relative to the map. */
+static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirty_fn fn, void *ctx)
+{
+    if (hi > r->size)
+        hi = r->size;
+    if (lo >= hi)
+        return;
+    if (r->owner->mode == RT_TRACK_FULL) {
+        fn(ctx, r->memory_id, r->map_offset + lo, r->real + lo, hi - lo);
+        r->owner->bytes_reported += hi - lo;
+        return;
+    }
+    struct reporter rep = {.r = r, .fn = fn, .ctx = ctx};
+    size_t view_lo = lo + r->lead, view_hi = hi + r->lead;
+    for (size_t i = view_lo / page_size; i * page_size < view_hi; i++) {
+        size_t span_lo = i * page_size > view_lo ? i * page_size : view_lo;
+        size_t span_hi = (i + 1) * page_size < view_hi ? (i + 1) * page_size : view_hi;
+        if (collect_page(r, i, span_lo, span_hi)) {
+            if (rep.run_hi != span_lo) {
+                report_run(&rep);
+                rep.run_lo = span_lo;
+            }
+            rep.run_hi = span_hi;
+        } else {
+            report_run(&rep);
+        }
+    }
+    report_run(&rep);
+}
+
+void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < MAX_REGIONS; i++) {
+        struct region *r = atomic_load(&regions[i]);
+        if (r && r->owner == tracker && r->coherent)
+            collect_region(r, 0, r->size, fn, ctx);
+    }
+}
+
+void rt_tracker_flush_range(struct rt_memory_tracker *tracker, uint64_t memory_id,
+                            uint64_t offset, uint64_t size, rt_track_dirty_fn fn, void *ctx)
+{
+    struct region *r = find_mapping(tracker, memory_id);
+    if (!r || offset + size < offset)
+        return;
+    /* Ranges are relative to the memory object; VK_WHOLE_SIZE is ~0. */
+    uint64_t lo = offset > r->map_offset ? offset - r->map_offset : 0;
+    uint64_t hi = size > UINT64_MAX - offset ? UINT64_MAX : offset + size;
+    hi = hi > r->map_offset ? hi - r->map_offset : 0;
+    collect_region(r, (size_t)(lo < r->size ? lo : r->size), (size_t)(hi < r->size ? hi : r->size),
+                   fn, ctx);
+}
+
+void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
+                      rt_track_dirty_fn fn, void *ctx)
+{
+    struct region *r = find_mapping(tracker, memory_id);
+    if (!r)
+        return;
+    if (r->coherent && fn)
+        collect_region(r, 0, r->size, fn, ctx);
+    release_slot(r);
+    region_free(r);
+}
+
+void rt_tracker_refresh(struct rt_memory_tracker *tracker)
+{
+    if (tracker->mode == RT_TRACK_FULL)
+        return;
+    for (size_t k = 0; k < MAX_REGIONS; k++) {
+        struct region *r = atomic_load(&regions[k]);
+        if (!r || r->owner != tracker)
+            continue;
+        for (size_t i = 0; i < r->page_count; i++) {
+            uint8_t s = PAGE_CLEAN;
+            if (!atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY))
+                continue;
+            mprotect(r->app_view + i * page_size, page_size, PROT_NONE);
+            atomic_store(&r->state[i], PAGE_UNFETCHED);
+        }
+    }
+}
+
+struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker)
+{
+    return (struct rt_tracker_stats){
+        .faults = atomic_load(&((struct rt_memory_tracker *)tracker)->faults),
+        .pages_reported = tracker->pages_reported,
+        .pages_unchanged = tracker->pages_unchanged,
+        .bytes_reported = tracker->bytes_reported,
+    };
+}

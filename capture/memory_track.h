@@ -1,0 +1,77 @@
+/*
+ * capture/memory_track.h — finds the bytes an application wrote into mapped
+ * Vulkan memory, so the capture can record them before the GPU may read them.
+ *
+ * Owns: the shadow mappings handed to the application, the SIGSEGV handler
+ * that tracks page accesses, and per-page state. Must not touch: Vulkan (it
+ * only sees pointers and sizes), the trace writer (dirty ranges go to a
+ * callback).
+ *
+ * Modes:
+ *  - RT_TRACK_PAGE_GUARD (default): the application gets a shadow copy of the
+ *    mapping whose pages start inaccessible. The first access to a page copies
+ *    the real memory into it (so data the GPU wrote is seen); a write makes it
+ *    dirty. collect() copies dirty pages to the real mapping and reports only
+ *    those whose bytes differ from what was fetched, then guards them again.
+ *    The driver never sees the shadow, so GPU writes are never mistaken for
+ *    application writes.
+ *  - RT_TRACK_FULL: the application gets the real pointer and collect()
+ *    reports the whole mapped range every time: the simple reference.
+ *
+ * Sync points: after the application may observe GPU writes (fence, semaphore
+ * and queue waits, invalidate), call refresh() so clean pages are fetched
+ * again on their next access.
+ */
+#ifndef RT_MEMORY_TRACK_H
+#define RT_MEMORY_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+enum rt_track_mode { RT_TRACK_PAGE_GUARD, RT_TRACK_FULL };
+
+struct rt_memory_tracker;
+
+/** Called once per dirty range: offset is relative to the memory object. */
+typedef void (*rt_track_dirty_fn)(void *ctx, uint64_t memory_id, uint64_t offset,
+                                  const void *data, size_t size);
+
+rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **out) RT_MUST_CHECK;
+void rt_tracker_destroy(struct rt_memory_tracker *tracker);
+
+/**
+ * Starts tracking a mapping of memory_id at map_offset, size bytes at real.
+ * *app_ptr_out is what the application must see (same alignment within a page
+ * as real). coherent=false means only flush_range() reports writes.
+ */
+rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, void *real,
+                         uint64_t map_offset, size_t size, bool coherent,
+                         void **app_ptr_out) RT_MUST_CHECK;
+
+/** Reports what is still dirty (coherent memory only), then stops tracking. */
+void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
+                      rt_track_dirty_fn fn, void *ctx);
+
+/** Reports the dirty bytes of every coherent mapping (at submit). */
+void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn, void *ctx);
+
+/** Reports the dirty bytes in [offset, offset+size) of memory_id (vkFlushMappedMemoryRanges). */
+void rt_tracker_flush_range(struct rt_memory_tracker *tracker, uint64_t memory_id,
+                            uint64_t offset, uint64_t size, rt_track_dirty_fn fn, void *ctx);
+
+/** Makes clean pages fetch the real memory again on their next access. */
+void rt_tracker_refresh(struct rt_memory_tracker *tracker);
+
+/** Faults handled and bytes reported so far (for `retrace capture`'s summary). */
+struct rt_tracker_stats {
+    uint64_t faults;
+    uint64_t pages_reported;
+    uint64_t pages_unchanged; /* dirty pages whose bytes matched what was fetched */
+    uint64_t bytes_reported;
+};
+struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker);
+
+#endif

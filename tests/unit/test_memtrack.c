@@ -1,0 +1,229 @@
+/* Unit tests for capture/memory_track: page-guard and full tracking. */
+#include <criterion/criterion.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "memory_track.h"
+
+#define MAX_REPORTS 64
+
+struct report {
+    uint64_t memory_id, offset;
+    size_t size;
+    uint8_t bytes[65536];
+};
+static struct report reports[MAX_REPORTS];
+static int report_count;
+
+static void on_dirty(void *ctx, uint64_t memory_id, uint64_t offset, const void *data, size_t size)
+{
+    (void)ctx;
+    cr_assert_lt(report_count, MAX_REPORTS);
+    struct report *r = &reports[report_count++];
+    r->memory_id = memory_id;
+    r->offset = offset;
+    r->size = size;
+    memcpy(r->bytes, data, size < sizeof r->bytes ? size : sizeof r->bytes);
+}
+
+static uint8_t *fake_device_memory(size_t size)
+{
+    uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(p, MAP_FAILED);
+    return p;
+}
+
+static struct rt_memory_tracker *tracker_of(enum rt_track_mode mode)
+{
+    struct rt_memory_tracker *t = NULL;
+    rt_status s = rt_tracker_create(mode, &t);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    report_count = 0;
+    return t;
+}
+
+static uint8_t *map(struct rt_memory_tracker *t, uint64_t id, void *real, uint64_t offset,
+                    size_t size, bool coherent)
+{
+    void *app = NULL;
+    rt_status s = rt_tracker_map(t, id, real, offset, size, coherent, &app);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    return app;
+}
+
+Test(memtrack, page_guard_reports_only_written_pages)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(16 * ps);
+    memset(real, 0xAA, 16 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 7, real, 0, 16 * ps, true);
+    cr_assert_eq(app[5 * ps], 0xAA, "reads see the real memory");
+    app[3 * ps + 10] = 1;
+    app[4 * ps] = 2;   /* adjacent page: one merged report */
+    app[9 * ps + 1] = 3;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 2);
+    cr_assert_eq(reports[0].memory_id, 7);
+    cr_assert_eq(reports[0].offset, 3 * ps);
+    cr_assert_eq(reports[0].size, 2 * ps);
+    cr_assert_eq(reports[0].bytes[10], 1);
+    cr_assert_eq(reports[0].bytes[ps], 2);
+    cr_assert_eq(reports[1].offset, 9 * ps);
+    cr_assert_eq(real[3 * ps + 10], 1, "collect copies writes to the real memory");
+    cr_assert_eq(real[9 * ps + 1], 3);
+    report_count = 0;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0, "nothing new was written");
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, rewriting_the_same_bytes_reports_nothing)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    memset(real, 5, 4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, 4 * ps, true);
+    memset(app, 5, 4 * ps);
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0);
+    cr_assert_eq(rt_tracker_stats(t).pages_unchanged, 4);
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, gpu_writes_are_seen_after_refresh_and_never_reported)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(2 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, 2 * ps, true);
+    cr_assert_eq(app[0], 0);
+    real[0] = 42; /* the "GPU" writes */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[0], 42, "a clean page is fetched again after refresh");
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0, "GPU-written bytes are not application writes");
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, unaligned_mapping_offsets_are_relative_to_the_memory)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *base = fake_device_memory(8 * ps);
+    uint8_t *real = base + 100; /* a driver may return any 64-byte aligned pointer */
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 3, real, 4096, 3 * ps, true);
+    cr_assert_eq((uintptr_t)app % ps, 100, "same alignment within a page as the real pointer");
+    app[0] = 9;
+    app[3 * ps - 1] = 8;
+    rt_tracker_collect(t, on_dirty, NULL);
+    uint64_t first = reports[0].offset, last_end = reports[report_count - 1].offset +
+                                                    reports[report_count - 1].size;
+    cr_assert_eq(first, 4096);
+    cr_assert_eq(last_end, 4096 + 3 * ps, "never reports bytes outside the mapping");
+    cr_assert_eq(real[0], 9);
+    cr_assert_eq(real[3 * ps - 1], 8);
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, non_coherent_memory_reports_flushed_ranges_exactly)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 2, real, 0, 4 * ps, false);
+    memset(app, 1, 4 * ps);
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0, "non-coherent writes count only when flushed");
+    rt_tracker_flush_range(t, 2, 100, 200, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, 100);
+    cr_assert_eq(reports[0].size, 200);
+    rt_tracker_flush_range(t, 2, 0, UINT64_MAX, on_dirty, NULL);
+    cr_assert_eq(report_count, 2);
+    cr_assert_eq(reports[1].offset, 0);
+    cr_assert_eq(reports[1].size, 4 * ps);
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, full_mode_reports_whole_ranges)
+{
+    uint8_t real[1000] = {0};
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_FULL);
+    uint8_t *app = map(t, 4, real, 64, sizeof real, true);
+    cr_assert_eq(app, real);
+    app[10] = 1;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, 64);
+    cr_assert_eq(reports[0].size, sizeof real);
+    rt_tracker_unmap(t, 4, on_dirty, NULL);
+    cr_assert_eq(report_count, 2, "unmap reports what coherent memory still holds");
+    rt_tracker_destroy(t);
+}
+
+static sigjmp_buf app_handler_jump;
+static void app_segv_handler(int sig)
+{
+    (void)sig;
+    siglongjmp(app_handler_jump, 1);
+}
+
+Test(memtrack, unrelated_faults_reach_the_applications_handler)
+{
+    signal(SIGSEGV, app_segv_handler); /* installed before the tracker's */
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    volatile uint8_t *forbidden = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int reached = 0;
+    if (sigsetjmp(app_handler_jump, 1) == 0)
+        forbidden[0] = 1;
+    else
+        reached = 1;
+    cr_assert_eq(reached, 1);
+    rt_tracker_destroy(t);
+}
+
+#include <pthread.h>
+
+struct writer_arg {
+    uint8_t *app;
+    size_t page_size;
+    int index;
+};
+
+static void *write_pages(void *p)
+{
+    struct writer_arg *a = p;
+    /* Every thread touches every page: first-touch faults race on purpose. */
+    for (int page = 0; page < 32; page++)
+        a->app[(size_t)page * a->page_size + (size_t)a->index] = (uint8_t)(a->index + 1);
+    return NULL;
+}
+
+Test(memtrack, concurrent_first_writes_lose_nothing)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(32 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, 32 * ps, true);
+    pthread_t threads[8];
+    struct writer_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (struct writer_arg){app, ps, i};
+        pthread_create(&threads[i], NULL, write_pages, &args[i]);
+    }
+    for (int i = 0; i < 8; i++)
+        pthread_join(threads[i], NULL);
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1, "all 32 pages are one contiguous run");
+    cr_assert_eq(reports[0].size, 32 * ps);
+    for (int page = 0; page < 32; page++)
+        for (int i = 0; i < 8; i++)
+            cr_assert_eq(real[(size_t)page * ps + (size_t)i], i + 1, "page %d byte %d", page, i);
+    rt_tracker_destroy(t);
+}
