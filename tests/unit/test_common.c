@@ -120,3 +120,45 @@ Test(hashmap, churn_with_tombstones_stays_bounded)
     cr_assert_leq(m.capacity, 64);
     rt_hashmap_finish(&m);
 }
+
+#include "framelist.h"
+
+Test(framelist, parses_items_and_ranges)
+{
+    struct rt_frame_list l;
+    rt_status s = rt_frame_list_parse("100-120,1,10", &l);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert(rt_frame_list_contains(&l, 1));
+    cr_assert(rt_frame_list_contains(&l, 10));
+    cr_assert(rt_frame_list_contains(&l, 100));
+    cr_assert(rt_frame_list_contains(&l, 120));
+    cr_assert_not(rt_frame_list_contains(&l, 2));
+    cr_assert_not(rt_frame_list_contains(&l, 121));
+    cr_assert_eq(rt_frame_list_last(&l), 120);
+    cr_assert_eq(l.ranges[0].first, 1, "sorted");
+    rt_frame_list_finish(&l);
+}
+
+Test(framelist, open_ended_and_all)
+{
+    struct rt_frame_list l;
+    cr_assert(rt_frame_list_parse("5-", &l).code == RT_OK);
+    cr_assert_not(rt_frame_list_contains(&l, 4));
+    cr_assert(rt_frame_list_contains(&l, 1000000));
+    cr_assert_eq(rt_frame_list_last(&l), UINT64_MAX);
+    rt_frame_list_finish(&l);
+    cr_assert(rt_frame_list_parse("all", &l).code == RT_OK);
+    cr_assert(rt_frame_list_contains(&l, 1));
+    rt_frame_list_finish(&l);
+}
+
+Test(framelist, rejects_bad_lists)
+{
+    const char *bad[] = {"", "0", "a", "1,,x", "5-3", "1-2-3", "-4", "1,2x", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct rt_frame_list l;
+        rt_status s = rt_frame_list_parse(bad[i], &l);
+        cr_assert_eq(s.code, RT_ERR_USAGE, "'%s' should be rejected", bad[i]);
+        cr_assert_null(l.ranges);
+    }
+}
