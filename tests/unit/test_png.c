@@ -4,6 +4,7 @@
  * must decode to), and hostile input (every prefix, flipped bytes, junk).
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +152,102 @@ Test(png, bad_sizes_are_refused)
     size_t size;
     cr_assert_eq(rt_png_write_memory(&empty, &out, &size).code, RT_ERR_USAGE);
     cr_assert_null(out);
+}
+
+/* Reads a whole file; NULL when missing. */
+static uint8_t *slurp(const char *path, size_t *size_out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    *size_out = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+static const char *data_dir(void)
+{
+    const char *d = getenv("RT_TEST_DATA");
+    cr_assert_not_null(d, "RT_TEST_DATA is not set (run through meson test)");
+    return d;
+}
+
+/* Decodes FOLDER/STEM.png from file and from memory; both must equal STEM.rgba. */
+static void check_flavour(const char *folder, const char *stem)
+{
+    char png_path[1400], rgba_path[1400];
+    snprintf(png_path, sizeof png_path, "%s/%s.png", folder, stem);
+    snprintf(rgba_path, sizeof rgba_path, "%s/%s.rgba", folder, stem);
+    size_t want_size = 0, png_size = 0;
+    uint8_t *want = slurp(rgba_path, &want_size);
+    uint8_t *bytes = slurp(png_path, &png_size);
+    cr_assert(want && bytes, "missing %s or its .rgba", png_path);
+    struct rt_image a, b;
+    rt_status st = rt_png_read_file(png_path, &a);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    st = rt_png_read_memory(bytes, png_size, &b);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    cr_assert_eq((size_t)a.width * a.height * 4, want_size, "%s: size %ux%u", stem, a.width,
+                 a.height);
+    for (size_t i = 0; i < want_size; i++)
+        cr_assert_eq(a.rgba[i], want[i], "%s: pixel %zu channel %zu: got %u want %u", stem,
+                     i / 4, i % 4, a.rgba[i], want[i]);
+    cr_assert_eq(memcmp(a.rgba, b.rgba, want_size), 0, "%s: file and memory reads differ", stem);
+    rt_image_finish(&a);
+    rt_image_finish(&b);
+    free(want);
+    free(bytes);
+}
+
+Test(png, every_flavour_decodes_to_its_rgba)
+{
+    char folder[1024];
+    snprintf(folder, sizeof folder, "%s/images/png", data_dir());
+    DIR *dir = opendir(folder);
+    cr_assert_not_null(dir, "cannot open %s", folder);
+    int checked = 0, interlaced = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".png"))
+            continue;
+        char stem[256];
+        snprintf(stem, sizeof stem, "%.*s", (int)(n - 4), e->d_name);
+        check_flavour(folder, stem);
+        checked++;
+        interlaced += strstr(stem, "interlaced") != NULL;
+    }
+    closedir(dir);
+    /* 22 flavours (gray 1-16, gray+alpha, RGB, RGBA, palette, tRNS), each plain
+     * and interlaced, and one tiny interlaced image with empty passes. */
+    cr_assert_eq(checked, 45, "found %d PNG flavours", checked);
+    cr_assert_eq(interlaced, 23);
+}
+
+/* Every broken file must be bad input, naming the file, never a crash. */
+Test(png, broken_files_are_bad_input_with_a_reason)
+{
+    static const char *const names[] = {
+        "empty", "text", "truncated", "no_iend", "bad_crc", "bad_zlib", "short_idat",
+        "huge", "too_many_pixels", "zero_width", "bad_depth", "bad_colour_type",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/images/bad/%s.png", data_dir(), names[i]);
+        size_t size = 0;
+        uint8_t *bytes = slurp(path, &size);
+        cr_assert_not_null(bytes, "missing %s", path);
+        struct rt_image im;
+        rt_status st = rt_png_read_file(path, &im);
+        cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "%s: %s", names[i], st.msg);
+        cr_assert_not_null(strstr(st.msg, path), "%s", st.msg);
+        cr_assert_null(im.rgba);
+        st = rt_png_read_memory(bytes, size, &im);
+        cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "%s (memory): %s", names[i], st.msg);
+        cr_assert_null(strchr(st.msg, '\n'), "one line: %s", st.msg);
+        free(bytes);
+    }
 }
