@@ -1,11 +1,427 @@
-/* cli/cmd_golden.c — placeholder until its module lands. */
-#include "cli.h"
+/* cli/cmd_golden.c — `retrace golden`: manage golden images and expectations in the store. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
-void cmd_golden_usage(FILE *out) { fprintf(out, "usage: retrace golden ...\n"); }
+#include "cli.h"
+#include "png_io.h"
+#include "store.h"
+
+void cmd_golden_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace golden add --trace NAME --frame N [--device KEY] [--approved-by WHO]"
+            " IMAGE.png\n"
+            "       retrace golden list [--trace NAME] [--frame N] [--device KEY] [--json]\n"
+            "       retrace golden show ID [-o OUT.png]\n"
+            "       retrace golden rm ID\n"
+            "       retrace golden mark ID accepted|known-bad\n"
+            "       retrace golden export DIR\n"
+            "       retrace golden import DIR\n"
+            "       retrace golden expect --trace NAME [--device KEY] skip|flaky|crash|hang|none"
+            " [--note TEXT]\n"
+            "every form takes --db DB (default: $RETRACE_DB). Without --device a golden or\n"
+            "an expectation applies to any device. add prints the golden's id; the same\n"
+            "image added again for the same key keeps its id. import is idempotent and\n"
+            "all-or-nothing.\n");
+}
+
+struct golden_args {
+    const char *db, *trace, *device, *approved_by, *output, *note;
+    uint32_t frame;
+    bool json;
+    char **rest; /* positional arguments after the action */
+    int rest_count;
+};
+
+static int usage(const char *fmt, const char *arg)
+{
+    return cli_usage_error(cli_find_command("golden"), fmt, arg);
+}
+
+static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Returns 0 when parsed, else the exit code of a usage error. */
+static int parse_args(int argc, char **argv, struct golden_args *a)
+{
+    static const struct option options[] = {
+        {"db", required_argument, NULL, 'd'},     {"trace", required_argument, NULL, 't'},
+        {"frame", required_argument, NULL, 'f'},  {"device", required_argument, NULL, 'k'},
+        {"approved-by", required_argument, NULL, 'a'},
+        {"output", required_argument, NULL, 'o'}, {"note", required_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->db = getenv("RETRACE_DB");
+    opterr = 0;
+    optind = 1;
+    int c;
+    uint64_t frame = 0;
+    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (c) {
+        case 'd': a->db = optarg; break;
+        case 't': a->trace = optarg; break;
+        case 'k': a->device = optarg; break;
+        case 'a': a->approved_by = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'n': a->note = optarg; break;
+        case 'j': a->json = true; break;
+        case 'f':
+            if (!parse_u64(optarg, UINT32_MAX, &frame) || frame == 0)
+                return usage("--frame must be a frame number from 1, not '%s'", optarg);
+            a->frame = (uint32_t)frame;
+            break;
+        default:
+            return usage("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!a->db || !*a->db)
+        return usage("%s", "no database: give --db DB or set RETRACE_DB");
+    a->rest = argv + optind;
+    a->rest_count = argc - optind;
+    return 0;
+}
+
+static int need_rest(const struct golden_args *a, int count, const char *what)
+{
+    if (a->rest_count != count)
+        return usage("expected %s after the action", what);
+    return 0;
+}
+
+static int parse_id(const char *text, int64_t *id_out)
+{
+    uint64_t v = 0;
+    if (!parse_u64(text, INT64_MAX, &v) || v == 0)
+        return usage("'%s' is not a golden id", text);
+    *id_out = (int64_t)v;
+    return 0;
+}
+
+static rt_status read_file(const char *path, uint8_t **data_out, size_t *size_out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_errorf(RT_ERR_BAD_INPUT, "cannot open %s: %s", path, strerror(errno));
+    uint8_t *data = NULL;
+    size_t size = 0, cap = 0, got;
+    rt_status s = rt_ok_status();
+    do {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 65536;
+            uint8_t *grown = realloc(data, cap);
+            if (!grown) {
+                s = rt_errorf(RT_ERR_INTERNAL, "out of memory reading %s", path);
+                break;
+            }
+            data = grown;
+        }
+        got = fread(data + size, 1, cap - size, f);
+        size += got;
+    } while (got > 0);
+    if (rt_ok(&s) && ferror(f))
+        s = rt_errorf(RT_ERR_BAD_INPUT, "cannot read %s", path);
+    fclose(f);
+    if (!rt_ok(&s)) {
+        free(data);
+        return s;
+    }
+    *data_out = data;
+    *size_out = size;
+    return s;
+}
+
+/* Opens the store, runs FN on it, closes it; returns FN's status. */
+static rt_status with_store(const struct golden_args *a, enum rt_store_mode mode,
+                            rt_status (*fn)(struct rt_store *, const struct golden_args *,
+                                            void *),
+                            void *ctx)
+{
+    struct rt_store *store = NULL;
+    RT_TRY(rt_store_open(a->db, mode, &store));
+    rt_status s = fn(store, a, ctx);
+    rt_store_close(store);
+    return s;
+}
+
+struct add_ctx {
+    const uint8_t *png;
+    size_t size;
+    int64_t id;
+    bool created;
+};
+
+static rt_status add_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    struct add_ctx *c = ctx;
+    struct rt_golden_new g = {.trace = a->trace, .frame = a->frame, .device_key = a->device,
+                              .png = c->png, .png_size = c->size,
+                              .approved_by = a->approved_by, .status = RT_GOLDEN_ACCEPTED};
+    return rt_store_golden_put(store, &g, &c->id, &c->created);
+}
+
+static int golden_add(const struct golden_args *a)
+{
+    if (!a->trace || !a->frame)
+        return usage("%s", "add needs --trace NAME and --frame N");
+    if (a->rest_count != 1)
+        return usage("%s", "add needs exactly one IMAGE.png");
+    struct add_ctx c = {0};
+    uint8_t *png = NULL;
+    rt_status s = read_file(a->rest[0], &png, &c.size);
+    struct rt_image image = {0};
+    /* Checked here as well as in the store so the error names the file. */
+    if (rt_ok(&s))
+        s = rt_status_wrap(rt_png_read_memory(png, c.size, &image), "%s", a->rest[0]);
+    rt_image_finish(&image);
+    c.png = png;
+    if (rt_ok(&s))
+        s = with_store(a, RT_STORE_CREATE, add_fn, &c);
+    free(png);
+    if (!rt_ok(&s))
+        return cli_fail(s);
+    printf("%" PRId64 "\n", c.id);
+    if (!c.created)
+        fprintf(stderr, "retrace golden: that image is already golden %" PRId64 "\n", c.id);
+    return 0;
+}
+
+static cJSON *golden_json(const struct rt_golden *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "id", (double)g->id);
+    cJSON_AddStringToObject(o, "trace", g->trace);
+    cJSON_AddNumberToObject(o, "frame", g->frame);
+    cJSON_AddStringToObject(o, "device", g->device_key);
+    cJSON_AddNumberToObject(o, "size", (double)g->size);
+    cJSON_AddNumberToObject(o, "width", g->width);
+    cJSON_AddNumberToObject(o, "height", g->height);
+    cJSON_AddStringToObject(o, "hash", g->hash);
+    cJSON_AddStringToObject(o, "status", rt_golden_status_name(g->status));
+    cJSON_AddStringToObject(o, "approved_by", g->approved_by);
+    cJSON_AddStringToObject(o, "created_at", g->created_at);
+    return o;
+}
+
+static rt_status print_json(const struct rt_golden_list *list)
+{
+    cJSON *array = cJSON_CreateArray();
+    for (size_t i = 0; array && i < list->count; i++) {
+        cJSON *o = golden_json(&list->items[i]);
+        if (!o || !cJSON_AddItemToArray(array, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(array);
+            array = NULL;
+        }
+    }
+    char *text = array ? cJSON_Print(array) : NULL;
+    cJSON_Delete(array);
+    if (!text)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON");
+    printf("%s\n", text);
+    cJSON_free(text);
+    return rt_ok_status();
+}
+
+static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
+
+static rt_status list_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    (void)ctx;
+    struct rt_golden_filter filter = {.trace = a->trace, .frame = a->frame,
+                                      .device_key = a->device};
+    struct rt_golden_list list;
+    RT_TRY(rt_store_golden_list(store, &filter, &list));
+    rt_status s = rt_ok_status();
+    if (a->json)
+        s = print_json(&list);
+    for (size_t i = 0; !a->json && i < list.count; i++) {
+        const struct rt_golden *g = &list.items[i];
+        printf("%" PRId64 "\t%s\t%u\t%s\t%" PRIu64 "\t%s\t%s\t%s\t%s\n", g->id, g->trace,
+               g->frame, or_dash(g->device_key), g->size, g->hash,
+               rt_golden_status_name(g->status), or_dash(g->approved_by), g->created_at);
+    }
+    rt_golden_list_finish(&list);
+    return s;
+}
+
+static int golden_list(const struct golden_args *a)
+{
+    if (a->rest_count)
+        return usage("unexpected argument '%s'", a->rest[0]);
+    return cli_fail(with_store(a, RT_STORE_READ_ONLY, list_fn, NULL));
+}
+
+static rt_status write_png(const char *path, const struct rt_golden *g)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+    bool ok = fwrite(g->png, 1, g->png_size, f) == g->png_size;
+    ok = fclose(f) == 0 && ok;
+    return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "cannot write %s", path);
+}
+
+static rt_status show_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    struct rt_golden g;
+    RT_TRY(rt_store_golden_get(store, *(int64_t *)ctx, a->output != NULL, &g));
+    rt_status s = rt_ok_status();
+    if (a->output) {
+        s = write_png(a->output, &g);
+    } else {
+        printf("id: %" PRId64 "\ntrace: %s\nframe: %u\ndevice: %s\nstatus: %s\n"
+               "size: %" PRIu64 " bytes (%ux%u)\nhash: %s\napproved_by: %s\n",
+               g.id, g.trace, g.frame, g.device_key[0] ? g.device_key : "(any)",
+               rt_golden_status_name(g.status), g.size, g.width, g.height, g.hash,
+               or_dash(g.approved_by));
+        if (g.from_result)
+            printf("from_result: %" PRId64 "\n", g.from_result);
+        printf("created_at: %s\n", g.created_at);
+    }
+    rt_golden_finish(&g);
+    return s;
+}
+
+static int golden_show(const struct golden_args *a)
+{
+    int64_t id = 0;
+    int rc = need_rest(a, 1, "a golden ID");
+    if (rc || (rc = parse_id(a->rest[0], &id)))
+        return rc;
+    return cli_fail(with_store(a, RT_STORE_READ_ONLY, show_fn, &id));
+}
+
+struct change_ctx {
+    int64_t id;
+    bool remove;
+    enum rt_golden_status status;
+};
+
+static rt_status change_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    (void)a;
+    const struct change_ctx *c = ctx;
+    if (c->remove)
+        return rt_store_golden_remove(store, c->id);
+    return rt_store_golden_mark(store, c->id, c->status);
+}
+
+static int golden_rm(const struct golden_args *a)
+{
+    struct change_ctx c = {.remove = true};
+    int rc = need_rest(a, 1, "a golden ID");
+    if (rc || (rc = parse_id(a->rest[0], &c.id)))
+        return rc;
+    rc = cli_fail(with_store(a, RT_STORE_READ_WRITE, change_fn, &c));
+    if (!rc)
+        printf("removed golden %" PRId64 "\n", c.id);
+    return rc;
+}
+
+static int golden_mark(const struct golden_args *a)
+{
+    struct change_ctx c = {0};
+    int rc = need_rest(a, 2, "ID accepted|known-bad");
+    if (rc || (rc = parse_id(a->rest[0], &c.id)))
+        return rc;
+    if (!rt_golden_status_parse(a->rest[1], &c.status))
+        return usage("'%s' is not accepted or known-bad", a->rest[1]);
+    rc = cli_fail(with_store(a, RT_STORE_READ_WRITE, change_fn, &c));
+    if (!rc)
+        printf("golden %" PRId64 " is %s\n", c.id, rt_golden_status_name(c.status));
+    return rc;
+}
+
+static rt_status export_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    struct rt_store_io_counts *counts = ctx;
+    return rt_store_export_goldens(store, a->rest[0], counts);
+}
+
+static rt_status import_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    struct rt_store_io_counts *counts = ctx;
+    return rt_store_import_goldens(store, a->rest[0], counts);
+}
+
+static int golden_export(const struct golden_args *a)
+{
+    struct rt_store_io_counts counts;
+    int rc = need_rest(a, 1, "a directory");
+    if (rc || (rc = cli_fail(with_store(a, RT_STORE_READ_ONLY, export_fn, &counts))))
+        return rc;
+    printf("exported %zu goldens to %s\n", counts.written, a->rest[0]);
+    return 0;
+}
+
+static int golden_import(const struct golden_args *a)
+{
+    struct rt_store_io_counts counts;
+    int rc = need_rest(a, 1, "a directory");
+    if (rc || (rc = cli_fail(with_store(a, RT_STORE_CREATE, import_fn, &counts))))
+        return rc;
+    printf("imported %zu new goldens (%zu already present)\n", counts.written, counts.existing);
+    return 0;
+}
+
+static rt_status expect_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    return rt_store_expectation_set(store, a->trace, a->device,
+                                    *(enum rt_expect_kind *)ctx, a->note);
+}
+
+static int golden_expect(const struct golden_args *a)
+{
+    enum rt_expect_kind kind = RT_EXPECT_NONE;
+    int rc = need_rest(a, 1, "skip|flaky|crash|hang|none");
+    if (rc)
+        return rc;
+    if (!a->trace || !*a->trace)
+        return usage("%s", "expect needs --trace NAME");
+    if (!rt_expect_kind_parse(a->rest[0], &kind))
+        return usage("'%s' is not skip, flaky, crash, hang or none", a->rest[0]);
+    rc = cli_fail(with_store(a, RT_STORE_CREATE, expect_fn, &kind));
+    if (!rc)
+        printf("%s on %s: %s\n", a->trace, a->device && *a->device ? a->device : "any device",
+               rt_expect_kind_name(kind));
+    return rc;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(const struct golden_args *a);
+} actions[] = {
+    {"add", golden_add},       {"list", golden_list},     {"show", golden_show},
+    {"rm", golden_rm},         {"mark", golden_mark},     {"export", golden_export},
+    {"import", golden_import}, {"expect", golden_expect},
+};
 
 int cmd_golden_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail(rt_errorf(RT_ERR_INTERNAL, "'golden' is not built yet"));
+    if (argc < 2)
+        return usage("%s", "missing action (add, list, show, rm, mark, export, import, expect)");
+    for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++) {
+        if (strcmp(argv[1], actions[i].name))
+            continue;
+        struct golden_args a;
+        int rc = parse_args(argc - 1, argv + 1, &a);
+        return rc ? rc : actions[i].run(&a);
+    }
+    return usage("unknown action '%s'", argv[1]);
 }

@@ -1,0 +1,308 @@
+/*
+ * compare/store.c — opening the golden store, the per-connection statement
+ * cache, error mapping and transactions (see store.h).
+ */
+#define RT_STORE_INTERNAL
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <xxhash.h>
+
+#define DEFAULT_BUSY_TIMEOUT_MS 10000
+#define BUSY_RETRIES 3
+
+rt_status rt_store_rc_status(int rc, const char *what, const char *detail)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: database is locked by another process", what);
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: database is corrupt or not a database (%s)",
+                         what, detail);
+    case SQLITE_READONLY:
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: database is read-only (%s)", what, detail);
+    case SQLITE_CANTOPEN:
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open database (%s)", what, detail);
+    case SQLITE_CONSTRAINT:
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", what, detail);
+    default:
+        return rt_errorf(RT_ERR_INTERNAL, "%s: %s", what, detail);
+    }
+}
+
+rt_status rt_store_sql_error(struct rt_store *store, int rc, const char *what)
+{
+    return rt_store_rc_status(rc, what, sqlite3_errmsg(store->db));
+}
+
+rt_status rt_store_stmt(struct rt_store *store, const char *sql, sqlite3_stmt **stmt_out)
+{
+    uint64_t key = (uint64_t)(uintptr_t)sql;
+    uint64_t value = 0;
+    if (rt_hashmap_get(&store->stmts, key, &value)) {
+        *stmt_out = (sqlite3_stmt *)(uintptr_t)value;
+        return rt_ok_status();
+    }
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v3(store->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return rt_store_sql_error(store, rc, "preparing a statement");
+    if (!rt_hashmap_put(&store->stmts, key, (uint64_t)(uintptr_t)stmt)) {
+        sqlite3_finalize(stmt);
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory caching a statement");
+    }
+    *stmt_out = stmt;
+    return rt_ok_status();
+}
+
+void rt_store_stmt_done(sqlite3_stmt *stmt)
+{
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+}
+
+rt_status rt_store_exec_stmt(struct rt_store *store, sqlite3_stmt *stmt, const char *what)
+{
+    int rc = sqlite3_step(stmt);
+    rt_store_stmt_done(stmt);
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+        return rt_ok_status();
+    return rt_store_sql_error(store, rc, what);
+}
+
+static rt_status exec_cached(struct rt_store *store, const char *sql, const char *what)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql, &stmt));
+    return rt_store_exec_stmt(store, stmt, what);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+rt_status rt_store_tx_begin(struct rt_store *store)
+{
+    if (store->tx_depth > 0) {
+        store->tx_depth++;
+        return rt_ok_status();
+    }
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "BEGIN IMMEDIATE", &stmt));
+    /* The busy handler already waited busy_timeout_ms; SQLite still returns
+     * SQLITE_BUSY at once in a few cases (WAL recovery by another process),
+     * so retry a little before calling the database locked. */
+    int rc = SQLITE_BUSY;
+    for (int attempt = 0; attempt < BUSY_RETRIES; attempt++) {
+        rc = sqlite3_step(stmt);
+        rt_store_stmt_done(stmt);
+        if ((rc & 0xff) != SQLITE_BUSY)
+            break;
+        sleep_ms(20 + 20 * attempt);
+    }
+    if (rc != SQLITE_DONE)
+        return rt_store_sql_error(store, rc, "starting a write transaction");
+    store->tx_depth = 1;
+    store->tx_failed = false;
+    return rt_ok_status();
+}
+
+rt_status rt_store_tx_end(struct rt_store *store, rt_status result)
+{
+    if (store->tx_depth <= 0)
+        return rt_errorf(RT_ERR_INTERNAL, "transaction ended twice");
+    if (!rt_ok(&result))
+        store->tx_failed = true;
+    if (--store->tx_depth > 0)
+        return result;
+    if (store->tx_failed) {
+        rt_status s = exec_cached(store, "ROLLBACK", "rolling back");
+        return rt_ok(&result) ? s : result;
+    }
+    rt_status s = exec_cached(store, "COMMIT", "committing");
+    if (!rt_ok(&s))
+        (void)exec_cached(store, "ROLLBACK", "rolling back");
+    return s;
+}
+
+rt_status rt_store_trace_id(struct rt_store *store, const char *name, int64_t *id_out)
+{
+    if (!name || !*name)
+        return rt_errorf(RT_ERR_USAGE, "a trace name is required");
+    sqlite3_stmt *ins = NULL, *sel = NULL;
+    RT_TRY(rt_store_stmt(store, "INSERT OR IGNORE INTO traces (name) VALUES (?1)", &ins));
+    sqlite3_bind_text(ins, 1, name, -1, SQLITE_STATIC);
+    RT_TRY(rt_store_exec_stmt(store, ins, "adding a trace"));
+    RT_TRY(rt_store_stmt(store, "SELECT id FROM traces WHERE name = ?1", &sel));
+    sqlite3_bind_text(sel, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(sel);
+    if (rc == SQLITE_ROW)
+        *id_out = sqlite3_column_int64(sel, 0);
+    rt_store_stmt_done(sel);
+    if (rc != SQLITE_ROW)
+        return rt_store_sql_error(store, rc, "looking up a trace");
+    return rt_ok_status();
+}
+
+void rt_store_hash_hex(const void *data, size_t size, char *hex_out)
+{
+    XXH128_canonical_t canon;
+    XXH128_canonicalFromHash(&canon, XXH3_128bits(data, size));
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof canon.digest; i++) {
+        hex_out[2 * i] = digits[canon.digest[i] >> 4];
+        hex_out[2 * i + 1] = digits[canon.digest[i] & 15];
+    }
+    hex_out[RT_STORE_HASH_HEX] = '\0';
+}
+
+char *rt_store_column_strdup(sqlite3_stmt *stmt, int column)
+{
+    const unsigned char *text = sqlite3_column_text(stmt, column);
+    return strdup(text ? (const char *)text : "");
+}
+
+void rt_store_set_busy_timeout(struct rt_store *store, int milliseconds)
+{
+    store->busy_timeout_ms = milliseconds;
+    sqlite3_busy_timeout(store->db, milliseconds);
+}
+
+void rt_store_close(struct rt_store *store)
+{
+    if (!store)
+        return;
+    if (store->db) {
+        sqlite3_stmt *stmt;
+        while ((stmt = sqlite3_next_stmt(store->db, NULL)))
+            sqlite3_finalize(stmt);
+        sqlite3_close(store->db);
+    }
+    rt_hashmap_finish(&store->stmts);
+    free(store->path);
+    free(store);
+}
+
+/* Reads one integer from a statement that returns a single row. */
+static rt_status query_int(struct rt_store *store, const char *sql, const char *what,
+                           int64_t *value_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql, &stmt));
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW)
+        *value_out = sqlite3_column_int64(stmt, 0);
+    rt_store_stmt_done(stmt);
+    if (rc != SQLITE_ROW)
+        return rt_store_sql_error(store, rc, what);
+    return rt_ok_status();
+}
+
+static rt_status open_connection(struct rt_store *store)
+{
+    int flags = store->mode == RT_STORE_READ_ONLY ? SQLITE_OPEN_READONLY
+                                                  : SQLITE_OPEN_READWRITE;
+    if (store->mode == RT_STORE_CREATE)
+        flags |= SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(store->path, &store->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return rt_store_rc_status(rc, "opening",
+                                  store->db ? sqlite3_errmsg(store->db) : sqlite3_errstr(rc));
+    rt_store_set_busy_timeout(store, DEFAULT_BUSY_TIMEOUT_MS);
+    /* SQLite quietly opens a file it may not write read-only; say so now
+     * rather than at the first write. */
+    if (store->mode != RT_STORE_READ_ONLY && sqlite3_db_readonly(store->db, "main") == 1)
+        return rt_errorf(RT_ERR_BAD_INPUT,
+                         "database is read-only (no write permission), cannot write to it");
+    return exec_cached(store, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+}
+
+static rt_status check_not_foreign(struct rt_store *store)
+{
+    int64_t tables = 0;
+    RT_TRY(query_int(store, "SELECT count(*) FROM sqlite_master", "reading the schema",
+                     &tables));
+    if (tables > 0)
+        return rt_errorf(RT_ERR_BAD_INPUT, "a SQLite database but not a retrace store");
+    return rt_ok_status();
+}
+
+static rt_status quick_check(struct rt_store *store)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "PRAGMA quick_check(1)", &stmt));
+    int rc = sqlite3_step(stmt);
+    char *verdict = rc == SQLITE_ROW ? rt_store_column_strdup(stmt, 0) : NULL;
+    rt_store_stmt_done(stmt);
+    if (rc != SQLITE_ROW)
+        return rt_store_sql_error(store, rc, "checking the database");
+    rt_status s = rt_ok_status();
+    if (!verdict)
+        s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    else if (strcmp(verdict, "ok"))
+        s = rt_errorf(RT_ERR_BAD_INPUT, "database is corrupt: %s", verdict);
+    free(verdict);
+    return s;
+}
+
+static rt_status prepare_schema(struct rt_store *store)
+{
+    int64_t version = 0;
+    const int latest = rt_store_schema_version();
+    RT_TRY(query_int(store, "PRAGMA user_version", "reading the schema version", &version));
+    if (version > latest)
+        return rt_errorf(RT_ERR_BAD_INPUT,
+                         "database schema version %lld is newer than this retrace (%d)",
+                         (long long)version, latest);
+    if (version == 0)
+        RT_TRY(check_not_foreign(store));
+    if (store->mode == RT_STORE_READ_ONLY) {
+        if (version == 0)
+            return rt_errorf(RT_ERR_BAD_INPUT, "not a retrace store (empty database)");
+        if (version < latest)
+            return rt_errorf(RT_ERR_BAD_INPUT,
+                             "database schema version %lld is older than this retrace (%d); "
+                             "open it for writing once to migrate it",
+                             (long long)version, latest);
+        return rt_ok_status();
+    }
+    RT_TRY(exec_cached(store, "PRAGMA journal_mode = WAL", "enabling WAL mode"));
+    if (version > 0)
+        RT_TRY(quick_check(store));
+    if (version < latest)
+        RT_TRY(rt_store_schema_migrate(store->db, latest));
+    return rt_ok_status();
+}
+
+rt_status rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **store_out)
+{
+    *store_out = NULL;
+    if (!path || !*path)
+        return rt_errorf(RT_ERR_USAGE, "no database given (--db or RETRACE_DB)");
+    struct stat st;
+    if (mode != RT_STORE_CREATE && stat(path, &st) != 0)
+        return rt_errorf(RT_ERR_BAD_INPUT, "database %s does not exist", path);
+    struct rt_store *store = calloc(1, sizeof *store);
+    if (!store || !(store->path = strdup(path))) {
+        free(store);
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    }
+    rt_hashmap_init(&store->stmts);
+    store->mode = mode;
+    rt_status s = open_connection(store);
+    if (rt_ok(&s))
+        s = prepare_schema(store);
+    if (!rt_ok(&s)) {
+        rt_store_close(store);
+        return rt_status_wrap(s, "%s", path);
+    }
+    *store_out = store;
+    return rt_ok_status();
+}

@@ -1,0 +1,335 @@
+/*
+ * compare/store.h — the SQLite golden store: one database file per farm (or
+ * per developer) holding traces, golden PNGs, expectations, runs and results.
+ *
+ * Owns: the database schema (PRAGMA user_version + forward migrations in
+ * store_schema.c) and every SQL statement of retrace; nothing else opens the
+ * database. Statements are prepared once per connection and always bound,
+ * never built from values. Connections run in WAL mode with foreign keys on
+ * and a busy timeout; every write is a BEGIN IMMEDIATE transaction, and one
+ * trace's results are committed in exactly one, so several processes can
+ * record into one database at once and lose nothing.
+ * Must not touch: Vulkan, replay, image metrics. PNG bytes are stored as
+ * opaque blobs; png_io is used only to check that a blob is a PNG and to read
+ * its size.
+ * Errors: a database that is corrupt, not a database, from a newer retrace,
+ * read-only when writing, or locked beyond the busy timeout is RT_ERR_BAD_INPUT
+ * with a one-line reason; I/O failures on our side are RT_ERR_INTERNAL.
+ * Entry points: rt_store_open / rt_store_close, rt_store_golden_*,
+ * rt_store_goldens_for, rt_store_expectation_*, rt_store_run_*,
+ * rt_store_record_trace_results, rt_store_export_goldens / _import_goldens.
+ * Device keys: "" (or NULL) means "any device"; a key such as
+ * "10de:2684/535.104" makes a golden or expectation specific to one device.
+ */
+#ifndef RT_STORE_H
+#define RT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+struct rt_store;
+
+enum rt_store_mode {
+    RT_STORE_READ_ONLY,  /* never writes; the schema must already be current */
+    RT_STORE_READ_WRITE, /* the file must exist; migrates it forward if older */
+    RT_STORE_CREATE,     /* like READ_WRITE, creating an empty store if missing */
+};
+
+/** The schema version this retrace writes (PRAGMA user_version). */
+int rt_store_schema_version(void);
+
+/**
+ * Opens PATH. Read-write modes run PRAGMA quick_check and migrate an older
+ * schema forward in one transaction. Errors (RT_ERR_BAD_INPUT): missing file
+ * (except CREATE), not a database or corrupt, schema newer than this retrace,
+ * read-only file in a write mode, locked beyond the busy timeout.
+ */
+RT_MUST_CHECK rt_status rt_store_open(const char *path, enum rt_store_mode mode,
+                                      struct rt_store **store_out);
+
+/** Finalizes every statement and closes the connection. NULL is a no-op. */
+void rt_store_close(struct rt_store *store);
+
+/** How long a write waits for another process's transaction (default 10 s). */
+void rt_store_set_busy_timeout(struct rt_store *store, int milliseconds);
+
+/* ---- goldens ---------------------------------------------------------- */
+
+enum rt_golden_status {
+    RT_GOLDEN_ACCEPTED,  /* a correct rendering; any accepted golden may match */
+    RT_GOLDEN_KNOWN_BAD, /* a wrong rendering kept so it is recognised, never matched */
+};
+
+/** "accepted" / "known-bad"; parse returns false for anything else. */
+const char *rt_golden_status_name(enum rt_golden_status status);
+bool rt_golden_status_parse(const char *name, enum rt_golden_status *status_out);
+
+#define RT_STORE_HASH_HEX 32 /* XXH3-128, lower-case hex, without the NUL */
+
+struct rt_golden {
+    int64_t id;
+    char *trace;
+    uint32_t frame;      /* frames count from 1 */
+    char *device_key;    /* "" = any device */
+    enum rt_golden_status status;
+    char hash[RT_STORE_HASH_HEX + 1];
+    uint64_t size;       /* PNG bytes */
+    uint32_t width, height;
+    char *approved_by;   /* "" when unknown */
+    int64_t from_result; /* results.id it was approved from, 0 if none */
+    char *created_at;    /* UTC, ISO 8601 */
+    uint8_t *png;        /* only when asked for; png_size bytes */
+    size_t png_size;
+};
+
+/** Frees what a golden owns; leaves it zeroed. */
+void rt_golden_finish(struct rt_golden *golden);
+
+struct rt_golden_list {
+    struct rt_golden *items;
+    size_t count;
+};
+
+void rt_golden_list_finish(struct rt_golden_list *list);
+
+struct rt_golden_new {
+    const char *trace;
+    uint32_t frame;
+    const char *device_key;       /* NULL or "" = any device */
+    const void *png;
+    size_t png_size;
+    const char *approved_by;      /* may be NULL */
+    int64_t from_result;          /* 0 = none */
+    enum rt_golden_status status; /* used only when a new row is made */
+};
+
+/**
+ * Stores a golden after checking that the bytes are a PNG (RT_ERR_BAD_INPUT
+ * otherwise). Idempotent: the same bytes for the same key return the existing
+ * id with *created_out false (created_out may be NULL).
+ */
+RT_MUST_CHECK rt_status rt_store_golden_put(struct rt_store *store,
+                                            const struct rt_golden_new *golden,
+                                            int64_t *id_out, bool *created_out);
+
+struct rt_golden_filter {
+    const char *trace;      /* NULL = every trace */
+    uint32_t frame;         /* 0 = every frame */
+    const char *device_key; /* NULL = every device; "" = device-independent only */
+};
+
+/** Goldens matching FILTER (NULL = all), ordered by trace, frame, device, id; no PNG bytes. */
+RT_MUST_CHECK rt_status rt_store_golden_list(struct rt_store *store,
+                                             const struct rt_golden_filter *filter,
+                                             struct rt_golden_list *list_out);
+
+/** One golden by id, with its PNG bytes when WITH_PNG. Unknown id: RT_ERR_BAD_INPUT. */
+RT_MUST_CHECK rt_status rt_store_golden_get(struct rt_store *store, int64_t id,
+                                            bool with_png, struct rt_golden *golden_out);
+
+/** Deletes a golden. Unknown id: RT_ERR_BAD_INPUT. */
+RT_MUST_CHECK rt_status rt_store_golden_remove(struct rt_store *store, int64_t id);
+
+/** Marks a golden accepted or known-bad. Unknown id: RT_ERR_BAD_INPUT. */
+RT_MUST_CHECK rt_status rt_store_golden_mark(struct rt_store *store, int64_t id,
+                                             enum rt_golden_status status);
+
+/**
+ * The accepted goldens (with PNG bytes) a replayed frame may match: those for
+ * DEVICE_KEY when there are any, otherwise the device-independent ones. An
+ * empty list means the frame has no golden yet (a "new" result).
+ */
+RT_MUST_CHECK rt_status rt_store_goldens_for(struct rt_store *store, const char *trace,
+                                             uint32_t frame, const char *device_key,
+                                             struct rt_golden_list *list_out);
+
+/* ---- expectations ----------------------------------------------------- */
+
+enum rt_expect_kind {
+    RT_EXPECT_NONE,  /* no expectation: results count normally */
+    RT_EXPECT_SKIP,  /* do not replay this trace on this device */
+    RT_EXPECT_FLAKY, /* a failure is reported but not a regression */
+    RT_EXPECT_CRASH, /* the replay is known to crash */
+    RT_EXPECT_HANG,  /* the replay is known to hang (time out) */
+};
+
+const char *rt_expect_kind_name(enum rt_expect_kind kind);
+bool rt_expect_kind_parse(const char *name, enum rt_expect_kind *kind_out);
+
+struct rt_expectation {
+    enum rt_expect_kind kind;
+    char *device_key; /* the key it was found under ("" = any device) */
+    char *note;
+};
+
+void rt_expectation_finish(struct rt_expectation *expectation);
+
+/** Sets the expectation for TRACE on DEVICE_KEY; RT_EXPECT_NONE removes it. */
+RT_MUST_CHECK rt_status rt_store_expectation_set(struct rt_store *store, const char *trace,
+                                                 const char *device_key,
+                                                 enum rt_expect_kind kind, const char *note);
+
+/**
+ * The expectation for TRACE on DEVICE_KEY, falling back to the
+ * device-independent one; kind RT_EXPECT_NONE when there is neither.
+ */
+RT_MUST_CHECK rt_status rt_store_expectation_get(struct rt_store *store, const char *trace,
+                                                 const char *device_key,
+                                                 struct rt_expectation *expectation_out);
+
+/* ---- runs and results ------------------------------------------------- */
+
+struct rt_run_info {
+    const char *host, *device, *driver, *device_key;
+    const char *workarounds; /* the workaround set's name */
+    const char *delays;      /* the --delay specs, as given */
+    const char *version;     /* retrace's version */
+    const char *label;       /* "nightly", a CI job name, ... */
+    const char *shard;       /* "I/N" when --shard was used */
+};
+
+/** Records a new run (started now) and returns its id. NULL fields are stored as NULL. */
+RT_MUST_CHECK rt_status rt_store_run_begin(struct rt_store *store, const struct rt_run_info *info,
+                                           int64_t *run_id_out);
+
+/** Marks a run finished now with an outcome such as "passed", "failed" or "aborted". */
+RT_MUST_CHECK rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id,
+                                            const char *outcome);
+
+enum rt_result_status {
+    RT_RESULT_PASS,
+    RT_RESULT_FAIL,
+    RT_RESULT_NEW,     /* no golden to compare with */
+    RT_RESULT_ERROR,   /* the replay failed with an error */
+    RT_RESULT_CRASH,
+    RT_RESULT_TIMEOUT,
+    RT_RESULT_FLAKY,   /* failed, then passed on a retry */
+};
+
+const char *rt_result_status_name(enum rt_result_status status);
+bool rt_result_status_parse(const char *name, enum rt_result_status *status_out);
+
+/** One frame's result. Metrics that were not measured are NAN (stored as NULL). */
+struct rt_result {
+    uint32_t frame; /* 0 for a trace-level result (a crash before any frame) */
+    enum rt_result_status status;
+    double ssim, ssim_worst_tile, psnr, threshold;
+    int64_t diff_pixels;  /* -1 = not measured */
+    int32_t max_diff;     /* largest channel difference, -1 = not measured */
+    double replay_ms;     /* NAN = not measured */
+    uint32_t attempts;    /* replays it took, 1 without retries */
+    int64_t golden_id;    /* the golden compared with, 0 = none */
+    const void *actual_png; /* failures only; may be NULL */
+    size_t actual_png_size;
+    const void *diff_png;
+    size_t diff_png_size;
+    const char *message;  /* may be NULL */
+};
+
+/**
+ * Records every result of one trace in run RUN_ID in ONE transaction: either
+ * all N rows are committed or none. Waits for other writers up to the busy
+ * timeout (retrying on SQLITE_BUSY), then fails with RT_ERR_BAD_INPUT.
+ */
+RT_MUST_CHECK rt_status rt_store_record_trace_results(struct rt_store *store, int64_t run_id,
+                                                      const char *trace,
+                                                      const struct rt_result *results,
+                                                      size_t count);
+
+/** How many results run RUN_ID holds for TRACE (NULL = every trace). */
+RT_MUST_CHECK rt_status rt_store_result_count(struct rt_store *store, int64_t run_id,
+                                              const char *trace, int64_t *count_out);
+
+/**
+ * Makes result RESULT_ID's actual image an accepted golden for its trace and
+ * frame (device-independent unless DEVICE_KEY is given), recording who
+ * approved it and from which result. Returns the golden's id.
+ */
+RT_MUST_CHECK rt_status rt_store_golden_approve_result(struct rt_store *store, int64_t result_id,
+                                                       const char *device_key,
+                                                       const char *approved_by,
+                                                       int64_t *golden_id_out);
+
+/* ---- export / import -------------------------------------------------- */
+
+struct rt_store_io_counts {
+    size_t written;  /* export: PNG files written; import: goldens added */
+    size_t existing; /* import: entries already in the store */
+};
+
+/**
+ * Writes every golden as DIR/<id>-<trace>-f<frame>.png plus DIR/index.json
+ * (file, trace, frame, device, status, hash, approved_by). Creates DIR.
+ */
+RT_MUST_CHECK rt_status rt_store_export_goldens(struct rt_store *store, const char *dir,
+                                                struct rt_store_io_counts *counts_out);
+
+/**
+ * Reads DIR/index.json and adds its goldens in ONE transaction: a broken
+ * index, a missing file, a hash mismatch or a file that is not a PNG is
+ * RT_ERR_BAD_INPUT and nothing is committed. Importing twice adds nothing.
+ */
+RT_MUST_CHECK rt_status rt_store_import_goldens(struct rt_store *store, const char *dir,
+                                                struct rt_store_io_counts *counts_out);
+
+/* ---- for store_*.c and tests only ------------------------------------- */
+#ifdef RT_STORE_INTERNAL
+#include <sqlite3.h>
+
+#include "hashmap.h"
+
+struct rt_store {
+    sqlite3 *db;
+    char *path;
+    enum rt_store_mode mode;
+    int busy_timeout_ms;
+    struct rt_hashmap stmts; /* SQL text address -> sqlite3_stmt * */
+    int tx_depth;            /* nested rt_store_tx_begin calls */
+    bool tx_failed;          /* an inner level failed: the outer one rolls back */
+};
+
+/** The cached statement for SQL (a static string), prepared on first use. */
+RT_MUST_CHECK rt_status rt_store_stmt(struct rt_store *store, const char *sql,
+                                      sqlite3_stmt **stmt_out);
+
+/** Resets a statement after use so it can be bound again and holds no locks. */
+void rt_store_stmt_done(sqlite3_stmt *stmt);
+
+/**
+ * Turns a SQLite result code into a status naming WHAT was being done:
+ * busy/locked, corrupt/not-a-database and read-only are RT_ERR_BAD_INPUT
+ * (the user's database), the rest RT_ERR_INTERNAL. DETAIL is SQLite's text.
+ */
+rt_status rt_store_rc_status(int rc, const char *what, const char *detail);
+
+/** rt_store_rc_status with the connection's own error message. */
+rt_status rt_store_sql_error(struct rt_store *store, int rc, const char *what);
+
+/** Steps a statement that returns no rows; resets it. */
+RT_MUST_CHECK rt_status rt_store_exec_stmt(struct rt_store *store, sqlite3_stmt *stmt,
+                                           const char *what);
+
+/** Begins (or nests into) a BEGIN IMMEDIATE transaction, retrying on SQLITE_BUSY. */
+RT_MUST_CHECK rt_status rt_store_tx_begin(struct rt_store *store);
+
+/** Ends one nesting level: commits at the outermost level unless anything failed. */
+RT_MUST_CHECK rt_status rt_store_tx_end(struct rt_store *store, rt_status result);
+
+/** The id of trace NAME, inserted if new (inside a write transaction). */
+RT_MUST_CHECK rt_status rt_store_trace_id(struct rt_store *store, const char *name,
+                                          int64_t *id_out);
+
+/** XXH3-128 of DATA as lower-case hex into HEX_OUT (RT_STORE_HASH_HEX + 1 bytes). */
+void rt_store_hash_hex(const void *data, size_t size, char *hex_out);
+
+/** Brings DB's schema from its user_version up to TARGET (<= latest). */
+RT_MUST_CHECK rt_status rt_store_schema_migrate(sqlite3 *db, int target);
+
+/** strdup of a column's text, "" for NULL; NULL only when memory runs out. */
+char *rt_store_column_strdup(sqlite3_stmt *stmt, int column);
+#endif
+
+#endif

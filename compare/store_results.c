@@ -1,0 +1,222 @@
+/*
+ * compare/store_results.c — runs and their per-frame results (see store.h).
+ */
+#define RT_STORE_INTERNAL
+#include "store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const result_names[] = {"pass",  "fail",    "new",  "error",
+                                           "crash", "timeout", "flaky"};
+#define RESULT_COUNT (sizeof result_names / sizeof result_names[0])
+
+const char *rt_result_status_name(enum rt_result_status status)
+{
+    return (unsigned)status < RESULT_COUNT ? result_names[status] : "unknown";
+}
+
+bool rt_result_status_parse(const char *name, enum rt_result_status *status_out)
+{
+    for (unsigned i = 0; i < RESULT_COUNT; i++)
+        if (name && !strcmp(name, result_names[i])) {
+            *status_out = (enum rt_result_status)i;
+            return true;
+        }
+    return false;
+}
+
+static const char sql_run_insert[] =
+    "INSERT INTO runs (host, device, driver, device_key, workarounds, delays, version,"
+    " label, shard) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+static const char sql_run_finish[] =
+    "UPDATE runs SET finished_at = strftime('%Y-%m-%dT%H:%M:%SZ','now'), outcome = ?2"
+    " WHERE id = ?1";
+static const char sql_result_insert[] =
+    "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
+    " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
+    " attempts, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0),"
+    " ?12, ?13, ?14, ?15, ?16)";
+static const char sql_result_count[] =
+    "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
+    " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
+static const char sql_result_actual[] =
+    "SELECT t.name, r.frame, r.actual_png FROM results r JOIN traces t ON t.id = r.trace_id"
+    " WHERE r.id = ?1";
+
+static rt_status insert_run(struct rt_store *store, const struct rt_run_info *info,
+                            int64_t *run_id_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_run_insert, &stmt));
+    const char *fields[] = {info->host,    info->device,  info->driver,
+                            info->device_key, info->workarounds, info->delays,
+                            info->version, info->label,   info->shard};
+    for (int i = 0; i < 9; i++)
+        sqlite3_bind_text(stmt, i + 1, fields[i], -1, SQLITE_STATIC);
+    RT_TRY(rt_store_exec_stmt(store, stmt, "recording a run"));
+    *run_id_out = sqlite3_last_insert_rowid(store->db);
+    return rt_ok_status();
+}
+
+rt_status rt_store_run_begin(struct rt_store *store, const struct rt_run_info *info,
+                             int64_t *run_id_out)
+{
+    struct rt_run_info none = {0};
+    RT_TRY(rt_store_tx_begin(store));
+    rt_status s = insert_run(store, info ? info : &none, run_id_out);
+    return rt_store_tx_end(store, s);
+}
+
+rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id, const char *outcome)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_tx_begin(store));
+    rt_status s = rt_store_stmt(store, sql_run_finish, &stmt);
+    if (rt_ok(&s)) {
+        sqlite3_bind_int64(stmt, 1, run_id);
+        sqlite3_bind_text(stmt, 2, outcome, -1, SQLITE_STATIC);
+        s = rt_store_exec_stmt(store, stmt, "finishing a run");
+    }
+    if (rt_ok(&s) && sqlite3_changes(store->db) == 0)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "no run with id %lld", (long long)run_id);
+    return rt_store_tx_end(store, s);
+}
+
+/* Unmeasured metrics are NAN or negative in the struct and NULL in the table. */
+static void bind_real(sqlite3_stmt *stmt, int index, double value)
+{
+    if (isnan(value))
+        sqlite3_bind_null(stmt, index);
+    else
+        sqlite3_bind_double(stmt, index, value);
+}
+
+static void bind_count(sqlite3_stmt *stmt, int index, int64_t value)
+{
+    if (value < 0)
+        sqlite3_bind_null(stmt, index);
+    else
+        sqlite3_bind_int64(stmt, index, value);
+}
+
+static void bind_blob(sqlite3_stmt *stmt, int index, const void *data, size_t size)
+{
+    if (!data || size == 0)
+        sqlite3_bind_null(stmt, index);
+    else
+        sqlite3_bind_blob64(stmt, index, data, size, SQLITE_STATIC);
+}
+
+static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64_t run_id,
+                               int64_t trace_id, const struct rt_result *r)
+{
+    if ((unsigned)r->status >= RESULT_COUNT)
+        return rt_errorf(RT_ERR_USAGE, "unknown result status %d", (int)r->status);
+    sqlite3_bind_int64(stmt, 1, run_id);
+    sqlite3_bind_int64(stmt, 2, trace_id);
+    sqlite3_bind_int64(stmt, 3, r->frame);
+    sqlite3_bind_text(stmt, 4, rt_result_status_name(r->status), -1, SQLITE_STATIC);
+    bind_real(stmt, 5, r->ssim);
+    bind_real(stmt, 6, r->ssim_worst_tile);
+    bind_real(stmt, 7, r->psnr);
+    bind_real(stmt, 8, r->threshold);
+    bind_count(stmt, 9, r->diff_pixels);
+    bind_count(stmt, 10, r->max_diff);
+    sqlite3_bind_int64(stmt, 11, r->golden_id);
+    bind_blob(stmt, 12, r->actual_png, r->actual_png_size);
+    bind_blob(stmt, 13, r->diff_png, r->diff_png_size);
+    bind_real(stmt, 14, r->replay_ms);
+    sqlite3_bind_int64(stmt, 15, r->attempts ? r->attempts : 1);
+    sqlite3_bind_text(stmt, 16, r->message, -1, SQLITE_STATIC);
+    return rt_store_exec_stmt(store, stmt, "recording a result");
+}
+
+static rt_status insert_results(struct rt_store *store, int64_t run_id, const char *trace,
+                                const struct rt_result *results, size_t count)
+{
+    int64_t trace_id = 0;
+    RT_TRY(rt_store_trace_id(store, trace, &trace_id));
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_result_insert, &stmt));
+    for (size_t i = 0; i < count; i++)
+        RT_TRY(rt_status_wrap(insert_result(store, stmt, run_id, trace_id, &results[i]),
+                              "%s frame %u", trace, results[i].frame));
+    return rt_ok_status();
+}
+
+rt_status rt_store_record_trace_results(struct rt_store *store, int64_t run_id,
+                                        const char *trace, const struct rt_result *results,
+                                        size_t count)
+{
+    if (count > 0 && !results)
+        return rt_errorf(RT_ERR_USAGE, "no results given");
+    RT_TRY(rt_store_tx_begin(store));
+    rt_status s = insert_results(store, run_id, trace, results, count);
+    return rt_store_tx_end(store, s);
+}
+
+rt_status rt_store_result_count(struct rt_store *store, int64_t run_id, const char *trace,
+                                int64_t *count_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_result_count, &stmt));
+    sqlite3_bind_int64(stmt, 1, run_id);
+    sqlite3_bind_text(stmt, 2, trace, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW)
+        *count_out = sqlite3_column_int64(stmt, 0);
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_ROW ? rt_ok_status() : rt_store_sql_error(store, rc, "counting results");
+}
+
+/* Copies result RESULT_ID's trace, frame and actual image into *golden. */
+static rt_status read_actual(struct rt_store *store, int64_t result_id,
+                             struct rt_golden *golden)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_result_actual, &stmt));
+    sqlite3_bind_int64(stmt, 1, result_id);
+    int rc = sqlite3_step(stmt);
+    rt_status s = rt_ok_status();
+    if (rc == SQLITE_ROW) {
+        golden->trace = rt_store_column_strdup(stmt, 0);
+        golden->frame = (uint32_t)sqlite3_column_int64(stmt, 1);
+        int bytes = sqlite3_column_bytes(stmt, 2);
+        if (bytes > 0 && (golden->png = malloc((size_t)bytes))) {
+            memcpy(golden->png, sqlite3_column_blob(stmt, 2), (size_t)bytes);
+            golden->png_size = (size_t)bytes;
+        }
+        if (!golden->trace || (bytes > 0 && !golden->png))
+            s = rt_errorf(RT_ERR_INTERNAL, "out of memory reading result %lld",
+                          (long long)result_id);
+        else if (bytes <= 0)
+            s = rt_errorf(RT_ERR_BAD_INPUT, "result %lld has no actual image to approve",
+                          (long long)result_id);
+    } else {
+        s = rc == SQLITE_DONE ? rt_errorf(RT_ERR_BAD_INPUT, "no result with id %lld",
+                                          (long long)result_id)
+                              : rt_store_sql_error(store, rc, "reading a result");
+    }
+    rt_store_stmt_done(stmt);
+    return s;
+}
+
+rt_status rt_store_golden_approve_result(struct rt_store *store, int64_t result_id,
+                                         const char *device_key, const char *approved_by,
+                                         int64_t *golden_id_out)
+{
+    struct rt_golden actual = {0};
+    RT_TRY(rt_store_tx_begin(store));
+    rt_status s = read_actual(store, result_id, &actual);
+    if (rt_ok(&s)) {
+        struct rt_golden_new g = {
+            .trace = actual.trace, .frame = actual.frame, .device_key = device_key,
+            .png = actual.png, .png_size = actual.png_size, .approved_by = approved_by,
+            .from_result = result_id, .status = RT_GOLDEN_ACCEPTED};
+        s = rt_store_golden_put(store, &g, golden_id_out, NULL);
+    }
+    rt_golden_finish(&actual);
+    return rt_store_tx_end(store, s);
+}

@@ -1,0 +1,135 @@
+/*
+ * compare/store_schema.c — the golden store's schema as forward migrations.
+ *
+ * migrations[i] takes a database from user_version i to i + 1. A released
+ * migration is never edited: a change is a new entry at the end, so any older
+ * database can be brought forward. Statements here are fixed DDL with no
+ * values in them, which is why they may go through sqlite3_exec.
+ */
+#define RT_STORE_INTERNAL
+#include "store.h"
+
+#include <stdio.h>
+
+/* Version 1: every table of DESIGN.md "Golden store". Device keys are ''
+ * rather than NULL for "any device" so that UNIQUE and PRIMARY KEY treat
+ * them as equal. */
+static const char migration_1[] =
+    "CREATE TABLE traces ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  finished_at TEXT, outcome TEXT,"
+    "  host TEXT, device TEXT, driver TEXT, device_key TEXT,"
+    "  workarounds TEXT, delays TEXT, version TEXT, label TEXT);"
+    "CREATE TABLE goldens ("
+    "  id INTEGER PRIMARY KEY,"
+    "  trace_id INTEGER NOT NULL REFERENCES traces(id),"
+    "  frame INTEGER NOT NULL CHECK (frame >= 1),"
+    "  device_key TEXT NOT NULL DEFAULT '',"
+    "  status TEXT NOT NULL CHECK (status IN ('accepted','known-bad')),"
+    "  png BLOB NOT NULL,"
+    "  hash TEXT NOT NULL,"
+    "  size INTEGER NOT NULL,"
+    "  width INTEGER NOT NULL, height INTEGER NOT NULL,"
+    "  approved_by TEXT NOT NULL DEFAULT '',"
+    "  from_result INTEGER REFERENCES results(id) ON DELETE SET NULL,"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  UNIQUE (trace_id, frame, device_key, hash));"
+    "CREATE TABLE expectations ("
+    "  trace_id INTEGER NOT NULL REFERENCES traces(id),"
+    "  device_key TEXT NOT NULL DEFAULT '',"
+    "  kind TEXT NOT NULL CHECK (kind IN ('skip','flaky','crash','hang')),"
+    "  note TEXT NOT NULL DEFAULT '',"
+    "  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  PRIMARY KEY (trace_id, device_key));"
+    "CREATE TABLE results ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  trace_id INTEGER NOT NULL REFERENCES traces(id),"
+    "  frame INTEGER NOT NULL CHECK (frame >= 0),"
+    "  status TEXT NOT NULL CHECK (status IN"
+    "    ('pass','fail','new','error','crash','timeout','flaky')),"
+    "  ssim REAL, ssim_worst_tile REAL, psnr REAL, threshold REAL,"
+    "  diff_pixels INTEGER, max_diff INTEGER,"
+    "  golden_id INTEGER REFERENCES goldens(id) ON DELETE SET NULL,"
+    "  actual_png BLOB, diff_png BLOB,"
+    "  replay_ms REAL, attempts INTEGER NOT NULL DEFAULT 1,"
+    "  message TEXT);";
+
+/* Version 2: `--shard I/N` runs from many machines are joined into one run by
+ * the dashboard, which needs to know each upload's shard; and the indexes the
+ * dashboard's per-run and per-trace history queries need. */
+static const char migration_2[] =
+    "ALTER TABLE runs ADD COLUMN shard TEXT;"
+    "CREATE INDEX results_by_run ON results (run_id, trace_id, frame);"
+    "CREATE INDEX results_by_trace ON results (trace_id, frame, run_id);"
+    "CREATE INDEX goldens_by_key ON goldens (trace_id, frame, device_key);";
+
+static const char *const migrations[] = {migration_1, migration_2};
+
+#define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
+
+int rt_store_schema_version(void) { return MIGRATION_COUNT; }
+
+static rt_status exec_sql(sqlite3 *db, const char *sql, const char *what)
+{
+    char *err = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+    if (rc == SQLITE_OK)
+        return rt_ok_status();
+    rt_status s = rt_store_rc_status(rc, what, err ? err : sqlite3_errstr(rc));
+    sqlite3_free(err);
+    return s;
+}
+
+static rt_status read_version(sqlite3 *db, int *version_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        *version_out = sqlite3_column_int(stmt, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_OK)
+        return rt_store_rc_status(rc, "reading the schema version", sqlite3_errmsg(db));
+    return rt_ok_status();
+}
+
+static rt_status apply_from(sqlite3 *db, int from, int target)
+{
+    for (int v = from; v < target; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "schema migration %d -> %d", v, v + 1);
+        RT_TRY(exec_sql(db, migrations[v], what));
+    }
+    /* PRAGMA takes no bound parameters; TARGET is an int we checked. */
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", target);
+    return exec_sql(db, pragma, "setting the schema version");
+}
+
+rt_status rt_store_schema_migrate(sqlite3 *db, int target)
+{
+    if (target < 0 || target > MIGRATION_COUNT)
+        return rt_errorf(RT_ERR_INTERNAL, "no schema version %d", target);
+    /* IMMEDIATE: two processes opening a new store at once must not both
+     * create the tables; the loser waits, then sees the new version. */
+    RT_TRY(exec_sql(db, "BEGIN IMMEDIATE", "starting the schema migration"));
+    int version = 0;
+    rt_status s = read_version(db, &version);
+    if (rt_ok(&s) && version > MIGRATION_COUNT)
+        s = rt_errorf(RT_ERR_BAD_INPUT,
+                      "database schema version %d is newer than this retrace (%d)", version,
+                      MIGRATION_COUNT);
+    if (rt_ok(&s) && version < target)
+        s = apply_from(db, version, target);
+    if (rt_ok(&s))
+        return exec_sql(db, "COMMIT", "committing the schema migration");
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return s;
+}
