@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Runs one sample app the ways tests/apps/meson.build asks for.
+
+  check_app.py run EXE [ARGS...]          --frames 5 --validate, expect exit 0
+  check_app.py deterministic EXE          two offscreen runs, screenshots of
+                                          frames 1,3 must be byte-identical
+  check_app.py offscreen-vs-window EXE    frame 3 offscreen == frame 3 windowed
+
+Windowed runs exit 77 (meson's "skipped") when there is no DISPLAY.
+Screenshots are compared byte for byte: both runs use the same PNG writer, so
+identical pixels give identical files.
+"""
+import filecmp
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+FRAMES = "1,3"
+
+
+def run(exe, args):
+    cmd = [exe, "--frames", "5", "--validate"] + args
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=150)
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        print(f"FAIL: exit {proc.returncode}", flush=True)
+    return proc.returncode
+
+
+def shots(exe, args, tmp, tag):
+    out = os.path.join(tmp, tag)
+    rc = run(exe, args + ["--screenshot-dir", out, "--screenshot-frames", FRAMES])
+    return out if rc == 0 else None
+
+
+def same_files(dir_a, dir_b, names):
+    ok = True
+    for name in names:
+        a, b = os.path.join(dir_a, name), os.path.join(dir_b, name)
+        if not (os.path.isfile(a) and os.path.isfile(b)):
+            print(f"FAIL: {name} missing in {dir_a} or {dir_b}")
+            ok = False
+        elif not filecmp.cmp(a, b, shallow=False):
+            print(f"FAIL: {name} differs between {dir_a} and {dir_b}")
+            ok = False
+        else:
+            print(f"ok: {name} identical ({os.path.getsize(a)} bytes)")
+    return ok
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    mode, exe, extra = argv[1], argv[2], argv[3:]
+    windowed = mode == "offscreen-vs-window" or (mode == "run" and "--offscreen" not in extra)
+    if windowed and not os.environ.get("DISPLAY"):
+        print("skip: no DISPLAY for a windowed run")
+        return SKIP
+    if mode == "run":
+        return 0 if run(exe, extra) == 0 else 1
+    names = ["frame_000001.png", "frame_000003.png"]
+    with tempfile.TemporaryDirectory(prefix="rt_app_") as tmp:
+        if mode == "deterministic":
+            a = shots(exe, ["--offscreen"], tmp, "a")
+            b = shots(exe, ["--offscreen"], tmp, "b")
+        elif mode == "offscreen-vs-window":
+            a = shots(exe, ["--offscreen"], tmp, "offscreen")
+            b = shots(exe, [], tmp, "window")
+        else:
+            print(f"unknown mode {mode}")
+            return 2
+        if a is None or b is None:
+            return 1
+        return 0 if same_files(a, b, names) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
