@@ -1,0 +1,166 @@
+/* compare/compare.c — one comparison: metrics, verdict, diff image, text and JSON. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+void rt_compare_options_init(struct rt_compare_options *options)
+{
+    *options = (struct rt_compare_options){
+        .channels = RT_SSIM_LUMA,
+        .threshold = RT_COMPARE_DEFAULT_THRESHOLD,
+        .tile_threshold = RT_COMPARE_DEFAULT_TILE_THRESHOLD,
+    };
+}
+
+static bool unit_interval(double v) { return v >= 0.0 && v <= 1.0; } /* false for NaN */
+
+static rt_status check_inputs(const struct rt_image *golden, const struct rt_image *actual,
+                              const struct rt_compare_options *o)
+{
+    if (!unit_interval(o->threshold) || !unit_interval(o->tile_threshold))
+        return rt_errorf(RT_ERR_USAGE, "thresholds must lie in 0..1 (got %g and %g)",
+                         o->threshold, o->tile_threshold);
+    if (!golden->rgba || !actual->rgba || !golden->width || !golden->height ||
+        !actual->width || !actual->height)
+        return rt_errorf(RT_ERR_USAGE, "cannot compare an empty image");
+    return rt_ok_status();
+}
+
+/* Equal bytes need no arithmetic: every metric is known. */
+static void set_identical(struct rt_compare_result *r)
+{
+    r->identical = true;
+    r->ssim.mean = 1.0;
+    r->ssim.min_tile = 1.0;
+    r->pixels = (struct rt_pixel_metrics){.mse = 0, .psnr = INFINITY};
+}
+
+rt_status rt_compare_images(const struct rt_image *golden, const struct rt_image *actual,
+                            const struct rt_compare_options *options,
+                            struct rt_compare_result *out)
+{
+    memset(out, 0, sizeof *out);
+    RT_TRY(check_inputs(golden, actual, options));
+    *out = (struct rt_compare_result){.width = golden->width, .height = golden->height,
+                                      .actual_width = actual->width,
+                                      .actual_height = actual->height};
+    if (golden->width != actual->width || golden->height != actual->height) {
+        out->verdict = RT_COMPARE_SIZE_MISMATCH;
+        return rt_ok_status();
+    }
+    if (!memcmp(golden->rgba, actual->rgba, (size_t)golden->width * golden->height * 4)) {
+        set_identical(out);
+    } else {
+        struct rt_ssim_options so = {.channels = options->channels,
+                                     .threads = options->threads,
+                                     .want_map = options->want_diff};
+        RT_TRY(rt_ssim_compute(golden, actual, &so, &out->ssim));
+        rt_status st = rt_pixel_metrics_compute(golden, actual, &out->pixels);
+        if (!rt_ok(&st)) {
+            rt_ssim_result_finish(&out->ssim);
+            return st;
+        }
+    }
+    bool fail = out->ssim.mean < options->threshold ||
+                out->ssim.min_tile < options->tile_threshold;
+    out->verdict = fail ? RT_COMPARE_FAIL : RT_COMPARE_PASS;
+    rt_status st = rt_ok_status();
+    if (options->want_diff)
+        st = rt_diff_image_make(golden, actual, out->ssim.map, &out->ssim, &out->diff);
+    rt_ssim_result_finish(&out->ssim);
+    return st;
+}
+
+void rt_compare_result_finish(struct rt_compare_result *result)
+{
+    rt_ssim_result_finish(&result->ssim);
+    rt_image_finish(&result->diff);
+}
+
+const char *rt_compare_verdict_name(enum rt_compare_verdict verdict)
+{
+    switch (verdict) {
+    case RT_COMPARE_PASS: return "pass";
+    case RT_COMPARE_FAIL: return "fail";
+    case RT_COMPARE_SIZE_MISMATCH: return "size-mismatch";
+    }
+    return "unknown";
+}
+
+int rt_compare_format_line(const struct rt_compare_result *r, char *buf, size_t size)
+{
+    const char *verdict = rt_compare_verdict_name(r->verdict);
+    if (r->verdict == RT_COMPARE_SIZE_MISMATCH)
+        return snprintf(buf, size, "width=%u height=%u actual_width=%u actual_height=%u result=%s",
+                        r->width, r->height, r->actual_width, r->actual_height, verdict);
+    char psnr[32];
+    if (isinf(r->pixels.psnr))
+        snprintf(psnr, sizeof psnr, "inf");
+    else
+        snprintf(psnr, sizeof psnr, "%.2f", r->pixels.psnr);
+    return snprintf(buf, size,
+                    "ssim=%.6f min_tile_ssim=%.6f psnr=%s diff_pixels=%llu max_delta=%u "
+                    "width=%u height=%u result=%s",
+                    r->ssim.mean, r->ssim.min_tile, psnr, (unsigned long long)r->pixels.diff_pixels,
+                    r->pixels.max_delta, r->width, r->height, verdict);
+}
+
+int rt_compare_format_json(const struct rt_compare_result *r, char *buf, size_t size)
+{
+    const char *verdict = rt_compare_verdict_name(r->verdict);
+    if (r->verdict == RT_COMPARE_SIZE_MISMATCH)
+        return snprintf(buf, size,
+                        "{\"width\":%u,\"height\":%u,\"actual_width\":%u,\"actual_height\":%u,"
+                        "\"result\":\"%s\"}",
+                        r->width, r->height, r->actual_width, r->actual_height, verdict);
+    char psnr[32];
+    if (isinf(r->pixels.psnr))
+        snprintf(psnr, sizeof psnr, "null");
+    else
+        snprintf(psnr, sizeof psnr, "%.2f", r->pixels.psnr);
+    return snprintf(buf, size,
+                    "{\"ssim\":%.6f,\"min_tile_ssim\":%.6f,\"psnr\":%s,\"diff_pixels\":%llu,"
+                    "\"max_delta\":%u,\"width\":%u,\"height\":%u,\"result\":\"%s\"}",
+                    r->ssim.mean, r->ssim.min_tile, psnr, (unsigned long long)r->pixels.diff_pixels,
+                    r->pixels.max_delta, r->width, r->height, verdict);
+}
+
+struct read_job {
+    const char *path;
+    struct rt_image image;
+    rt_status status;
+};
+
+static void *read_job_run(void *arg)
+{
+    struct read_job *job = arg;
+    job->status = rt_png_read_file(job->path, &job->image);
+    return NULL;
+}
+
+rt_status rt_compare_read_pair(const char *golden_path, const char *actual_path,
+                               struct rt_image *golden_out, struct rt_image *actual_out)
+{
+    struct read_job jobs[2] = {{.path = golden_path}, {.path = actual_path}};
+    pthread_t tid;
+    bool threaded = pthread_create(&tid, NULL, read_job_run, &jobs[0]) == 0;
+    if (!threaded)
+        read_job_run(&jobs[0]);
+    read_job_run(&jobs[1]);
+    if (threaded)
+        pthread_join(tid, NULL);
+    for (int i = 0; i < 2; i++)
+        if (!rt_ok(&jobs[i].status)) {
+            rt_image_finish(&jobs[0].image);
+            rt_image_finish(&jobs[1].image);
+            *golden_out = (struct rt_image){0};
+            *actual_out = (struct rt_image){0};
+            return jobs[i].status;
+        }
+    *golden_out = jobs[0].image;
+    *actual_out = jobs[1].image;
+    return rt_ok_status();
+}
