@@ -94,28 +94,6 @@ static void frame_matrices(struct frame_ubo *u, uint32_t frame, float aspect)
     mat_mul(u->mvp, pv, u->model);
 }
 
-/* Device-local buffer filled from a staging buffer by vkCmdCopyBuffer. */
-static rt_status upload_buffer(struct rt_app *app, const void *data, VkDeviceSize size,
-                               VkBufferUsageFlags usage, struct rt_app_buffer *out)
-{
-    struct rt_app_buffer staging;
-    RT_TRY(rt_app_buffer_create(app, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, true, &staging));
-    memcpy(staging.mapped, data, size);
-    rt_status st = rt_app_buffer_create(app, size, usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false, out);
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    if (rt_ok(&st))
-        st = rt_app_upload_begin(app, &cmd);
-    if (rt_ok(&st)) {
-        VkBufferCopy region = {0, 0, size};
-        vkCmdCopyBuffer(cmd, staging.buffer, out->buffer, 1, &region);
-        st = rt_app_upload_end(app, cmd);
-    }
-    rt_app_buffer_destroy(app, &staging);
-    return st;
-}
-
 /* A checkerboard with a colour gradient: every mip level looks different. */
 static void make_texels(uint8_t *texels)
 {
@@ -295,8 +273,8 @@ static rt_status textured_setup(struct rt_app *app, void *user)
     struct vertex v[24];
     uint16_t idx[36];
     make_cube(v, idx);
-    RT_TRY(upload_buffer(app, v, sizeof v, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &t->vertices));
-    RT_TRY(upload_buffer(app, idx, sizeof idx, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &t->indices));
+    RT_TRY(rt_app_buffer_upload(app, v, sizeof v, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &t->vertices));
+    RT_TRY(rt_app_buffer_upload(app, idx, sizeof idx, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &t->indices));
     RT_TRY(upload_texture(app, t));
     RT_TRY(create_descriptors(app, t));
     return create_pipeline(app, t);

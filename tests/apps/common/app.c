@@ -181,12 +181,15 @@ static void chain_init(struct feature_chain *c)
     c->f12.pNext = &c->f13;
 }
 
-/* Copies the app's requests into WANT, keeping WANT's own pNext links. */
+/* Copies the app's requests into WANT, keeping WANT's own sType and pNext
+ * (apps declare bare structs of booleans). */
 #define COPY_FEATURES(dst, src)                          \
     do {                                                 \
         if (src) {                                       \
+            VkStructureType type = (dst).sType;          \
             void *next = (dst).pNext;                    \
             (dst) = *(src);                              \
+            (dst).sType = type;                          \
             (dst).pNext = next;                          \
         }                                                \
     } while (0)

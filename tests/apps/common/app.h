@@ -178,6 +178,12 @@ RT_MUST_CHECK rt_status rt_app_buffer_create(struct rt_app *app, VkDeviceSize si
                                              struct rt_app_buffer *buffer_out);
 void rt_app_buffer_destroy(struct rt_app *app, struct rt_app_buffer *buffer);
 
+/** A device-local buffer filled with DATA through a staging buffer and
+ * vkCmdCopyBuffer (submitted and waited for before returning). */
+RT_MUST_CHECK rt_status rt_app_buffer_upload(struct rt_app *app, const void *data,
+                                             VkDeviceSize size, VkBufferUsageFlags usage,
+                                             struct rt_app_buffer *buffer_out);
+
 /** A 2D device-local image and a view of all its mip levels. */
 RT_MUST_CHECK rt_status rt_app_image_create(struct rt_app *app, VkFormat format,
                                             VkExtent2D extent, uint32_t mip_levels,

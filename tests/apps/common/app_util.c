@@ -87,6 +87,28 @@ void rt_app_buffer_destroy(struct rt_app *app, struct rt_app_buffer *buffer)
     *buffer = (struct rt_app_buffer){0};
 }
 
+/* Device-local buffer filled from a staging buffer by vkCmdCopyBuffer. */
+rt_status rt_app_buffer_upload(struct rt_app *app, const void *data, VkDeviceSize size,
+                               VkBufferUsageFlags usage, struct rt_app_buffer *buffer_out)
+{
+    struct rt_app_buffer staging;
+    RT_TRY(rt_app_buffer_create(app, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, true, &staging));
+    memcpy(staging.mapped, data, size);
+    rt_status st = rt_app_buffer_create(app, size, usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false, buffer_out);
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    if (rt_ok(&st))
+        st = rt_app_upload_begin(app, &cmd);
+    if (rt_ok(&st)) {
+        VkBufferCopy region = {0, 0, size};
+        vkCmdCopyBuffer(cmd, staging.buffer, buffer_out->buffer, 1, &region);
+        st = rt_app_upload_end(app, cmd);
+    }
+    rt_app_buffer_destroy(app, &staging);
+    return st;
+}
+
 rt_status rt_app_image_create(struct rt_app *app, VkFormat format, VkExtent2D extent,
                               uint32_t mip_levels, VkImageUsageFlags usage,
                               VkImageAspectFlags aspect, struct rt_app_image *image_out)

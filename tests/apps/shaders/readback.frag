@@ -1,0 +1,9 @@
+#version 450
+layout(location = 0) flat in uint in_color;
+layout(location = 0) out vec4 out_color;
+
+void main()
+{
+    // Exact 8-bit values: n/255 converts back to n in a UNORM target.
+    out_color = unpackUnorm4x8(in_color);
+}
