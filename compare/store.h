@@ -243,6 +243,63 @@ RT_MUST_CHECK rt_status rt_store_record_trace_results(struct rt_store *store, in
 RT_MUST_CHECK rt_status rt_store_result_count(struct rt_store *store, int64_t run_id,
                                               const char *trace, int64_t *count_out);
 
+/** A stored run with its result counts; text fields are "" when not recorded. */
+struct rt_run_row {
+    int64_t id;
+    char *started_at, *finished_at, *outcome;
+    char *host, *device, *driver, *device_key, *workarounds, *delays, *version, *label,
+        *shard;
+    int64_t results;  /* rows recorded */
+    int64_t failures; /* fail, crash, timeout and error rows */
+};
+
+struct rt_run_rows {
+    struct rt_run_row *items;
+    size_t count;
+};
+
+void rt_run_rows_finish(struct rt_run_rows *rows);
+
+/** The newest LIMIT runs (0 = all), newest first; LABEL NULL = any label. */
+RT_MUST_CHECK rt_status rt_store_runs_list(struct rt_store *store, const char *label,
+                                           uint32_t limit, struct rt_run_rows *rows_out);
+
+/** A stored result, as the dashboard and reports read it back. */
+struct rt_result_row {
+    int64_t id, run_id;
+    char *trace;
+    uint32_t frame;
+    enum rt_result_status status;
+    double ssim, ssim_worst_tile, psnr, threshold, replay_ms; /* NAN = not measured */
+    int64_t diff_pixels;                                      /* -1 = not measured */
+    int32_t max_diff;                                         /* -1 = not measured */
+    int64_t golden_id;                                        /* 0 = none */
+    uint32_t attempts;
+    bool has_actual, has_diff; /* images: fetch with rt_store_result_image */
+    char *message;             /* "" when none */
+};
+
+struct rt_result_rows {
+    struct rt_result_row *items;
+    size_t count;
+};
+
+void rt_result_rows_finish(struct rt_result_rows *rows);
+
+/** Run RUN_ID's results, failures first (fail, crash, timeout, error, new, flaky, pass), then by trace and frame. */
+RT_MUST_CHECK rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
+                                              struct rt_result_rows *rows_out);
+
+enum rt_result_image { RT_RESULT_IMAGE_ACTUAL, RT_RESULT_IMAGE_DIFF };
+
+/**
+ * A result's actual or diff PNG, malloc'd into *png_out (free() it). A result
+ * without that image, or an unknown id, is RT_ERR_BAD_INPUT.
+ */
+RT_MUST_CHECK rt_status rt_store_result_image(struct rt_store *store, int64_t result_id,
+                                              enum rt_result_image which, uint8_t **png_out,
+                                              size_t *size_out);
+
 /**
  * Makes result RESULT_ID's actual image an accepted golden for its trace and
  * frame (device-independent unless DEVICE_KEY is given), recording who

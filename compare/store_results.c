@@ -220,3 +220,200 @@ rt_status rt_store_golden_approve_result(struct rt_store *store, int64_t result_
     rt_golden_finish(&actual);
     return rt_store_tx_end(store, s);
 }
+
+/* ---- reading results back ----------------------------------------------- */
+
+static const char sql_results_list[] =
+    "SELECT r.id, r.run_id, t.name, r.frame, r.status, r.ssim, r.ssim_worst_tile, r.psnr,"
+    " r.threshold, r.replay_ms, coalesce(r.diff_pixels, -1), coalesce(r.max_diff, -1),"
+    " coalesce(r.golden_id, 0), r.attempts, r.actual_png IS NOT NULL,"
+    " r.diff_png IS NOT NULL, r.message"
+    " FROM results r JOIN traces t ON t.id = r.trace_id WHERE r.run_id = ?1"
+    " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2"
+    " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"
+    " t.name, r.frame, r.id";
+static const char sql_result_actual_png[] = "SELECT actual_png FROM results WHERE id = ?1";
+static const char sql_result_diff_png[] = "SELECT diff_png FROM results WHERE id = ?1";
+
+void rt_result_rows_finish(struct rt_result_rows *rows)
+{
+    for (size_t i = 0; i < rows->count; i++) {
+        free(rows->items[i].trace);
+        free(rows->items[i].message);
+    }
+    free(rows->items);
+    rows->items = NULL;
+    rows->count = 0;
+}
+
+static double column_real(sqlite3_stmt *stmt, int column)
+{
+    return sqlite3_column_type(stmt, column) == SQLITE_NULL ? NAN
+                                                            : sqlite3_column_double(stmt, column);
+}
+
+static rt_status read_result_row(sqlite3_stmt *stmt, struct rt_result_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(stmt, 0);
+    r->run_id = sqlite3_column_int64(stmt, 1);
+    r->trace = rt_store_column_strdup(stmt, 2);
+    r->frame = (uint32_t)sqlite3_column_int64(stmt, 3);
+    if (!rt_result_status_parse((const char *)sqlite3_column_text(stmt, 4), &r->status))
+        r->status = RT_RESULT_ERROR; /* CHECK forbids this */
+    r->ssim = column_real(stmt, 5);
+    r->ssim_worst_tile = column_real(stmt, 6);
+    r->psnr = column_real(stmt, 7);
+    r->threshold = column_real(stmt, 8);
+    r->replay_ms = column_real(stmt, 9);
+    r->diff_pixels = sqlite3_column_int64(stmt, 10);
+    r->max_diff = sqlite3_column_int(stmt, 11);
+    r->golden_id = sqlite3_column_int64(stmt, 12);
+    r->attempts = (uint32_t)sqlite3_column_int64(stmt, 13);
+    r->has_actual = sqlite3_column_int(stmt, 14);
+    r->has_diff = sqlite3_column_int(stmt, 15);
+    r->message = rt_store_column_strdup(stmt, 16);
+    if (!r->trace || !r->message)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory reading results");
+    return rt_ok_status();
+}
+
+rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
+                                struct rt_result_rows *rows_out)
+{
+    memset(rows_out, 0, sizeof *rows_out);
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_results_list, &stmt));
+    sqlite3_bind_int64(stmt, 1, run_id);
+    rt_status s = rt_ok_status();
+    size_t capacity = 0;
+    int rc;
+    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (rows_out->count == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            struct rt_result_row *grown = realloc(rows_out->items, capacity * sizeof *grown);
+            if (!grown) {
+                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing results");
+                break;
+            }
+            rows_out->items = grown;
+        }
+        s = read_result_row(stmt, &rows_out->items[rows_out->count++]);
+    }
+    if (rt_ok(&s) && rc != SQLITE_DONE)
+        s = rt_store_sql_error(store, rc, "reading results");
+    rt_store_stmt_done(stmt);
+    if (!rt_ok(&s))
+        rt_result_rows_finish(rows_out);
+    return s;
+}
+
+rt_status rt_store_result_image(struct rt_store *store, int64_t result_id,
+                                enum rt_result_image which, uint8_t **png_out, size_t *size_out)
+{
+    *png_out = NULL;
+    *size_out = 0;
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store,
+                         which == RT_RESULT_IMAGE_DIFF ? sql_result_diff_png
+                                                       : sql_result_actual_png,
+                         &stmt));
+    sqlite3_bind_int64(stmt, 1, result_id);
+    int rc = sqlite3_step(stmt);
+    int bytes = rc == SQLITE_ROW ? sqlite3_column_bytes(stmt, 0) : 0;
+    rt_status s = rt_ok_status();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        s = rt_store_sql_error(store, rc, "reading a result image");
+    else if (rc == SQLITE_DONE)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "no result with id %lld", (long long)result_id);
+    else if (bytes <= 0)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "result %lld has no %s image", (long long)result_id,
+                      which == RT_RESULT_IMAGE_DIFF ? "diff" : "actual");
+    else if (!(*png_out = malloc((size_t)bytes)))
+        s = rt_errorf(RT_ERR_INTERNAL, "out of memory reading a result image");
+    else {
+        memcpy(*png_out, sqlite3_column_blob(stmt, 0), (size_t)bytes);
+        *size_out = (size_t)bytes;
+    }
+    rt_store_stmt_done(stmt);
+    return s;
+}
+
+/* ---- reading runs back -------------------------------------------------- */
+
+static const char sql_runs_list[] =
+    "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver,"
+    " u.device_key, u.workarounds, u.delays, u.version, u.label, u.shard,"
+    " (SELECT count(*) FROM results r WHERE r.run_id = u.id),"
+    " (SELECT count(*) FROM results r WHERE r.run_id = u.id"
+    "  AND r.status IN ('fail','crash','timeout','error'))"
+    " FROM runs u WHERE (?1 IS NULL OR u.label = ?1) ORDER BY u.id DESC"
+    " LIMIT CASE WHEN ?2 = 0 THEN -1 ELSE ?2 END";
+
+#define RUN_TEXT_COLUMNS 12
+
+/* The row's text fields in column order (columns 1..12). */
+static char **run_text_fields(struct rt_run_row *r, size_t i)
+{
+    char **fields[RUN_TEXT_COLUMNS] = {&r->started_at, &r->finished_at, &r->outcome,
+                                       &r->host,       &r->device,      &r->driver,
+                                       &r->device_key, &r->workarounds, &r->delays,
+                                       &r->version,    &r->label,       &r->shard};
+    return fields[i];
+}
+
+void rt_run_rows_finish(struct rt_run_rows *rows)
+{
+    for (size_t i = 0; i < rows->count; i++)
+        for (size_t f = 0; f < RUN_TEXT_COLUMNS; f++)
+            free(*run_text_fields(&rows->items[i], f));
+    free(rows->items);
+    rows->items = NULL;
+    rows->count = 0;
+}
+
+static rt_status read_run_row(sqlite3_stmt *stmt, struct rt_run_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(stmt, 0);
+    bool ok = true;
+    for (size_t f = 0; f < RUN_TEXT_COLUMNS; f++) {
+        char **field = run_text_fields(r, f);
+        *field = rt_store_column_strdup(stmt, (int)f + 1);
+        ok = ok && *field;
+    }
+    r->results = sqlite3_column_int64(stmt, 13);
+    r->failures = sqlite3_column_int64(stmt, 14);
+    return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory reading runs");
+}
+
+rt_status rt_store_runs_list(struct rt_store *store, const char *label, uint32_t limit,
+                             struct rt_run_rows *rows_out)
+{
+    memset(rows_out, 0, sizeof *rows_out);
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_runs_list, &stmt));
+    sqlite3_bind_text(stmt, 1, label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 2, limit);
+    rt_status s = rt_ok_status();
+    size_t capacity = 0;
+    int rc;
+    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (rows_out->count == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            struct rt_run_row *grown = realloc(rows_out->items, capacity * sizeof *grown);
+            if (!grown) {
+                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing runs");
+                break;
+            }
+            rows_out->items = grown;
+        }
+        s = read_run_row(stmt, &rows_out->items[rows_out->count++]);
+    }
+    if (rt_ok(&s) && rc != SQLITE_DONE)
+        s = rt_store_sql_error(store, rc, "reading runs");
+    rt_store_stmt_done(stmt);
+    if (!rt_ok(&s))
+        rt_run_rows_finish(rows_out);
+    return s;
+}

@@ -594,6 +594,74 @@ Test(results, approving_a_result_makes_it_a_golden)
     free(actual.data);
 }
 
+Test(results, read_back_failures_first_with_images_and_run_counts)
+{
+    struct rt_store *store = open_store(tmp_path("r.db"), RT_STORE_CREATE);
+    int64_t nightly = 0, manual = 0;
+    struct rt_run_info a = {.label = "nightly", .workarounds = "robust-buffer-access"};
+    struct rt_run_info b = {.label = "manual"};
+    ASSERT_OK(rt_store_run_begin(store, &a, &nightly));
+    ASSERT_OK(rt_store_run_begin(store, &b, &manual));
+    struct png_bytes actual = make_png(4, 4, 8), diff = make_png(4, 4, 9);
+    struct rt_result r[3] = {
+        {.frame = 1, .status = RT_RESULT_PASS, .ssim = 1.0, .psnr = INFINITY,
+         .ssim_worst_tile = 1.0, .threshold = 0.99, .replay_ms = 3.5, .golden_id = 0},
+        {.frame = 2, .status = RT_RESULT_FAIL, .ssim = 0.7, .ssim_worst_tile = 0.2, .psnr = 20,
+         .threshold = 0.99, .diff_pixels = 400, .max_diff = 255, .replay_ms = NAN,
+         .actual_png = actual.data, .actual_png_size = actual.size, .diff_png = diff.data,
+         .diff_png_size = diff.size, .message = "worst tile below 0.95", .attempts = 3},
+        {.frame = 0, .status = RT_RESULT_CRASH, .ssim = NAN, .ssim_worst_tile = NAN,
+         .psnr = NAN, .threshold = NAN, .diff_pixels = -1, .max_diff = -1, .replay_ms = NAN},
+    };
+    ASSERT_OK(rt_store_record_trace_results(store, nightly, "b-trace", r, 2));
+    ASSERT_OK(rt_store_record_trace_results(store, nightly, "a-trace", &r[2], 1));
+    struct rt_result_rows rows;
+    ASSERT_OK(rt_store_results_list(store, nightly, &rows));
+    cr_assert_eq(rows.count, 3);
+    cr_assert_eq(rows.items[0].status, RT_RESULT_FAIL);
+    cr_assert_eq(rows.items[1].status, RT_RESULT_CRASH);
+    cr_assert_str_eq(rows.items[1].trace, "a-trace");
+    cr_assert(isnan(rows.items[1].ssim));
+    cr_assert_eq(rows.items[1].diff_pixels, -1);
+    cr_assert_eq(rows.items[2].status, RT_RESULT_PASS);
+    cr_assert(isinf(rows.items[2].psnr));
+    cr_assert_float_eq(rows.items[2].replay_ms, 3.5, 1e-12);
+    const struct rt_result_row *fail = &rows.items[0];
+    cr_assert_float_eq(fail->ssim_worst_tile, 0.2, 1e-12);
+    cr_assert_eq(fail->diff_pixels, 400);
+    cr_assert_eq(fail->max_diff, 255);
+    cr_assert_eq(fail->attempts, 3);
+    cr_assert(fail->has_actual && fail->has_diff);
+    cr_assert_str_eq(fail->message, "worst tile below 0.95");
+    uint8_t *png = NULL;
+    size_t size = 0;
+    ASSERT_OK(rt_store_result_image(store, fail->id, RT_RESULT_IMAGE_DIFF, &png, &size));
+    cr_assert_eq(size, diff.size);
+    cr_assert_eq(memcmp(png, diff.data, size), 0);
+    free(png);
+    ASSERT_CODE(rt_store_result_image(store, rows.items[2].id, RT_RESULT_IMAGE_ACTUAL, &png,
+                                      &size),
+                RT_ERR_BAD_INPUT, "no actual image");
+    rt_result_rows_finish(&rows);
+
+    struct rt_run_rows runs;
+    ASSERT_OK(rt_store_runs_list(store, NULL, 0, &runs));
+    cr_assert_eq(runs.count, 2);
+    cr_assert_eq(runs.items[0].id, manual); /* newest first */
+    cr_assert_eq(runs.items[1].results, 3);
+    cr_assert_eq(runs.items[1].failures, 2);
+    cr_assert_str_eq(runs.items[1].workarounds, "robust-buffer-access");
+    cr_assert_str_eq(runs.items[1].finished_at, "");
+    rt_run_rows_finish(&runs);
+    ASSERT_OK(rt_store_runs_list(store, "nightly", 1, &runs));
+    cr_assert_eq(runs.count, 1);
+    cr_assert_eq(runs.items[0].id, nightly);
+    rt_run_rows_finish(&runs);
+    rt_store_close(store);
+    free(actual.data);
+    free(diff.data);
+}
+
 /* ---- export / import ---------------------------------------------------- */
 
 /* A store with four goldens of every kind; returns how many. */
