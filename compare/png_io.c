@@ -42,20 +42,27 @@ struct png_stream {
     uint8_t *rgba;       /* decoded pixels, handed to the image on success */
     png_bytep *rows;
     char err[200];       /* libpng's error message */
+    char warning[200];   /* its last warning: often the reason for the error */
 };
 
 static void on_png_error(png_structp png, png_const_charp msg)
 {
     struct png_stream *s = png_get_error_ptr(png);
-    snprintf(s->err, sizeof s->err, "%s", msg);
+    if (s->warning[0])
+        snprintf(s->err, sizeof s->err, "%.90s (%.90s)", msg, s->warning);
+    else
+        snprintf(s->err, sizeof s->err, "%s", msg);
     png_longjmp(png, 1);
 }
 
-/* Warnings (a known-bad sRGB profile, a bad ancillary CRC) do not stop a read. */
+/*
+ * Warnings (a known-bad sRGB profile, a bad ancillary CRC) do not stop a read,
+ * but are kept: "Invalid IHDR data" alone does not say the width is too large.
+ */
 static void on_png_warning(png_structp png, png_const_charp msg)
 {
-    (void)png;
-    (void)msg;
+    struct png_stream *s = png_get_error_ptr(png);
+    snprintf(s->warning, sizeof s->warning, "%s", msg);
 }
 
 static void read_bytes(png_structp png, png_bytep dst, size_t n)

@@ -234,6 +234,10 @@ Test(png, broken_files_are_bad_input_with_a_reason)
         "empty", "text", "truncated", "no_iend", "bad_crc", "bad_zlib", "short_idat",
         "huge", "too_many_pixels", "zero_width", "bad_depth", "bad_colour_type",
     };
+    static const char *const reasons[] = {
+        "not a PNG", "not a PNG", "truncated", "truncated", "CRC", "IDAT", "Not enough",
+        "exceeds user limit", "too large", "width is zero", "bit depth", "color type",
+    };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/images/bad/%s.png", data_dir(), names[i]);
@@ -244,6 +248,7 @@ Test(png, broken_files_are_bad_input_with_a_reason)
         rt_status st = rt_png_read_file(path, &im);
         cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "%s: %s", names[i], st.msg);
         cr_assert_not_null(strstr(st.msg, path), "%s", st.msg);
+        cr_assert_not_null(strstr(st.msg, reasons[i]), "%s: reason missing: %s", names[i], st.msg);
         cr_assert_null(im.rgba);
         st = rt_png_read_memory(bytes, size, &im);
         cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "%s (memory): %s", names[i], st.msg);

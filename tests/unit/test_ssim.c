@@ -259,3 +259,214 @@ Test(ssim, different_sizes_are_an_error_not_a_crash)
     rt_image_finish(&a);
     rt_image_finish(&b);
 }
+
+/* ---- rt_compare_images: verdicts, short cut, diff image, formats ---- */
+
+static void compare_pair(const char *name, const struct rt_compare_options *o,
+                         struct rt_compare_result *r)
+{
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "ssim/%s_a.png", name);
+    snprintf(pb, sizeof pb, "ssim/%s_b.png", name);
+    struct rt_image a, b;
+    read_image(pa, &a);
+    read_image(pb, &b);
+    rt_status st = rt_compare_images(&a, &b, o, r);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    rt_image_finish(&a);
+    rt_image_finish(&b);
+}
+
+Test(compare, a_missing_object_fails_on_the_worst_tile_only)
+{
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    struct rt_compare_result r;
+    compare_pair("missing_object", &o, &r);
+    /* the frame-wide mean passes 0.99; the tile with the object does not */
+    cr_assert_geq(r.ssim.mean, 0.99);
+    cr_assert_lt(r.ssim.min_tile, 0.95);
+    cr_assert_eq(r.verdict, RT_COMPARE_FAIL);
+    /* the object sits at x 40..51, y 70..81: the worst tile must contain it */
+    cr_assert_leq(r.ssim.tile_x, 40);
+    cr_assert_geq(r.ssim.tile_x + r.ssim.tile_w, 52);
+    cr_assert_leq(r.ssim.tile_y, 70);
+    cr_assert_geq(r.ssim.tile_y + r.ssim.tile_h, 82);
+    rt_compare_result_finish(&r);
+    o.tile_threshold = 0.7;
+    compare_pair("missing_object", &o, &r);
+    cr_assert_eq(r.verdict, RT_COMPARE_PASS);
+    o.threshold = 0.9905;
+    compare_pair("missing_object", &o, &r);
+    cr_assert_eq(r.verdict, RT_COMPARE_FAIL);
+}
+
+Test(compare, identical_images_short_cut_and_pass)
+{
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.want_diff = true;
+    struct rt_compare_result r;
+    compare_pair("identical", &o, &r);
+    cr_assert(r.identical);
+    cr_assert_eq(r.ssim.mean, 1.0);
+    cr_assert_eq(r.ssim.min_tile, 1.0);
+    cr_assert(isinf(r.pixels.psnr));
+    cr_assert_eq(r.verdict, RT_COMPARE_PASS);
+    cr_assert_not_null(r.diff.rgba, "the diff image is made even on a pass");
+    for (size_t i = 0; i < (size_t)r.diff.width * r.diff.height; i++) {
+        const uint8_t *p = r.diff.rgba + 4 * i;
+        cr_assert(p[0] == p[1] && p[1] == p[2] && p[0] <= 64, "pixel %zu is not dim gray", i);
+    }
+    rt_compare_result_finish(&r);
+    cr_assert_null(r.diff.rgba);
+    compare_pair("alpha_only", &o, &r); /* alpha differs: not identical, still SSIM 1 */
+    cr_assert(!r.identical);
+    cr_assert_float_eq(r.ssim.mean, 1.0, 1e-12);
+    cr_assert_eq(r.pixels.diff_pixels, 0);
+    cr_assert_eq(r.verdict, RT_COMPARE_PASS);
+    rt_compare_result_finish(&r);
+}
+
+Test(compare, diff_image_heats_the_changed_pixels)
+{
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.want_diff = true;
+    struct rt_compare_result r;
+    compare_pair("missing_object", &o, &r);
+    cr_assert_eq(r.diff.width, 256);
+    const uint8_t *inside = r.diff.rgba + ((size_t)75 * 256 + 45) * 4;
+    const uint8_t *far = r.diff.rgba + ((size_t)150 * 256 + 250) * 4;
+    cr_assert_gt(inside[0], 200, "changed pixel not hot: %u %u %u", inside[0], inside[1], inside[2]);
+    cr_assert_lt(inside[1], 100);
+    cr_assert(far[0] == far[1] && far[1] == far[2], "unchanged pixel is not gray");
+    /* the worst tile is outlined in cyan */
+    const uint8_t *corner = r.diff.rgba + ((size_t)r.ssim.tile_y * 256 + r.ssim.tile_x) * 4;
+    cr_assert(corner[0] == 0 && corner[1] == 255 && corner[2] == 255);
+    rt_compare_result_finish(&r);
+}
+
+Test(compare, size_mismatch_is_a_verdict_and_thresholds_are_checked)
+{
+    struct rt_image a, b;
+    random_image(&a, 16, 8, 1);
+    random_image(&b, 8, 16, 1);
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.want_diff = true;
+    struct rt_compare_result r;
+    rt_status st = rt_compare_images(&a, &b, &o, &r);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    cr_assert_eq(r.verdict, RT_COMPARE_SIZE_MISMATCH);
+    cr_assert_null(r.diff.rgba);
+    char line[256];
+    rt_compare_format_line(&r, line, sizeof line);
+    cr_assert_str_eq(line, "width=16 height=8 actual_width=8 actual_height=16 result=size-mismatch");
+    rt_compare_format_json(&r, line, sizeof line);
+    cr_assert_str_eq(line, "{\"width\":16,\"height\":8,\"actual_width\":8,\"actual_height\":16,"
+                           "\"result\":\"size-mismatch\"}");
+    o.threshold = 1.5;
+    cr_assert_eq(rt_compare_images(&a, &a, &o, &r).code, RT_ERR_USAGE);
+    o.threshold = NAN;
+    cr_assert_eq(rt_compare_images(&a, &a, &o, &r).code, RT_ERR_USAGE);
+    rt_image_finish(&a);
+    rt_image_finish(&b);
+}
+
+Test(compare, line_and_json_carry_the_same_values)
+{
+    struct rt_compare_result r = {
+        .verdict = RT_COMPARE_PASS, .width = 1280, .height = 720,
+        .ssim = {.mean = 0.9987654, .min_tile = 0.9812341},
+        .pixels = {.psnr = 45.671, .diff_pixels = 123, .max_delta = 17},
+    };
+    char buf[512];
+    rt_compare_format_line(&r, buf, sizeof buf);
+    cr_assert_str_eq(buf, "ssim=0.998765 min_tile_ssim=0.981234 psnr=45.67 diff_pixels=123 "
+                          "max_delta=17 width=1280 height=720 result=pass");
+    rt_compare_format_json(&r, buf, sizeof buf);
+    cr_assert_str_eq(buf, "{\"ssim\":0.998765,\"min_tile_ssim\":0.981234,\"psnr\":45.67,"
+                          "\"diff_pixels\":123,\"max_delta\":17,\"width\":1280,\"height\":720,"
+                          "\"result\":\"pass\"}");
+    r.pixels.psnr = INFINITY;
+    r.verdict = RT_COMPARE_FAIL;
+    rt_compare_format_line(&r, buf, sizeof buf);
+    cr_assert_not_null(strstr(buf, "psnr=inf "), "%s", buf);
+    cr_assert_not_null(strstr(buf, "result=fail"), "%s", buf);
+    rt_compare_format_json(&r, buf, sizeof buf);
+    cr_assert_not_null(strstr(buf, "\"psnr\":null"), "%s", buf);
+}
+
+/* ---- the retrace binary: lines and exit codes ---- */
+
+/* Runs `retrace compare ARGS` (paths relative to the test data); returns the exit code. */
+static int run_compare(const char *args, char *out, size_t size)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s/images' && '%s/cli/retrace' compare %s 2>&1",
+             env_or_fail("RT_TEST_DATA"), env_or_fail("RT_BUILD_ROOT"), args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    cr_assert(WIFEXITED(status), "retrace did not exit normally: %s", out);
+    return WEXITSTATUS(status);
+}
+
+Test(cli, compare_prints_one_line_and_exits_by_verdict)
+{
+    char out[4096];
+    cr_assert_eq(run_compare("ssim/identical_a.png ssim/identical_b.png", out, sizeof out), 0,
+                 "%s", out);
+    cr_assert_str_eq(out, "ssim=1.000000 min_tile_ssim=1.000000 psnr=inf diff_pixels=0 "
+                          "max_delta=0 width=96 height=64 result=pass\n");
+    cr_assert_eq(run_compare("ssim/noise_a.png ssim/noise_b.png", out, sizeof out), 1, "%s", out);
+    cr_assert_not_null(strstr(out, "ssim=0.696455 "), "%s", out);
+    cr_assert_not_null(strstr(out, " result=fail\n"), "%s", out);
+    cr_assert_eq(run_compare("--threshold 0.6 --tile-threshold=0.6 ssim/noise_a.png "
+                             "ssim/noise_b.png", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_compare("--json --channels rgb ssim/noise_a.png ssim/noise_b.png", out,
+                             sizeof out), 1, "%s", out);
+    cr_assert_eq(strncmp(out, "{\"ssim\":0.654595,", 17), 0, "%s", out);
+}
+
+Test(cli, compare_size_mismatch_bad_files_and_usage)
+{
+    char out[4096];
+    cr_assert_eq(run_compare("ssim/noise_a.png ssim/odd_7x7_a.png", out, sizeof out), 1);
+    cr_assert_str_eq(out, "width=96 height=64 actual_width=7 actual_height=7 "
+                          "result=size-mismatch\n");
+    cr_assert_eq(run_compare("ssim/noise_a.png no/such.png", out, sizeof out), 3, "%s", out);
+    cr_assert_not_null(strstr(out, "no/such.png"), "%s", out);
+    cr_assert_eq(run_compare("bad/truncated.png ssim/noise_a.png", out, sizeof out), 3, "%s", out);
+    cr_assert_not_null(strstr(out, "bad/truncated.png"), "%s", out);
+    cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line: %s", out);
+    cr_assert_eq(run_compare("bad/text.png ssim/noise_a.png", out, sizeof out), 3, "%s", out);
+    cr_assert_not_null(strstr(out, "not a PNG"), "%s", out);
+    cr_assert_eq(run_compare("--threshold 2 a.png b.png", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_compare("--tile-threshold x a.png b.png", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_compare("only_one.png", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_compare("--bogus a.png b.png", out, sizeof out), 2, "%s", out);
+}
+
+Test(cli, compare_writes_the_diff_image_even_on_pass)
+{
+    char out[4096], args[1024], path[] = "/tmp/rt_test_diff_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    snprintf(args, sizeof args, "--diff %s ssim/flat_same_a.png ssim/flat_same_b.png", path);
+    cr_assert_eq(run_compare(args, out, sizeof out), 0, "%s", out);
+    struct rt_image im;
+    rt_status st = rt_png_read_file(path, &im);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    cr_assert_eq(im.width, 40);
+    cr_assert_eq(im.height, 30);
+    /* gray 128 has luma 128; the diff shows it at a quarter, with no heat */
+    cr_assert_eq(im.rgba[0], 32, "dimmed golden expected, got %u", im.rgba[0]);
+    cr_assert_eq(im.rgba[1], 32);
+    cr_assert_eq(im.rgba[3], 255);
+    rt_image_finish(&im);
+    remove(path);
+}
