@@ -917,18 +917,21 @@ Test(concurrency, writers_creating_the_store_at_once_lose_nothing)
 
 /* ---- the retrace golden command ---------------------------------------- */
 
-/* Runs `retrace golden ARGS` from the build tree; returns its exit code. */
-static int golden_cli(const char *args)
+/* Runs `retrace golden ARGS` from the build tree; returns its exit code.
+ * ENV is put before the command ("" for none); RETRACE_DB is never inherited. */
+static int golden_cli_env(const char *env, const char *args)
 {
     const char *build = getenv("RT_BUILD_ROOT");
     cr_assert_not_null(build, "RT_BUILD_ROOT is not set (run through meson test)");
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd %s && %s/cli/retrace golden %s >out.txt 2>err.txt", tmp_root,
-             build, args);
+    snprintf(cmd, sizeof cmd, "cd %s && env -u RETRACE_DB %s %s/cli/retrace golden %s"
+             " >out.txt 2>err.txt", tmp_root, env, build, args);
     int status = system(cmd);
     cr_assert(WIFEXITED(status), "%s", cmd);
     return WEXITSTATUS(status);
 }
+
+static int golden_cli(const char *args) { return golden_cli_env("", args); }
 
 static char *slurp(const char *name)
 {
@@ -966,6 +969,10 @@ Test(cli, exit_codes_follow_the_design)
     cr_assert_eq(golden_cli("add --db g.db --frame 1 a.png"), 2);
     cr_assert_eq(golden_cli("frobnicate --db g.db"), 2);
     cr_assert_eq(golden_cli("list"), 2); /* no --db and no RETRACE_DB */
+    cr_assert_eq(golden_cli_env("RETRACE_DB=g.db", "list --json"), 0);
+    out = slurp("out.txt");
+    cr_assert(strstr(out, "\"trace\":\t\"t\""), "%s", out);
+    free(out);
     cr_assert_eq(golden_cli("show --db g.db 1 -o copy.png"), 0);
     cr_assert_eq(golden_cli("rm --db g.db 7"), 3);
     cr_assert_eq(golden_cli("expect --db g.db --trace t hang --note 'lavapipe'"), 0);
