@@ -1,0 +1,280 @@
+/*
+ * trace/crash.c — finishing a trace when the process dies without closing it.
+ *
+ * The emergency flush runs inside signal handlers, so it only uses
+ * async-signal-safe calls (pwrite, ftruncate, fsync, rename, nanosleep) and
+ * atomics: no locks, no malloc, no zstd. Blocks the writer thread has not
+ * taken yet are written uncompressed; the block it is writing is waited for
+ * (or redone, when the fault interrupted the writer thread itself).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace_internal.h"
+
+#define MAX_WRITERS 8
+#define WAIT_STEP_NS 1000000L /* 1 ms */
+#define WAIT_STEPS 5000       /* give a stuck write 5 s, then take over */
+
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+#define SIGNAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+static _Atomic(struct rt_trace_writer *) registry[MAX_WRITERS];
+static struct sigaction previous[SIGNAL_COUNT];
+static bool handlers_installed;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool pwrite_all(int fd, const void *data, size_t size, uint64_t offset)
+{
+    const uint8_t *p = data;
+    while (size > 0) {
+        ssize_t n = pwrite(fd, p, size, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+    return true;
+}
+
+static void sleep_step(void)
+{
+    struct timespec ts = {0, WAIT_STEP_NS};
+    nanosleep(&ts, NULL);
+}
+
+/*
+ * Takes block i for the emergency flush. False means the writer thread wrote
+ * it. A block the writer thread is writing is waited for, unless we
+ * interrupted that very thread (then its write never finishes: redo it).
+ */
+enum claim { CLAIM_SKIP, CLAIM_QUEUED, CLAIM_TAKEN_OVER };
+
+static enum claim claim(struct rt_writer_slot *slot, uint64_t i, bool on_writer_thread)
+{
+    for (int step = 0;; step++) {
+        if (atomic_load(&slot->index) != i)
+            return CLAIM_SKIP; /* recycled for a later block: i was written */
+        int state = atomic_load(&slot->state);
+        if (state == RT_SLOT_QUEUED) {
+            int queued = RT_SLOT_QUEUED;
+            if (!atomic_compare_exchange_strong(&slot->state, &queued, RT_SLOT_EMERGENCY))
+                continue;
+            if (atomic_load(&slot->index) == i)
+                return CLAIM_QUEUED;
+            /* A block sealed after the flush began: nobody writes it. */
+            atomic_store(&slot->state, RT_SLOT_QUEUED);
+            return CLAIM_SKIP;
+        }
+        if (state != RT_SLOT_WRITING)
+            return CLAIM_SKIP; /* written (or freed after writing) */
+        if (on_writer_thread || step >= WAIT_STEPS)
+            return CLAIM_TAKEN_OVER;
+        sleep_step();
+    }
+}
+
+/* Writes one claimed slot at *off, uncompressed. */
+static bool write_claimed(struct rt_trace_writer *w, const struct rt_writer_slot *slot,
+                          uint64_t *off)
+{
+    if (slot->kind == RT_SLOT_END)
+        return true; /* a clean close was under way; our end block replaces it */
+    if (slot->kind == RT_SLOT_HEADER) {
+        if (!pwrite_all(w->fd, slot->data, slot->size, *off))
+            return false;
+        *off += slot->size;
+        return true;
+    }
+    struct rt_block_header h = {
+        .type = RT_FORMAT_BLOCK_PACKETS, .compression = RT_FORMAT_COMPRESSION_NONE,
+        .stored_size = (uint32_t)slot->size, .raw_size = (uint32_t)slot->size,
+        .packet_count = slot->packets, .call_count = slot->calls, .frame_count = slot->frames,
+        .first_seq = slot->first_seq,
+        .payload_checksum = rt_format_checksum(slot->data, slot->size)};
+    uint8_t head[RT_FORMAT_BLOCK_HEADER_SIZE];
+    rt_format_block_header_pack(&h, head);
+    if (!pwrite_all(w->fd, head, sizeof head, *off) ||
+        !pwrite_all(w->fd, slot->data, slot->size, *off + sizeof head))
+        return false;
+    *off += sizeof head + slot->size;
+    return true;
+}
+
+static bool write_end(struct rt_trace_writer *w, uint64_t off_in, uint64_t *off)
+{
+    static const uint8_t empty[1];
+    struct rt_block_header h = {.type = RT_FORMAT_BLOCK_END, .flags = RT_FORMAT_END_EMERGENCY,
+                                .payload_checksum = rt_format_checksum(empty, 0)};
+    uint8_t head[RT_FORMAT_BLOCK_HEADER_SIZE];
+    rt_format_block_header_pack(&h, head);
+    *off = off_in + sizeof head;
+    return pwrite_all(w->fd, head, sizeof head, off_in);
+}
+
+bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
+{
+    bool expected = false;
+    if (!w || !atomic_compare_exchange_strong(&w->emergency, &expected, true))
+        return false;
+    bool on_writer = gettid() == atomic_load(&w->writer_tid);
+    /* Seal index first: every block below it was published before we looked. */
+    uint64_t sealed = atomic_load(&w->seal_index);
+    uint64_t i = atomic_load(&w->write_index);
+    if (sealed == 0)
+        return true; /* not even the header was sealed: leave the empty .part */
+    bool own = false, ok = true;
+    uint64_t off = 0;
+    for (; i < sealed && ok; i++) {
+        struct rt_writer_slot *slot = &w->slots[i % RT_WRITER_SLOTS];
+        enum claim c = claim(slot, i, on_writer);
+        if (c == CLAIM_SKIP)
+            continue;
+        if (!own) {
+            /* The writer thread stops at a claimed block, so the file is
+             * ours from here. A block taken over mid-write starts where the
+             * writer thread put it; otherwise everything written so far
+             * ends at durable_end. */
+            off = c == CLAIM_TAKEN_OVER ? atomic_load(&slot->offset)
+                                        : atomic_load(&w->durable_end);
+            own = true;
+        }
+        ok = write_claimed(w, slot, &off);
+    }
+    if (!own)
+        off = atomic_load(&w->durable_end);
+    if (ok && write_end(w, off, &off) && ftruncate(w->fd, (off_t)off) == 0) {
+        fsync(w->fd);
+        rename(w->part_path, w->path);
+    }
+    return true;
+}
+
+/* -------------------------------------------------------- handler registry */
+
+static void flush_registered(void)
+{
+    for (int i = 0; i < MAX_WRITERS; i++)
+        rt_trace_writer_emergency_flush(atomic_load(&registry[i]));
+}
+
+/* Runs what would have run without us: the application's handler, or the
+ * default action (re-raised: it is delivered when this handler returns, so
+ * the exit status and core dump are the real ones). */
+static void chain(size_t k, int sig, siginfo_t *info, void *context)
+{
+    const struct sigaction *prev = &previous[k];
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction)
+            prev->sa_sigaction(sig, info, context);
+        return;
+    }
+    if (prev->sa_handler == SIG_IGN)
+        return;
+    if (prev->sa_handler != SIG_DFL) {
+        prev->sa_handler(sig);
+        return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+{
+    int saved_errno = errno;
+    flush_registered();
+    for (size_t k = 0; k < SIGNAL_COUNT; k++)
+        if (fatal_signals[k] == sig)
+            chain(k, sig, info, context);
+    errno = saved_errno;
+}
+
+/* exit() without close: not a signal context, so the in-progress block can be
+ * sealed and the writer thread given a moment to write what is queued
+ * (compressed) before the emergency flush finishes the file. */
+static void on_exit_without_close(void)
+{
+    for (int i = 0; i < MAX_WRITERS; i++) {
+        struct rt_trace_writer *w = atomic_load(&registry[i]);
+        if (!w || atomic_load(&w->emergency))
+            continue;
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += 1;
+        if (pthread_mutex_timedlock(&w->lock, &deadline) == 0) {
+            rt_writer_seal_locked(w);
+            pthread_mutex_unlock(&w->lock);
+        }
+        for (int step = 0; step < 2000 && atomic_load(&w->write_index) <
+                                              atomic_load(&w->seal_index); step++)
+            sleep_step();
+        rt_trace_writer_emergency_flush(w);
+    }
+}
+
+static void install_handlers_locked(void)
+{
+    for (size_t k = 0; k < SIGNAL_COUNT; k++) {
+        struct sigaction current;
+        if (sigaction(fatal_signals[k], NULL, &current) != 0)
+            continue;
+        /* An ignored SIGINT (nohup, background jobs) must stay ignored. */
+        if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal_signal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_signals[k], &sa, &previous[k]);
+    }
+    atexit(on_exit_without_close);
+    handlers_installed = true;
+}
+
+rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w)
+{
+    if (!w)
+        return rt_errorf(RT_ERR_USAGE, "trace writer: install handlers for NULL");
+    pthread_mutex_lock(&install_lock);
+    int free_slot = -1;
+    for (int i = 0; i < MAX_WRITERS; i++) {
+        struct rt_trace_writer *cur = atomic_load(&registry[i]);
+        if (cur == w) {
+            pthread_mutex_unlock(&install_lock);
+            return rt_ok_status();
+        }
+        if (!cur && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0) {
+        pthread_mutex_unlock(&install_lock);
+        return rt_errorf(RT_ERR_INTERNAL, "more than %d trace writers with exit handlers",
+                         MAX_WRITERS);
+    }
+    atomic_store(&registry[free_slot], w);
+    if (!handlers_installed)
+        install_handlers_locked();
+    pthread_mutex_unlock(&install_lock);
+    return rt_ok_status();
+}
+
+void rt_writer_unregister(struct rt_trace_writer *w)
+{
+    for (int i = 0; i < MAX_WRITERS; i++) {
+        struct rt_trace_writer *expected = w;
+        atomic_compare_exchange_strong(&registry[i], &expected, NULL);
+    }
+}

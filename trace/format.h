@@ -1,0 +1,78 @@
+/*
+ * trace/format.h — the .rtrace byte layout's constants: magic, versions,
+ * block and packet type numbers, size limits. trace/FORMAT.md is the grammar;
+ * this file and FORMAT.md change together.
+ *
+ * Owns: numbers that are written to files. Must not touch: Vulkan headers.
+ *
+ * WARNING: type numbers are APPEND-ONLY. Never renumber, reuse or remove a
+ * value: traces already written carry them. A new packet or block type takes
+ * the next free number and bumps RT_FORMAT_VERSION_MINOR; readers of an older
+ * minor skip it because every block and packet carries its length.
+ */
+#ifndef RT_FORMAT_H
+#define RT_FORMAT_H
+
+#include <stdint.h>
+
+/* "RTRC\r\n\x1a\n": the CR LF / ^Z / LF bytes catch text-mode mangling (as PNG's do). */
+#define RT_FORMAT_MAGIC "RTRC\r\n\x1a\n"
+#define RT_FORMAT_MAGIC_SIZE 8
+
+/* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
+#define RT_FORMAT_VERSION_MAJOR 1
+#define RT_FORMAT_VERSION_MINOR 0
+
+/* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
+#define RT_FORMAT_FILE_HEADER_SIZE 28
+/* A header body larger than this is corrupt (names, settings, command table). */
+#define RT_FORMAT_MAX_HEADER_BODY (16u << 20)
+
+/* "RTBK" little-endian */
+#define RT_FORMAT_BLOCK_MAGIC 0x4b425452u
+#define RT_FORMAT_BLOCK_HEADER_SIZE 48
+/* Raw (uncompressed) block payloads are at most 64 MiB; readers reject larger
+ * sizes before allocating, so memory stays bounded by one block. */
+#define RT_FORMAT_MAX_RAW_BLOCK (64u << 20)
+/* Stored payloads may exceed raw slightly when compression expands (zstd
+ * bound is raw + raw/256 + 128 KiB); the writer stores such blocks raw, but
+ * the limit tolerates any valid zstd frame of a maximal block. */
+#define RT_FORMAT_MAX_STORED_BLOCK (RT_FORMAT_MAX_RAW_BLOCK + (RT_FORMAT_MAX_RAW_BLOCK >> 8) + (128u << 10))
+
+/* type u16, body_size u32 */
+#define RT_FORMAT_PACKET_HEADER_SIZE 6
+
+/* Block types (u8). APPEND-ONLY. */
+enum rt_format_block_type {
+    RT_FORMAT_BLOCK_PACKETS = 1, /* a payload of packets */
+    RT_FORMAT_BLOCK_END = 2,     /* last block; empty payload; flags say how it ended */
+};
+
+/* Block compression (u8). APPEND-ONLY. */
+enum rt_format_compression {
+    RT_FORMAT_COMPRESSION_NONE = 0,
+    RT_FORMAT_COMPRESSION_ZSTD = 1, /* one zstd frame */
+};
+
+/* Flags of an END block. */
+#define RT_FORMAT_END_EMERGENCY 0x1u /* written by the abnormal-exit flush */
+
+/* Packet types (u16). APPEND-ONLY. 0 is never written. */
+enum rt_format_packet_type {
+    RT_FORMAT_PACKET_CALL = 1,
+    RT_FORMAT_PACKET_MEMORY_UPDATE = 2,
+    RT_FORMAT_PACKET_FRAME_END = 3,
+    RT_FORMAT_PACKET_ANNOTATION = 4,
+    RT_FORMAT_PACKET_UNSUPPORTED = 5,
+    RT_FORMAT_PACKET_DEVICE_INFO = 6,
+    /* next: 7 (planned: memory update by reference, state snapshot) */
+};
+
+/* Fixed body prefixes (bytes) before the variable tail of each packet type. */
+#define RT_FORMAT_CALL_FIXED 24        /* command u32, thread u32, seq u64, ret u64 */
+#define RT_FORMAT_MEMORY_FIXED 16      /* memory id u64, offset u64 */
+#define RT_FORMAT_FRAME_FIXED 8        /* frame number u64 */
+#define RT_FORMAT_ANNOTATION_FIXED 4   /* kind u32 */
+#define RT_FORMAT_UNSUPPORTED_FIXED 16 /* command u32, thread u32, seq u64 */
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * trace/trace.h — the .rtrace file: a thread-safe streaming writer, a
+ * streaming reader that is safe on untrusted input, and abnormal-exit
+ * flushing. The byte layout is trace/FORMAT.md (constants in format.h).
+ *
+ * Owns: the file header (application, capture settings, capture device
+ * identity as plain integers, the trace's command-name table), blocks (zstd or
+ * raw, sizes, XXH3 checksums, counts) and packets (call, memory update, frame
+ * end, annotation, unsupported command, device info).
+ * Must not touch: Vulkan (no Vulkan headers, no Vulkan calls): call parameters
+ * are opaque bytes encoded by the generated codec.
+ * Entry points: rt_trace_writer_create / _call / _frame_end / _close,
+ * rt_trace_writer_install_exit_handlers, rt_trace_reader_open / _next.
+ */
+#ifndef RT_TRACE_H
+#define RT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Same limits as Vulkan's VK_MAX_* so a capture copies without truncating. */
+#define RT_TRACE_UUID_SIZE 16
+#define RT_TRACE_NAME_SIZE 256
+#define RT_TRACE_MAX_MEMORY_TYPES 32
+#define RT_TRACE_MAX_MEMORY_HEAPS 16
+
+struct rt_trace_memory_type {
+    uint32_t property_flags; /* VkMemoryPropertyFlags */
+    uint32_t heap_index;
+};
+
+struct rt_trace_memory_heap {
+    uint64_t size;
+    uint32_t flags; /* VkMemoryHeapFlags */
+};
+
+/** The capture device's identity, as plain integers (no Vulkan types). */
+struct rt_trace_device_info {
+    uint32_t vendor_id, device_id, driver_version;
+    uint32_t driver_id;   /* VkDriverId, 0 if unknown */
+    uint32_t api_version; /* the device's apiVersion */
+    uint32_t device_type; /* VkPhysicalDeviceType */
+    char device_name[RT_TRACE_NAME_SIZE]; /* NUL-terminated */
+    char driver_name[RT_TRACE_NAME_SIZE];
+    char driver_info[RT_TRACE_NAME_SIZE];
+    uint8_t pipeline_cache_uuid[RT_TRACE_UUID_SIZE];
+    uint8_t device_uuid[RT_TRACE_UUID_SIZE];
+    uint8_t driver_uuid[RT_TRACE_UUID_SIZE];
+    uint32_t memory_type_count;
+    struct rt_trace_memory_type memory_types[RT_TRACE_MAX_MEMORY_TYPES];
+    uint32_t memory_heap_count;
+    struct rt_trace_memory_heap memory_heaps[RT_TRACE_MAX_MEMORY_HEAPS];
+};
+
+/** Annotation kinds (u32 in the file). APPEND-ONLY. */
+enum rt_trace_annotation_kind {
+    RT_TRACE_ANNOTATION_NOTE = 0,       /* free text */
+    RT_TRACE_ANNOTATION_DEBUG_LABEL = 1, /* a debug-utils label */
+    RT_TRACE_ANNOTATION_SCREENSHOT = 2, /* a capture-time screenshot's file name */
+};
+
+/* ------------------------------------------------------------------ writer */
+
+enum rt_trace_compression {
+    RT_TRACE_COMPRESSION_DEFAULT = 0, /* zstd */
+    RT_TRACE_COMPRESSION_ZSTD,
+    RT_TRACE_COMPRESSION_NONE,
+};
+
+struct rt_trace_writer_options {
+    const char *path; /* final name; written as PATH.part and renamed on close */
+    enum rt_trace_compression compression;
+    int compression_level; /* zstd level; 0 = 3 */
+    size_t block_size;     /* raw bytes per block before it is sealed; 0 = 1 MiB */
+    const char *application_name, *engine_name; /* may be NULL */
+    uint32_t application_version, engine_version, api_version;
+    uint32_t vk_header_version; /* VK_HEADER_VERSION_COMPLETE of the capture */
+    const char *settings;       /* capture settings as text; may be NULL */
+    const char *const *command_names; /* the trace's command numbering */
+    uint32_t command_count;
+    const struct rt_trace_device_info *device; /* may be NULL: set later */
+};
+
+struct rt_trace_writer_stats {
+    uint64_t frames, calls, packets, blocks;
+    uint64_t memory_bytes; /* bytes of memory-update data */
+    uint64_t raw_bytes;    /* header + block headers + raw payloads */
+    uint64_t file_bytes;   /* size of the file written */
+};
+
+struct rt_trace_writer;
+
+/**
+ * Opens PATH.part for writing and starts the writer thread. The header is
+ * written lazily when the first block is sealed, so a device set before then
+ * lands in the header. Copies everything in options.
+ */
+RT_MUST_CHECK rt_status rt_trace_writer_create(const struct rt_trace_writer_options *options,
+                                               struct rt_trace_writer **writer_out);
+
+/** Sets the capture device: into the header if it is not sealed yet, else as a
+ * device-info packet. Thread-safe. */
+RT_MUST_CHECK rt_status rt_trace_writer_set_device_info(struct rt_trace_writer *w,
+                                                        const struct rt_trace_device_info *dev);
+
+/**
+ * Appends an API call. Thread-safe: the global sequence number is taken under
+ * the writer's lock, so file order is sequence order. params (size bytes) are
+ * copied. seq_out may be NULL.
+ */
+RT_MUST_CHECK rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id,
+                                             uint32_t thread_id, uint64_t return_value,
+                                             const void *params, size_t size, uint64_t *seq_out);
+
+/** Appends bytes written to mapped memory (split into several packets when
+ * larger than a block). */
+RT_MUST_CHECK rt_status rt_trace_writer_memory_update(struct rt_trace_writer *w, uint64_t memory_id,
+                                                      uint64_t offset, const void *data, size_t size);
+
+/** Ends the current frame and seals the block: a crash loses at most the
+ * frame in progress. */
+RT_MUST_CHECK rt_status rt_trace_writer_frame_end(struct rt_trace_writer *w);
+
+RT_MUST_CHECK rt_status rt_trace_writer_annotation(struct rt_trace_writer *w,
+                                                   enum rt_trace_annotation_kind kind,
+                                                   const char *text);
+
+/** Records that a call was forwarded but could not be encoded (and why). */
+RT_MUST_CHECK rt_status rt_trace_writer_unsupported(struct rt_trace_writer *w, uint32_t command_id,
+                                                    uint32_t thread_id, const char *reason);
+
+/**
+ * Flushes, writes the end block, fsyncs, renames PATH.part to PATH and frees
+ * the writer (also on error). stats_out may be NULL.
+ */
+RT_MUST_CHECK rt_status rt_trace_writer_close(struct rt_trace_writer *w,
+                                              struct rt_trace_writer_stats *stats_out);
+
+/**
+ * Registers w for abnormal-exit flushing: on SIGTERM, SIGINT, SIGABRT,
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and on exit() without close, every sealed
+ * block is written (uncompressed if it was still queued), an end block marked
+ * "emergency" is appended and the file is renamed; then the previous handler
+ * runs, or the default action. A later SIGSEGV handler (page guarding) should
+ * chain to the one it replaced for faults it does not own.
+ */
+RT_MUST_CHECK rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w);
+
+/**
+ * Async-signal-safe: writes every sealed block and renames the file. Runs at
+ * most once per writer; later appends are dropped. The in-progress (unsealed)
+ * block is lost. Returns false if w was already flushed or closed.
+ */
+bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w);
+
+/* ------------------------------------------------------------------ reader */
+
+struct rt_trace_header {
+    uint16_t version_major, version_minor;
+    uint32_t flags;
+    uint32_t vk_header_version;
+    uint8_t pointer_size;
+    uint8_t compression; /* enum rt_format_compression the writer chose */
+    const char *application_name; /* never NULL ("" when absent) */
+    const char *engine_name;
+    uint32_t application_version, engine_version, api_version;
+    const char *settings;
+    bool has_device;
+    struct rt_trace_device_info device;
+    uint32_t command_count;
+    const char *const *command_names;
+};
+
+enum rt_trace_packet_type {
+    RT_TRACE_PACKET_END = 0, /* not in files: the trace ended cleanly */
+    RT_TRACE_PACKET_CALL = 1,
+    RT_TRACE_PACKET_MEMORY_UPDATE = 2,
+    RT_TRACE_PACKET_FRAME_END = 3,
+    RT_TRACE_PACKET_ANNOTATION = 4,
+    RT_TRACE_PACKET_UNSUPPORTED = 5,
+    RT_TRACE_PACKET_DEVICE_INFO = 6,
+};
+
+/** A packet view; its pointers stay valid until the next rt_trace_reader_next. */
+struct rt_trace_packet {
+    enum rt_trace_packet_type type;
+    uint64_t seq;    /* global sequence number (every packet has one) */
+    uint64_t offset; /* file offset of the packet's block */
+    union {
+        struct { uint32_t command_id, thread_id; uint64_t return_value;
+                 const uint8_t *params; size_t size; } call;
+        struct { uint64_t memory_id, offset; const uint8_t *data; size_t size; } memory;
+        struct { uint64_t frame; } frame_end; /* frames count from 1 */
+        struct { uint32_t kind; const char *text; size_t length; } annotation;
+        struct { uint32_t command_id, thread_id; const char *reason; size_t length; } unsupported;
+        const struct rt_trace_device_info *device;
+    } u;
+};
+
+/** How far the trace read so far is good: counts whole validated blocks. */
+struct rt_trace_progress {
+    uint64_t good_bytes;      /* file header plus validated blocks */
+    uint64_t blocks, packets, calls, frames; /* frames = complete frames */
+    uint64_t raw_bytes;       /* uncompressed size of the same */
+    bool ended;               /* the end block was read and nothing follows */
+    bool emergency;           /* ... and it says the capture died */
+};
+
+struct rt_trace_reader;
+
+/** Opens and validates the header. Memory stays bounded by one block. */
+RT_MUST_CHECK rt_status rt_trace_reader_open(const char *path, struct rt_trace_reader **reader_out);
+
+/** Same over bytes in memory (not copied; they must outlive the reader). */
+RT_MUST_CHECK rt_status rt_trace_reader_open_memory(const void *data, size_t size,
+                                                    struct rt_trace_reader **reader_out);
+
+const struct rt_trace_header *rt_trace_reader_header(const struct rt_trace_reader *r);
+
+/**
+ * The next packet, or type RT_TRACE_PACKET_END when the trace ended cleanly.
+ * RT_ERR_BAD_INPUT names the block, its offset and what is wrong; after an
+ * error every later call returns the same error. Unknown packet and block
+ * types of a newer minor version are skipped.
+ */
+RT_MUST_CHECK rt_status rt_trace_reader_next(struct rt_trace_reader *r, struct rt_trace_packet *out);
+
+void rt_trace_reader_progress(const struct rt_trace_reader *r, struct rt_trace_progress *out);
+
+void rt_trace_reader_destroy(struct rt_trace_reader *r);
+
+/** "zstd", "none" or "unknown". */
+const char *rt_trace_compression_name(unsigned compression);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * trace/writer_packets.c — appending packets to the in-progress block.
+ * Every function takes the writer's lock for the whole packet, so a packet's
+ * sequence number and its place in the file agree.
+ */
+#include <string.h>
+
+#include "trace_internal.h"
+
+#define MAX_PACKET_BODY (RT_FORMAT_MAX_RAW_BLOCK - RT_FORMAT_PACKET_HEADER_SIZE)
+
+/* Checks the writer can take a packet of body_size bytes, seals the block if
+ * the packet would overflow it, and writes the packet header. Lock held. */
+static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t body_size,
+                              uint64_t *seq_out)
+{
+    if (body_size > MAX_PACKET_BODY)
+        return rt_errorf(RT_ERR_INTERNAL, "trace packet of %zu bytes exceeds the %u-byte limit",
+                         body_size, MAX_PACKET_BODY);
+    size_t need = RT_FORMAT_PACKET_HEADER_SIZE + body_size;
+    while (w->block.size > 0 && w->block.size + need > w->block_size && !atomic_load(&w->emergency))
+        rt_writer_seal_locked(w);
+    if (atomic_load(&w->emergency))
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer stopped by the emergency flush");
+    if (atomic_load(&w->failed))
+        return w->error;
+    if (w->closing)
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer is closing");
+    *seq_out = w->next_seq++;
+    if (w->packets++ == 0)
+        w->first_seq = *seq_out;
+    w->stats.packets++;
+    rt_enc_u16(&w->block, type);
+    rt_enc_u32(&w->block, (uint32_t)body_size);
+    return rt_ok_status();
+}
+
+/* Checks the encoding succeeded; seals the block when full or when asked. */
+static rt_status packet_end(struct rt_trace_writer *w, bool seal)
+{
+    if (w->block.failed) {
+        /* The block now holds a torn packet: drop it rather than write it. */
+        rt_enc_reset(&w->block);
+        w->packets = w->calls = w->frames = 0;
+        return rt_writer_fail_locked(w, rt_errorf(RT_ERR_INTERNAL, "trace writer: out of memory"));
+    }
+    if (seal || w->block.size >= w->block_size)
+        rt_writer_seal_locked(w);
+    return rt_ok_status();
+}
+
+static rt_status check_command(const struct rt_trace_writer *w, uint32_t command_id)
+{
+    if (command_id >= w->header.command_count)
+        return rt_errorf(RT_ERR_INTERNAL, "command id %u is outside the trace's table of %u",
+                         command_id, w->header.command_count);
+    return rt_ok_status();
+}
+
+rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, uint32_t thread_id,
+                               uint64_t return_value, const void *params, size_t size,
+                               uint64_t *seq_out)
+{
+    if (size && !params)
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer: %zu parameter bytes at NULL", size);
+    RT_TRY(check_command(w, command_id));
+    uint64_t seq = 0;
+    pthread_mutex_lock(&w->lock);
+    rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL, RT_FORMAT_CALL_FIXED + size, &seq);
+    if (rt_ok(&s)) {
+        rt_enc_u32(&w->block, command_id);
+        rt_enc_u32(&w->block, thread_id);
+        rt_enc_u64(&w->block, seq);
+        rt_enc_u64(&w->block, return_value);
+        rt_enc_bytes(&w->block, params, size);
+        w->calls++;
+        w->stats.calls++;
+        s = packet_end(w, false);
+    }
+    pthread_mutex_unlock(&w->lock);
+    if (rt_ok(&s) && seq_out)
+        *seq_out = seq;
+    return s;
+}
+
+rt_status rt_trace_writer_memory_update(struct rt_trace_writer *w, uint64_t memory_id,
+                                        uint64_t offset, const void *data, size_t size)
+{
+    if (size && !data)
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer: %zu memory bytes at NULL", size);
+    /* Chunks fit one block each, so no block outgrows block_size by much. */
+    size_t chunk_max = w->block_size - RT_FORMAT_PACKET_HEADER_SIZE - RT_FORMAT_MEMORY_FIXED;
+    const uint8_t *p = data;
+    rt_status s = rt_ok_status();
+    pthread_mutex_lock(&w->lock);
+    do {
+        size_t chunk = size < chunk_max ? size : chunk_max;
+        uint64_t seq;
+        s = packet_begin(w, RT_FORMAT_PACKET_MEMORY_UPDATE, RT_FORMAT_MEMORY_FIXED + chunk, &seq);
+        if (!rt_ok(&s))
+            break;
+        rt_enc_u64(&w->block, memory_id);
+        rt_enc_u64(&w->block, offset);
+        rt_enc_bytes(&w->block, p, chunk);
+        w->stats.memory_bytes += chunk;
+        s = packet_end(w, false);
+        p = chunk ? p + chunk : p;
+        offset += chunk;
+        size -= chunk;
+    } while (rt_ok(&s) && size > 0);
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
+rt_status rt_trace_writer_frame_end(struct rt_trace_writer *w)
+{
+    uint64_t seq;
+    pthread_mutex_lock(&w->lock);
+    rt_status s = packet_begin(w, RT_FORMAT_PACKET_FRAME_END, RT_FORMAT_FRAME_FIXED, &seq);
+    if (rt_ok(&s)) {
+        rt_enc_u64(&w->block, ++w->frame_number);
+        w->frames++;
+        w->stats.frames++;
+        s = packet_end(w, true);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
+rt_status rt_trace_writer_annotation(struct rt_trace_writer *w, enum rt_trace_annotation_kind kind,
+                                     const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    uint64_t seq;
+    pthread_mutex_lock(&w->lock);
+    rt_status s = packet_begin(w, RT_FORMAT_PACKET_ANNOTATION, RT_FORMAT_ANNOTATION_FIXED + n, &seq);
+    if (rt_ok(&s)) {
+        rt_enc_u32(&w->block, (uint32_t)kind);
+        rt_enc_bytes(&w->block, text, n);
+        s = packet_end(w, false);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
+rt_status rt_trace_writer_unsupported(struct rt_trace_writer *w, uint32_t command_id,
+                                      uint32_t thread_id, const char *reason)
+{
+    RT_TRY(check_command(w, command_id));
+    size_t n = reason ? strlen(reason) : 0;
+    uint64_t seq;
+    pthread_mutex_lock(&w->lock);
+    rt_status s = packet_begin(w, RT_FORMAT_PACKET_UNSUPPORTED, RT_FORMAT_UNSUPPORTED_FIXED + n, &seq);
+    if (rt_ok(&s)) {
+        rt_enc_u32(&w->block, command_id);
+        rt_enc_u32(&w->block, thread_id);
+        rt_enc_u64(&w->block, seq);
+        rt_enc_bytes(&w->block, reason, n);
+        s = packet_end(w, false);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
+rt_status rt_trace_writer_set_device_info(struct rt_trace_writer *w,
+                                          const struct rt_trace_device_info *dev)
+{
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_format_encode_device(&enc, dev);
+    if (enc.failed) {
+        rt_enc_finish(&enc);
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer: out of memory");
+    }
+    rt_status s = rt_ok_status();
+    uint64_t seq;
+    pthread_mutex_lock(&w->lock);
+    if (!w->header_sealed) {
+        w->header.device = *dev; /* the header is still to be written: it goes there */
+        w->header.has_device = true;
+    } else {
+        s = packet_begin(w, RT_FORMAT_PACKET_DEVICE_INFO, enc.size, &seq);
+        if (rt_ok(&s)) {
+            rt_enc_bytes(&w->block, enc.data, enc.size);
+            s = packet_end(w, false);
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    rt_enc_finish(&enc);
+    return s;
+}
