@@ -162,6 +162,18 @@ static rt_status check_bools(const char *what, const void *want, const void *hav
     return rt_ok_status();
 }
 
+/* Adds to WANT each member true in OPTIONAL that HAVE supports. */
+static void add_optional(void *want, const void *optional, const void *have, size_t offset,
+                         size_t size)
+{
+    VkBool32 *w = (VkBool32 *)((char *)want + offset);
+    const VkBool32 *o = (const VkBool32 *)((const char *)optional + offset);
+    const VkBool32 *h = (const VkBool32 *)((const char *)have + offset);
+    for (size_t i = 0; i < (size - offset) / sizeof(VkBool32); i++)
+        if (o[i] && h[i])
+            w[i] = VK_TRUE;
+}
+
 struct feature_chain {
     VkPhysicalDeviceFeatures2 f2;
     VkPhysicalDeviceVulkan11Features f11;
@@ -210,6 +222,11 @@ static rt_status create_device(struct rt_app *app)
         want.f12.timelineSemaphore = VK_TRUE;
         want.f13.synchronization2 = VK_TRUE;
     }
+    if (d->optional12)
+        add_optional(&want.f12, d->optional12, &have.f12,
+                     offsetof(VkPhysicalDeviceVulkan12Features, samplerMirrorClampToEdge),
+                     sizeof want.f12);
+    app->enabled12 = want.f12;
     RT_TRY(check_bools("Vulkan 1.0", &want.f2.features, &have.f2.features, 0,
                        sizeof(VkPhysicalDeviceFeatures)));
     RT_TRY(check_bools("Vulkan 1.1", &want.f11, &have.f11,

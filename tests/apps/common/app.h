@@ -74,6 +74,9 @@ struct rt_app_desc {
     const VkPhysicalDeviceVulkan11Features *features11;
     const VkPhysicalDeviceVulkan12Features *features12;
     const VkPhysicalDeviceVulkan13Features *features13;
+    /* Vulkan 1.2 features enabled where the device has them; the app reads
+     * app->enabled12 to choose its path. */
+    const VkPhysicalDeviceVulkan12Features *optional12;
     /* The framework itself synchronises with vkQueueSubmit2, barrier2 and one
      * timeline semaphore instead of fences (the modern app). */
     bool sync2;
@@ -120,6 +123,7 @@ struct rt_app {
     VkPhysicalDevice physical;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
+    VkPhysicalDeviceVulkan12Features enabled12; /* pNext is not meaningful */
     VkDevice device;
     uint32_t queue_family;
     VkQueue queue;
