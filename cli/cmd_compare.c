@@ -147,7 +147,7 @@ int cmd_compare_run(int argc, char **argv)
     struct rt_compare_result result;
     st = rt_compare_images(&golden, &actual, &a.options, &result);
     if (rt_ok(&st) && a.diff_path && result.diff.rgba)
-        st = rt_png_write_file(a.diff_path, &result.diff);
+        st = rt_png_write_file_fast(a.diff_path, &result.diff);
     else if (rt_ok(&st) && a.diff_path)
         fprintf(stderr, "retrace compare: no diff image for images of different sizes\n");
     rc = rt_ok(&st) ? report(&a, &result) : cli_fail(st);

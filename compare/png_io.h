@@ -61,6 +61,12 @@ rt_status rt_png_read_memory(const void *data, size_t size, struct rt_image *out
 rt_status rt_png_write_file(const char *path, const struct rt_image *image) RT_MUST_CHECK;
 
 /**
+ * As rt_png_write_file, trading size for time (zlib level 1, Sub filter): about
+ * five times faster and a quarter larger. For diff images, not goldens.
+ */
+rt_status rt_png_write_file_fast(const char *path, const struct rt_image *image) RT_MUST_CHECK;
+
+/**
  * As rt_png_write_file, into a malloc'd buffer: *out receives it (the caller
  * frees it with free()) and *size_out its length. Same bytes as the file.
  */

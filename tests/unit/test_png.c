@@ -74,6 +74,13 @@ Test(png, file_round_trip_matches_memory_bytes)
     st = rt_png_read_file(path, &back);
     cr_assert(rt_ok(&st), "%s", st.msg);
     cr_assert_eq(memcmp(back.rgba, im.rgba, 5 * 9 * 4), 0);
+    rt_image_finish(&back);
+    st = rt_png_write_file_fast(path, &im); /* other zlib settings, same pixels */
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    st = rt_png_read_file(path, &back);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    cr_assert_eq(memcmp(back.rgba, im.rgba, 5 * 9 * 4), 0);
+    cr_assert_eq(rt_png_write_file("/nonexistent/dir/x.png", &im).code, RT_ERR_INTERNAL);
     remove(path);
     close(fd);
     rt_image_finish(&back);
