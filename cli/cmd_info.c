@@ -151,7 +151,7 @@ static void print_header_text(const struct info *in)
     version_str(h->engine_version, engine);
     version_str(h->api_version, api);
     printf("trace        %s\n", in->path);
-    printf("format       %u.%u (Vulkan headers %s, %u-bit pointers, %s blocks)\n",
+    printf("format       %u.%u (Vulkan headers %s, %u-bit pointers, compression %s)\n",
            h->version_major, h->version_minor, vk, h->pointer_size * 8u,
            rt_trace_compression_name(h->compression));
     printf("application  %s %s (engine %s %s, API %s)\n", h->application_name, app,

@@ -122,7 +122,7 @@ static rt_status run(const struct options *o)
         .compression = o->none ? RT_TRACE_COMPRESSION_NONE : RT_TRACE_COMPRESSION_ZSTD,
         .application_name = "make_trace", .application_version = VERSION(1, 0, 0),
         .engine_name = "none", .api_version = VERSION(1, 3, 0),
-        .vk_header_version = VERSION(1, 3, 239), .settings = "RETRACE_COMPRESSION=zstd",
+        .vk_header_version = VERSION(1, 3, 239), .settings = o->none ? "RETRACE_COMPRESSION=none" : "RETRACE_COMPRESSION=zstd",
         .command_names = names, .command_count = sizeof names / sizeof names[0],
         .device = o->late_device ? NULL : &dev};
     struct rt_trace_writer *w;

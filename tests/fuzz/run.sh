@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/fuzz/run.sh BUILDDIR SECONDS — runs each libFuzzer harness built in
+# BUILDDIR (configured with -Dfuzz=true) for SECONDS, from a seed corpus of
+# traces written by the trace writer (tests/cli/make_trace), and prints the
+# executions and findings of each. Exit 1 if anything was found.
+# The corpus and any crashing inputs stay in BUILDDIR/fuzz/.
+set -eu
+build=${1:?usage: run.sh BUILDDIR SECONDS}
+seconds=${2:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$build/fuzz
+make_trace=$build/tests/cli/make_trace
+
+if [ ! -x "$build/tests/fuzz/fuzz_reader" ]; then
+    echo "run.sh: $build/tests/fuzz/fuzz_reader is not built (configure with -Dfuzz=true)" >&2
+    exit 2
+fi
+mkdir -p "$work/seeds-reader" "$work/corpus-reader" "$work/findings"
+
+# Seeds: every packet type, both compressions, a late device, many blocks.
+"$make_trace" "$work/seeds-reader/zstd.rtrace" --frames 2 >/dev/null
+"$make_trace" "$work/seeds-reader/none.rtrace" --frames 2 --none >/dev/null
+"$make_trace" "$work/seeds-reader/late.rtrace" --frames 2 --late-device --none >/dev/null
+"$make_trace" "$work/seeds-reader/blocks.rtrace" --frames 1 --draws 300 --block-size 4096 >/dev/null
+for f in "$here"/../data/traces/*.rtrace; do
+    [ -f "$f" ] && cp "$f" "$work/seeds-reader/"
+done
+
+status=0
+for harness in "$build"/tests/fuzz/fuzz_*; do
+    [ -f "$harness" ] && [ -x "$harness" ] || continue
+    name=$(basename "$harness" | sed 's/^fuzz_//')
+    mkdir -p "$work/corpus-$name" "$work/seeds-$name"
+    log=$work/$name.log
+    before=$(ls "$work/findings" | grep -c "^$name-" || true)
+    # -fork would use both cores; one process keeps the machine usable.
+    nice "$harness" -max_total_time="$seconds" -print_final_stats=1 \
+        -artifact_prefix="$work/findings/$name-" \
+        "$work/corpus-$name" "$work/seeds-$name" >"$log" 2>&1 || true
+    after=$(ls "$work/findings" | grep -c "^$name-" || true)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
+    corpus=$(ls "$work/corpus-$name" | wc -l)
+    findings=$((after - before))
+    echo "fuzz $name: ${seconds}s, ${execs:-0} executions, coverage ${cov:-?} edges," \
+         "corpus $corpus, findings $findings"
+    if [ "$findings" -gt 0 ] || grep -q "ERROR: libFuzzer\|SUMMARY: .*Sanitizer" "$log"; then
+        echo "fuzz $name: FINDING, see $log and $work/findings/" >&2
+        status=1
+    fi
+done
+exit $status
