@@ -5,6 +5,11 @@
   check_app.py deterministic EXE          two offscreen runs, screenshots of
                                           frames 1,3 must be byte-identical
   check_app.py offscreen-vs-window EXE    frame 3 offscreen == frame 3 windowed
+  check_app.py same-pixels EXE "ARGS A" "ARGS B"
+                                          offscreen screenshots with two sets of
+                                          options must be identical
+  check_app.py usage EXE                  bad command lines exit 2, --help 0
+  check_app.py no-display EXE             windowed without DISPLAY exits 4
 
 Windowed runs exit 77 (meson's "skipped") when there is no DISPLAY.
 Screenshots are compared byte for byte: both runs use the same PNG writer, so
@@ -52,11 +57,55 @@ def same_files(dir_a, dir_b, names):
     return ok
 
 
+BAD_COMMAND_LINES = [
+    ["--frames", "0"],
+    ["--frames", "12abc"],
+    ["--frames"],
+    ["--no-such-option"],
+    ["--width", "-5"],
+    ["--screenshot-dir", "/tmp"],
+    ["--screenshot-frames", "1,x"],
+    ["--screenshot-frames", "5-2", "--screenshot-dir", "/tmp"],
+]
+
+
+def usage(exe):
+    ok = True
+    for args in BAD_COMMAND_LINES:
+        proc = subprocess.run([exe] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        print(f"{args}: exit {proc.returncode}: {lines[0] if lines else ''}")
+        if proc.returncode != 2 or not lines:
+            print("FAIL: expected exit 2 and a one-line reason")
+            ok = False
+    proc = subprocess.run([exe, "--help"], stdout=subprocess.PIPE, text=True, timeout=60)
+    if proc.returncode != 0 or "--screenshot-frames" not in proc.stdout:
+        print("FAIL: --help")
+        ok = False
+    return 0 if ok else 1
+
+
+def no_display(exe):
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    proc = subprocess.run([exe, "--frames", "1"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=env, timeout=60)
+    print(proc.stdout, end="")
+    if proc.returncode != 4:
+        print(f"FAIL: exit {proc.returncode}, expected 4")
+        return 1
+    return 0
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
         return 2
     mode, exe, extra = argv[1], argv[2], argv[3:]
+    if mode == "usage":
+        return usage(exe)
+    if mode == "no-display":
+        return no_display(exe)
     windowed = mode == "offscreen-vs-window" or (mode == "run" and "--offscreen" not in extra)
     if windowed and not os.environ.get("DISPLAY"):
         print("skip: no DISPLAY for a windowed run")
@@ -68,6 +117,9 @@ def main(argv):
         if mode == "deterministic":
             a = shots(exe, ["--offscreen"], tmp, "a")
             b = shots(exe, ["--offscreen"], tmp, "b")
+        elif mode == "same-pixels" and len(extra) == 2:
+            a = shots(exe, ["--offscreen"] + extra[0].split(), tmp, "a")
+            b = shots(exe, ["--offscreen"] + extra[1].split(), tmp, "b")
         elif mode == "offscreen-vs-window":
             a = shots(exe, ["--offscreen"], tmp, "offscreen")
             b = shots(exe, [], tmp, "window")

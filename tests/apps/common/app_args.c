@@ -126,10 +126,16 @@ rt_status rt_app_parse_args(const struct rt_app_desc *desc, int argc, char **arg
             a.validate = true;
         } else {
             rt_status st = rt_ok_status();
-            if (i + 1 >= argc)
-                return rt_errorf(RT_ERR_USAGE, "%s: unknown option or missing value", flag);
-            if (!parse_valued(desc, flag, argv[i + 1], &a, &st))
+            /* A trial parse of a harmless value tells a known flag from a typo
+             * (an app option's trial value is overwritten by the real parse). */
+            struct rt_app_args trial = a;
+            bool known = parse_valued(desc, flag, "1", &trial, &st);
+            if (!known)
                 return rt_errorf(RT_ERR_USAGE, "unknown option '%s'", flag);
+            if (i + 1 >= argc)
+                return rt_errorf(RT_ERR_USAGE, "%s needs a value", flag);
+            st = rt_ok_status();
+            parse_valued(desc, flag, argv[i + 1], &a, &st);
             RT_TRY(st);
             i++;
         }
