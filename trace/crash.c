@@ -120,6 +120,29 @@ static bool write_end(struct rt_trace_writer *w, uint64_t off_in, uint64_t *off)
     return pwrite_all(w->fd, head, sizeof head, off_in);
 }
 
+/*
+ * The in-progress block, when no thread is appending to it. trylock is not on
+ * POSIX's async-signal-safe list, but glibc's is a single atomic operation;
+ * if the interrupted thread holds the lock (a fault inside an append), the
+ * block may be torn and is left out.
+ */
+static bool write_in_progress(struct rt_trace_writer *w, uint64_t *off)
+{
+    bool ok = true;
+    if (!w->header_sealed && !w->header_bytes.failed) {
+        ok = pwrite_all(w->fd, w->header_bytes.data, w->header_bytes.size, *off);
+        *off += w->header_bytes.size;
+    }
+    if (ok && w->block.size > 0 && !w->block.failed) {
+        struct rt_writer_slot open_block = {
+            .kind = RT_SLOT_PACKETS, .data = w->block.data, .size = w->block.size,
+            .packets = w->packets, .calls = w->calls, .frames = w->frames,
+            .first_seq = w->first_seq};
+        ok = write_claimed(w, &open_block, off);
+    }
+    return ok;
+}
+
 bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
 {
     bool expected = false;
@@ -129,8 +152,6 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     /* Seal index first: every block below it was published before we looked. */
     uint64_t sealed = atomic_load(&w->seal_index);
     uint64_t i = atomic_load(&w->write_index);
-    if (sealed == 0)
-        return true; /* not even the header was sealed: leave the empty .part */
     bool own = false, ok = true;
     uint64_t off = 0;
     for (; i < sealed && ok; i++) {
@@ -151,10 +172,16 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     }
     if (!own)
         off = atomic_load(&w->durable_end);
-    if (ok && write_end(w, off, &off) && ftruncate(w->fd, (off_t)off) == 0) {
+    bool locked = !on_writer && pthread_mutex_trylock(&w->lock) == 0;
+    if (locked && ok)
+        ok = write_in_progress(w, &off);
+    bool have_header = sealed > 0 || locked;
+    if (ok && have_header && write_end(w, off, &off) && ftruncate(w->fd, (off_t)off) == 0) {
         fsync(w->fd);
         rename(w->part_path, w->path);
     }
+    if (locked)
+        pthread_mutex_unlock(&w->lock);
     return true;
 }
 

@@ -104,6 +104,8 @@ static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) 
 
 static rt_status check_fixed_header(struct rt_trace_reader *r, const uint8_t *fixed, size_t got)
 {
+    if (got == 0 && r->file && ferror(r->file))
+        return FAIL(r, "cannot read: %s", strerror(errno));
     if (got == 0)
         return FAIL(r, "empty file (0 bytes): not an .rtrace trace");
     if (got < RT_FORMAT_MAGIC_SIZE || memcmp(fixed, RT_FORMAT_MAGIC, RT_FORMAT_MAGIC_SIZE))

@@ -142,17 +142,20 @@ RT_MUST_CHECK rt_status rt_trace_writer_close(struct rt_trace_writer *w,
 /**
  * Registers w for abnormal-exit flushing: on SIGTERM, SIGINT, SIGABRT,
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE and on exit() without close, every sealed
- * block is written (uncompressed if it was still queued), an end block marked
- * "emergency" is appended and the file is renamed; then the previous handler
- * runs, or the default action. A later SIGSEGV handler (page guarding) should
- * chain to the one it replaced for faults it does not own.
+ * block is written (uncompressed if it was still queued), then the block in
+ * progress unless a thread was inside an append, an end block marked
+ * "emergency", and the file is renamed; then the previous handler runs, or
+ * the default action. Signals that were ignored stay ignored. A later
+ * SIGSEGV handler (page guarding) should chain to the one it replaced for
+ * faults it does not own, or call rt_trace_writer_emergency_flush itself.
  */
 RT_MUST_CHECK rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w);
 
 /**
- * Async-signal-safe: writes every sealed block and renames the file. Runs at
- * most once per writer; later appends are dropped. The in-progress (unsealed)
- * block is lost. Returns false if w was already flushed or closed.
+ * Async-signal-safe (see crash.c for the one caveat, a trylock): writes what
+ * rt_trace_writer_install_exit_handlers describes and renames the file. Runs
+ * at most once per writer; later appends fail and close reports it. Returns
+ * false if w was already flushed.
  */
 bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w);
 

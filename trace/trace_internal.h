@@ -100,6 +100,8 @@ struct rt_trace_writer {
     /* Under lock. */
     struct rt_trace_header header; /* strings owned (strdup), names too */
     bool header_sealed, closing;
+    struct rt_enc header_bytes; /* the encoded header, kept current until sealed,
+                                   so the emergency flush can write it */
     struct rt_enc block; /* the block being filled */
     uint32_t packets, calls, frames;
     uint64_t first_seq, next_seq, frame_number;
@@ -118,6 +120,9 @@ struct rt_trace_writer {
     uint8_t *zbuf;
     size_t zcap;
 };
+
+/** Re-encodes w->header into w->header_bytes (lock held, header not sealed). */
+void rt_writer_encode_header_locked(struct rt_trace_writer *w);
 
 /** Seals the in-progress block (lock held); used by the exit() handler. */
 void rt_writer_seal_locked(struct rt_trace_writer *w);

@@ -201,21 +201,26 @@ static void swap_into_slot(struct rt_writer_slot *slot, struct rt_enc *enc)
     enc->failed = false;
 }
 
+void rt_writer_encode_header_locked(struct rt_trace_writer *w)
+{
+    rt_enc_reset(&w->header_bytes);
+    rt_format_encode_file_header(&w->header_bytes, &w->header);
+}
+
 static void seal_header_locked(struct rt_trace_writer *w)
 {
     w->header_sealed = true;
-    struct rt_enc enc;
-    rt_enc_init(&enc);
-    rt_format_encode_file_header(&enc, &w->header);
-    struct rt_writer_slot *slot = enc.failed ? NULL : acquire_slot(w);
-    if (slot) {
-        swap_into_slot(slot, &enc);
-        slot->kind = RT_SLOT_HEADER;
-        publish_slot(w, slot);
-    } else if (enc.failed) {
+    if (w->header_bytes.failed) {
         rt_writer_fail_locked(w, rt_errorf(RT_ERR_INTERNAL, "out of memory encoding the header"));
+        return;
     }
-    rt_enc_finish(&enc);
+    struct rt_writer_slot *slot = acquire_slot(w);
+    if (!slot)
+        return;
+    /* The slot takes the bytes; header_bytes keeps the slot's old buffer. */
+    swap_into_slot(slot, &w->header_bytes);
+    slot->kind = RT_SLOT_HEADER;
+    publish_slot(w, slot);
 }
 
 void rt_writer_seal_locked(struct rt_trace_writer *w)
@@ -301,6 +306,7 @@ static void writer_free(struct rt_trace_writer *w)
     for (int i = 0; i < RT_WRITER_SLOTS; i++)
         free(w->slots[i].data);
     rt_enc_finish(&w->block);
+    rt_enc_finish(&w->header_bytes);
     ZSTD_freeCCtx(w->cctx);
     free(w->zbuf);
     free(w->path);
@@ -311,6 +317,9 @@ static void writer_free(struct rt_trace_writer *w)
 static rt_status open_writer(struct rt_trace_writer *w, const struct rt_trace_writer_options *o)
 {
     RT_TRY(copy_header(w, o));
+    rt_writer_encode_header_locked(w); /* no other thread knows w yet */
+    if (w->header_bytes.failed)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     size_t n = strlen(o->path);
     w->path = strdup(o->path);
     w->part_path = malloc(n + sizeof ".part");
@@ -342,6 +351,7 @@ rt_status rt_trace_writer_create(const struct rt_trace_writer_options *o,
     w->block_size = bs < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE
                     : bs > RT_FORMAT_MAX_RAW_BLOCK ? RT_FORMAT_MAX_RAW_BLOCK : bs;
     rt_enc_init(&w->block);
+    rt_enc_init(&w->header_bytes);
     rt_status s = open_writer(w, o);
     if (!rt_ok(&s)) {
         if (w->fd >= 0) {

@@ -178,6 +178,7 @@ rt_status rt_trace_writer_set_device_info(struct rt_trace_writer *w,
     if (!w->header_sealed) {
         w->header.device = *dev; /* the header is still to be written: it goes there */
         w->header.has_device = true;
+        rt_writer_encode_header_locked(w);
     } else {
         s = packet_begin(w, RT_FORMAT_PACKET_DEVICE_INFO, enc.size, &seq);
         if (rt_ok(&s)) {

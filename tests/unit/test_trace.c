@@ -883,30 +883,56 @@ static void check_flushed(const char *how, int expect_signal, uint64_t extra_cal
     cr_assert(rt_ok(&s.status), "%s: %s", how, s.status.msg);
     cr_assert(s.progress.ended && s.progress.emergency, "%s: no emergency end block", how);
     cr_assert_eq(s.frames, (uint64_t)frames, "%s: every completed frame is on disk", how);
-    /* make_trace: frames * (4 draws + 2) + 2 calls, then 3 of an unfinished frame. */
+    /* make_trace: frames * (4 draws + 2) + 2 calls, then 3 of an unfinished frame
+     * that are kept too when no thread was appending at the crash. */
     cr_assert_eq(s.calls, (uint64_t)frames * 6 + 2 + extra_calls, "%s", how);
     free(data);
 }
 
 Test(trace, abort_flushes_completed_frames_and_renames)
 {
-    check_flushed("abort", SIGABRT, 0);
+    check_flushed("abort", SIGABRT, 3);
 }
 
 Test(trace, sigterm_flushes_completed_frames_and_renames)
 {
-    check_flushed("term", SIGTERM, 0);
+    check_flushed("term", SIGTERM, 3);
 }
 
 Test(trace, sigsegv_flushes_completed_frames_and_renames)
 {
-    check_flushed("segv", SIGSEGV, 0);
+    check_flushed("segv", SIGSEGV, 3);
 }
 
 Test(trace, exit_without_close_flushes_everything_appended)
 {
-    /* exit() is not a signal: the unfinished frame's calls are sealed too. */
     check_flushed("exit", 0, 3);
+}
+
+Test(trace, emergency_flush_before_any_block_was_sealed_keeps_the_calls)
+{
+    char *path = tmp_path("early-crash.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_TRACE_COMPRESSION_DEFAULT, 0, false);
+    struct rt_trace_device_info dev;
+    test_device(&dev);
+    OK(rt_trace_writer_set_device_info(w, &dev)); /* re-encodes the pending header */
+    for (uint32_t i = 0; i < 5; i++)
+        OK(rt_trace_writer_call(w, 2, 1, i, &i, sizeof i, NULL));
+    cr_assert(rt_trace_writer_emergency_flush(w));
+    cr_assert_eq(access(path, F_OK), 0, "renamed although no block was sealed");
+    size_t size;
+    uint8_t *data = slurp(path, &size);
+    struct rt_trace_reader *r;
+    OK(rt_trace_reader_open_memory(data, size, &r));
+    check_device(&rt_trace_reader_header(r)->device);
+    rt_trace_reader_destroy(r);
+    struct summary s;
+    read_all(data, size, &s);
+    cr_assert(rt_ok(&s.status), "%s", s.status.msg);
+    cr_assert_eq(s.calls, 5);
+    cr_assert(s.progress.emergency);
+    free(data);
+    cr_assert_neq(rt_trace_writer_close(w, NULL).code, RT_OK);
 }
 
 Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
@@ -927,5 +953,40 @@ Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
     cr_assert(rt_ok(&s.status), "%s", s.status.msg);
     cr_assert_eq(s.frames, 4);
     cr_assert(s.progress.emergency);
+    free(data);
+}
+
+/* -------------------------------------------------------- compatibility */
+
+Test(trace, a_committed_version_1_0_trace_still_reads)
+{
+    /* Written by tests/cli/make_trace at format 1.0; never regenerate it: it
+     * is how a change that breaks old traces gets noticed. */
+    const char *dir = getenv("RT_TEST_DATA");
+    cr_assert_not_null(dir, "RT_TEST_DATA is not set");
+    char path[512];
+    snprintf(path, sizeof path, "%s/traces/v1.0-small.rtrace", dir);
+    size_t size;
+    uint8_t *data = slurp(path, &size);
+    struct rt_trace_reader *r;
+    OK(rt_trace_reader_open_memory(data, size, &r));
+    const struct rt_trace_header *h = rt_trace_reader_header(r);
+    cr_assert_eq(h->version_major, 1);
+    cr_assert_eq(h->version_minor, 0);
+    cr_assert_str_eq(h->application_name, "make_trace");
+    cr_assert_str_eq(h->device.device_name, "Test GPU");
+    cr_assert_eq(h->device.vendor_id, 0x1234);
+    cr_assert_eq(h->command_count, 6);
+    cr_assert_str_eq(h->command_names[3], "vkCmdDraw");
+    rt_trace_reader_destroy(r);
+    struct summary s;
+    read_all(data, size, &s);
+    cr_assert(rt_ok(&s.status), "%s", s.status.msg);
+    cr_assert_eq(s.frames, 2);
+    cr_assert_eq(s.calls, 14);
+    cr_assert_eq(s.unsupported, 1);
+    cr_assert_eq(s.annotations, 1);
+    cr_assert_eq(s.memory_bytes, 512);
+    cr_assert(s.progress.ended && !s.progress.emergency);
     free(data);
 }
