@@ -267,7 +267,10 @@ static void install_handlers_locked(void)
         sigemptyset(&sa.sa_mask);
         sigaction(fatal_signals[k], &sa, &previous[k]);
     }
-    atexit(on_exit_without_close);
+    static bool atexit_registered;
+    if (!atexit_registered)
+        atexit(on_exit_without_close);
+    atexit_registered = true;
     handlers_installed = true;
 }
 
@@ -296,6 +299,20 @@ rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w)
         install_handlers_locked();
     pthread_mutex_unlock(&install_lock);
     return rt_ok_status();
+}
+
+void rt_trace_writer_uninstall_exit_handlers(void)
+{
+    pthread_mutex_lock(&install_lock);
+    for (size_t k = 0; handlers_installed && k < SIGNAL_COUNT; k++) {
+        struct sigaction current;
+        /* Only where ours is still the handler: a later one chains to us. */
+        if (sigaction(fatal_signals[k], NULL, &current) == 0 &&
+            (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_fatal_signal)
+            sigaction(fatal_signals[k], &previous[k], NULL);
+    }
+    handlers_installed = false;
+    pthread_mutex_unlock(&install_lock);
 }
 
 void rt_writer_unregister(struct rt_trace_writer *w)

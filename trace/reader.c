@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "trace_internal.h"
@@ -21,6 +22,7 @@
 
 struct rt_trace_reader {
     FILE *file;          /* or NULL for a memory source */
+    uint64_t file_size;  /* of a regular file, else UINT64_MAX */
     const uint8_t *mem;
     size_t mem_size;
     uint64_t offset;     /* next byte to read */
@@ -72,6 +74,11 @@ static size_t fetch(struct rt_trace_reader *r, size_t n, const uint8_t **out)
         got = n < left ? n : left;
         *out = r->mem + r->offset;
     } else {
+        /* A regular file's size caps the buffer, so a lying size field in a
+         * small file does not make us allocate the 64 MiB limit. */
+        uint64_t left = r->file_size - r->offset;
+        if (r->file_size != UINT64_MAX && n > left)
+            n = (size_t)left;
         if (!grow(&r->stored, &r->stored_cap, n ? n : 1))
             return 0;
         got = fread(r->stored, 1, n, r->file);
@@ -466,6 +473,9 @@ rt_status rt_trace_reader_open(const char *path, struct rt_trace_reader **reader
         free(r);
         return s;
     }
+    struct stat st;
+    bool regular = fstat(fileno(r->file), &st) == 0 && S_ISREG(st.st_mode);
+    r->file_size = regular ? (uint64_t)st.st_size : UINT64_MAX; /* pipes stream */
     return open_common(r, reader_out);
 }
 

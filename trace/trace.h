@@ -152,6 +152,15 @@ RT_MUST_CHECK rt_status rt_trace_writer_close(struct rt_trace_writer *w,
 RT_MUST_CHECK rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w);
 
 /**
+ * Restores the signal dispositions found at install time, where ours is still
+ * the installed handler. A shared library (the capture layer) calls it before
+ * it can be unloaded, so no handler points into unmapped code. The atexit
+ * hook stays (glibc runs a library's atexit hooks at dlclose) and finds no
+ * registered writer once all were closed.
+ */
+void rt_trace_writer_uninstall_exit_handlers(void);
+
+/**
  * Async-signal-safe (see crash.c for the one caveat, a trylock): writes what
  * rt_trace_writer_install_exit_handlers describes and renames the file. Runs
  * at most once per writer; later appends fail and close reports it. Returns

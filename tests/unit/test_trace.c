@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -954,6 +955,23 @@ Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
     cr_assert_eq(s.frames, 4);
     cr_assert(s.progress.emergency);
     free(data);
+}
+
+Test(trace, exit_handlers_chain_and_uninstall_restores_the_previous_disposition)
+{
+    struct sigaction before, during, after;
+    cr_assert_eq(sigaction(SIGTERM, NULL, &before), 0);
+    struct rt_trace_writer *w = open_writer(tmp_path("h.rtrace"), RT_TRACE_COMPRESSION_DEFAULT,
+                                            0, true);
+    OK(rt_trace_writer_install_exit_handlers(w));
+    OK(rt_trace_writer_install_exit_handlers(w)); /* idempotent */
+    cr_assert_eq(sigaction(SIGTERM, NULL, &during), 0);
+    cr_assert(during.sa_flags & SA_SIGINFO, "no handler installed");
+    OK(rt_trace_writer_close(w, NULL));
+    rt_trace_writer_uninstall_exit_handlers();
+    cr_assert_eq(sigaction(SIGTERM, NULL, &after), 0);
+    cr_assert_eq(after.sa_handler, before.sa_handler);
+    cr_assert_eq(after.sa_flags & SA_SIGINFO, before.sa_flags & SA_SIGINFO);
 }
 
 /* -------------------------------------------------------- compatibility */
