@@ -286,7 +286,7 @@ static rt_status textured_record(struct rt_app *app, void *user, struct rt_app_f
     /* The slot's previous frame has completed, so its uniform buffer is free. */
     frame_matrices(t->ubo[f->slot].mapped, f->number,
                    (float)app->extent.width / (float)app->extent.height);
-    VkClearValue clear[2] = {{.color = {{0.1f, 0.12f, 0.16f, 1.0f}}},
+    VkClearValue clear[2] = {{.color = {{0.09f, 0.12f, 0.16f, 1.0f}}},
                              {.depthStencil = {1.0f, 0}}};
     VkRenderPassBeginInfo begin = {
         .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,

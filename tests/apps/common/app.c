@@ -38,6 +38,35 @@ static bool has_layer(const char *name)
     return false;
 }
 
+/* The validation chain: sync validation on, and a messenger in pNext so that
+ * instance creation and destruction are reported too. */
+struct validation_chain {
+    VkDebugUtilsMessengerCreateInfoEXT messenger;
+    VkValidationFeatureEnableEXT enables[1];
+    VkValidationFeaturesEXT features;
+};
+
+static void validation_chain_init(struct validation_chain *v, struct rt_app *app)
+{
+    v->messenger = (VkDebugUtilsMessengerCreateInfoEXT){
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message,
+        .pUserData = app,
+    };
+    v->enables[0] = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    v->features = (VkValidationFeaturesEXT){
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .pNext = &v->messenger,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = v->enables,
+    };
+}
+
 static rt_status create_instance(struct rt_app *app)
 {
     if (volkInitialize() != VK_SUCCESS)
@@ -51,24 +80,8 @@ static rt_status create_instance(struct rt_app *app)
         exts[ext_count++] = VK_KHR_XCB_SURFACE_EXTENSION_NAME;
     }
     const char *layer = VALIDATION_LAYER;
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = on_message,
-        .pUserData = app,
-    };
-    VkValidationFeatureEnableEXT enables[] = {
-        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
-    VkValidationFeaturesEXT features = {
-        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
-        .pNext = &messenger_info, /* also reports instance creation itself */
-        .enabledValidationFeatureCount = 1,
-        .pEnabledValidationFeatures = enables,
-    };
+    struct validation_chain v;
+    validation_chain_init(&v, app);
     if (app->args.validate) {
         if (!has_layer(VALIDATION_LAYER))
             return rt_errorf(RT_ERR_CANNOT_REPLAY, "--validate: %s is not installed",
@@ -84,7 +97,7 @@ static rt_status create_instance(struct rt_app *app)
     };
     VkInstanceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = app->args.validate ? &features : NULL,
+        .pNext = app->args.validate ? &v.features : NULL,
         .pApplicationInfo = &app_info,
         .enabledLayerCount = app->args.validate ? 1 : 0,
         .ppEnabledLayerNames = &layer,
@@ -98,7 +111,7 @@ static rt_status create_instance(struct rt_app *app)
     RT_VK(r);
     volkLoadInstanceOnly(app->instance);
     if (app->args.validate)
-        RT_VK(vkCreateDebugUtilsMessengerEXT(app->instance, &messenger_info, NULL,
+        RT_VK(vkCreateDebugUtilsMessengerEXT(app->instance, &v.messenger, NULL,
                                              &app->messenger));
     return rt_ok_status();
 }

@@ -5,6 +5,60 @@
 static const VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT,
                                                 VK_DYNAMIC_STATE_SCISSOR};
 
+/* The fixed-function state, kept together so the create info can point into it. */
+struct fixed_state {
+    VkPipelineVertexInputStateCreateInfo vertex;
+    VkPipelineInputAssemblyStateCreateInfo assembly;
+    VkPipelineViewportStateCreateInfo viewport;
+    VkPipelineRasterizationStateCreateInfo raster;
+    VkPipelineMultisampleStateCreateInfo multisample;
+    VkPipelineDepthStencilStateCreateInfo depth;
+    VkPipelineColorBlendAttachmentState blend_att;
+    VkPipelineColorBlendStateCreateInfo blend;
+    VkPipelineDynamicStateCreateInfo dynamic;
+};
+
+static void fixed_state_init(struct fixed_state *s, const struct rt_app_pipeline_desc *d)
+{
+    *s = (struct fixed_state){
+        .vertex = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+                   .vertexBindingDescriptionCount = d->binding_count,
+                   .pVertexBindingDescriptions = d->bindings,
+                   .vertexAttributeDescriptionCount = d->attribute_count,
+                   .pVertexAttributeDescriptions = d->attributes},
+        .assembly = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                     .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST},
+        .viewport = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                     .viewportCount = 1, .scissorCount = 1},
+        .raster = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                   .polygonMode = VK_POLYGON_MODE_FILL,
+                   .cullMode = d->depth_test ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE,
+                   .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+                   .lineWidth = 1.0f},
+        .multisample = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT},
+        .depth = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+                  .depthTestEnable = d->depth_test,
+                  .depthWriteEnable = d->depth_test,
+                  .depthCompareOp = VK_COMPARE_OP_LESS},
+        /* Premultiplied "over". Alpha blends the same way, so an opaque
+         * target stays opaque and screenshots never depend on alpha. */
+        .blend_att = {.blendEnable = d->blend,
+                      .srcColorBlendFactor = VK_BLEND_FACTOR_ONE,
+                      .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+                      .colorBlendOp = VK_BLEND_OP_ADD,
+                      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+                      .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+                      .alphaBlendOp = VK_BLEND_OP_ADD,
+                      .colorWriteMask = 0xf},
+        .blend = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                  .attachmentCount = 1},
+        .dynamic = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                    .dynamicStateCount = 2, .pDynamicStates = dynamic_states},
+    };
+    s->blend.pAttachments = &s->blend_att;
+}
+
 rt_status rt_app_graphics_pipeline(struct rt_app *app, const struct rt_app_pipeline_desc *d,
                                    VkPipeline *pipeline_out)
 {
@@ -14,61 +68,8 @@ rt_status rt_app_graphics_pipeline(struct rt_app *app, const struct rt_app_pipel
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
          .stage = VK_SHADER_STAGE_FRAGMENT_BIT, .module = d->frag, .pName = "main"},
     };
-    VkPipelineVertexInputStateCreateInfo vertex = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = d->binding_count,
-        .pVertexBindingDescriptions = d->bindings,
-        .vertexAttributeDescriptionCount = d->attribute_count,
-        .pVertexAttributeDescriptions = d->attributes,
-    };
-    VkPipelineInputAssemblyStateCreateInfo assembly = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-    };
-    VkPipelineViewportStateCreateInfo viewport = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-        .viewportCount = 1,
-        .scissorCount = 1,
-    };
-    VkPipelineRasterizationStateCreateInfo raster = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-        .polygonMode = VK_POLYGON_MODE_FILL,
-        .cullMode = d->depth_test ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE,
-        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-        .lineWidth = 1.0f,
-    };
-    VkPipelineMultisampleStateCreateInfo multisample = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
-    };
-    VkPipelineDepthStencilStateCreateInfo depth = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-        .depthTestEnable = d->depth_test,
-        .depthWriteEnable = d->depth_test,
-        .depthCompareOp = VK_COMPARE_OP_LESS,
-    };
-    /* Alpha is kept at 1 ("one, one-minus-src-alpha" on alpha too keeps an
-     * opaque target opaque), so screenshots never depend on alpha handling. */
-    VkPipelineColorBlendAttachmentState blend_att = {
-        .blendEnable = d->blend,
-        .srcColorBlendFactor = VK_BLEND_FACTOR_ONE,
-        .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .colorBlendOp = VK_BLEND_OP_ADD,
-        .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-        .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-        .alphaBlendOp = VK_BLEND_OP_ADD,
-        .colorWriteMask = 0xf,
-    };
-    VkPipelineColorBlendStateCreateInfo blend = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-        .attachmentCount = 1,
-        .pAttachments = &blend_att,
-    };
-    VkPipelineDynamicStateCreateInfo dynamic = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-        .dynamicStateCount = 2,
-        .pDynamicStates = dynamic_states,
-    };
+    struct fixed_state s;
+    fixed_state_init(&s, d);
     VkPipelineRenderingCreateInfo rendering = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
         .colorAttachmentCount = 1,
@@ -80,14 +81,14 @@ rt_status rt_app_graphics_pipeline(struct rt_app *app, const struct rt_app_pipel
         .pNext = d->render_pass ? NULL : &rendering,
         .stageCount = 2,
         .pStages = stages,
-        .pVertexInputState = &vertex,
-        .pInputAssemblyState = &assembly,
-        .pViewportState = &viewport,
-        .pRasterizationState = &raster,
-        .pMultisampleState = &multisample,
-        .pDepthStencilState = &depth,
-        .pColorBlendState = &blend,
-        .pDynamicState = &dynamic,
+        .pVertexInputState = &s.vertex,
+        .pInputAssemblyState = &s.assembly,
+        .pViewportState = &s.viewport,
+        .pRasterizationState = &s.raster,
+        .pMultisampleState = &s.multisample,
+        .pDepthStencilState = &s.depth,
+        .pColorBlendState = &s.blend,
+        .pDynamicState = &s.dynamic,
         .layout = d->layout,
         .renderPass = d->render_pass,
     };
