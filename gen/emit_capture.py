@@ -1,0 +1,147 @@
+"""gen/emit_capture.py - the capture layer's intercepts.
+
+Writes capture_intercepts_gen.c: for every command of the API, a function
+with the command's exact signature that forwards the call to the next layer
+and records it with capture_record_call() (capture/capture.h), and a table of
+every entry point sorted by name for the layer's vkGet*ProcAddr. Commands
+whose meaning vk.xml does not carry are hand-written in capture/ (HAND_WRITTEN
+below, one reason each); the table names their symbol, so a missing one
+fails at link time. Commands in BEFORE_SUBMIT first hand the mapped-memory
+writes to the trace; commands in AFTER_SYNC let the application observe GPU
+writes, so the memory tracker fetches pages again afterwards.
+"""
+from emit_common import banner, guarded, write
+
+HAND_WRITTEN = {
+    "vkCreateInstance": "capture/layer.c: walks the loader's layer chain, opens the trace",
+    "vkDestroyInstance": "capture/layer.c: closes the trace with the last instance",
+    "vkCreateDevice": "capture/layer.c: walks the loader's layer chain, records the device identity",
+    "vkDestroyDevice": "capture/layer.c: drops the device's dispatch table",
+    "vkGetInstanceProcAddr": "capture/layer.c: the layer's own entry point",
+    "vkGetDeviceProcAddr": "capture/layer.c: the layer's own entry point",
+    "vkEnumerateInstanceLayerProperties": "capture/layer.c: describes this layer",
+    "vkEnumerateInstanceExtensionProperties": "capture/layer.c: this layer adds no extension",
+    "vkEnumerateDeviceLayerProperties": "capture/layer.c: describes this layer",
+    "vkEnumerateDeviceExtensionProperties": "capture/layer.c: answers for this layer's name, forwards the rest",
+    "vkAllocateMemory": "capture/cmd_memory.c: remembers each allocation's memory type (coherence)",
+    "vkFreeMemory": "capture/cmd_memory.c: freeing a mapped allocation unmaps it",
+    "vkMapMemory": "capture/cmd_memory.c: hands the application a tracked pointer",
+    "vkMapMemory2KHR": "capture/cmd_memory.c: hands the application a tracked pointer",
+    "vkUnmapMemory": "capture/cmd_memory.c: records the last writes, stops tracking",
+    "vkUnmapMemory2KHR": "capture/cmd_memory.c: records the last writes, stops tracking",
+    "vkFlushMappedMemoryRanges": "capture/cmd_memory.c: records exactly the flushed bytes",
+    "vkQueuePresentKHR": "capture/cmd_present.c: ends a frame, takes capture-time screenshots",
+    "vkCreateSwapchainKHR": "capture/cmd_present.c: adds TRANSFER_SRC usage for screenshots, records the original",
+    "vkDestroySwapchainKHR": "capture/cmd_present.c: forgets the swapchain's format and extent",
+    "vkGetDeviceQueue": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
+    "vkGetDeviceQueue2": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
+}
+
+BEFORE_SUBMIT = ["vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse"]
+
+AFTER_SYNC = ["vkWaitForFences", "vkGetFenceStatus", "vkQueueWaitIdle", "vkDeviceWaitIdle",
+              "vkWaitSemaphores", "vkWaitSemaphoresKHR", "vkGetSemaphoreCounterValue",
+              "vkGetSemaphoreCounterValueKHR", "vkGetEventStatus", "vkGetQueryPoolResults",
+              "vkInvalidateMappedMemoryRanges"]
+
+SIGNED_RESULTS = ("VkResult", "int32_t")
+
+
+def _target(reg, name):
+    cmd = reg.commands[name]
+    return reg.commands[cmd.alias] if cmd.alias else cmd
+
+
+def _signature(name, target, prefix):
+    params = ", ".join(p.decl for p in target.params) or "void"
+    return f"static VKAPI_ATTR {target.ret} VKAPI_CALL {prefix}{name}({params})"
+
+
+def _lookup(reg, name, target):
+    level = reg.command_level(target)
+    first = target.params[0].name
+    if level == "device":
+        return f"capture_device_of((const void *){first})->dispatch", True
+    return f"capture_instance_of((const void *){first})->dispatch", False
+
+
+def _args_init(target, has_result):
+    inits, copies = [], []
+    for p in target.params:
+        if p.dims:
+            copies.append(f"    memcpy(rt__args.{p.name}, {p.name}, sizeof rt__args.{p.name});\n")
+        else:
+            inits.append(f".{p.name} = {p.name}")
+    if has_result:
+        inits.append(".result = rt__result")
+    return inits, copies
+
+
+def _intercept(reg, name, guard):
+    target = _target(reg, name)
+    table, is_device = _lookup(reg, name, target)
+    has_result = target.ret != "void"
+    call_args = ", ".join(p.name for p in target.params)
+    lines = [_signature(name, target, "rt__capture_") + "\n{\n"]
+    pfn = f"PFN_{name}"
+    lines.append(f"    {pfn} rt__next = ({pfn}){table}.{name};\n")
+    if name in BEFORE_SUBMIT:
+        lines.append(f"    capture_before_submit((const void *){target.params[0].name});\n")
+    call = f"rt__next({call_args});\n"
+    lines.append(f"    {target.ret} rt__result = {call}" if has_result else f"    {call}")
+    if name in AFTER_SYNC:
+        lines.append(f"    capture_after_sync((const void *){target.params[0].name});\n")
+    inits, copies = _args_init(target, has_result)
+    lines.append(f"    struct rt_vk_args_{name} rt__args = {{{', '.join(inits)}}};\n")
+    lines += copies
+    ret = "0"
+    if has_result:
+        ret = ("(uint64_t)(int64_t)rt__result" if target.ret in SIGNED_RESULTS
+               else "(uint64_t)rt__result")
+    lines.append(f"    capture_record_call(RT_VK_CMD_{name}, &rt__args, {ret});\n")
+    if name in BEFORE_SUBMIT:
+        lines.append(f"    capture_after_submit((const void *){target.params[0].name});\n")
+    if has_result:
+        lines.append("    return rt__result;\n")
+    lines.append("}\n\n")
+    del is_device
+    return guarded(guard, "".join(lines))
+
+
+def emit(reg, names, out_dir):
+    c = [banner(reg.header_version),
+         "#include <stdint.h>\n#include <string.h>\n\n#include \"capture.h\"\n\n"]
+    entries = []
+    for n in names:
+        target = _target(reg, n)
+        guard = target.guard or reg.commands[n].guard
+        level = reg.command_level(target)
+        if n in HAND_WRITTEN:
+            c.append(f"/* {n}: hand-written in {HAND_WRITTEN[n]} */\n")
+            symbol = f"capture_{n}"
+        elif level == "global":
+            c.append(f"/* {n}: a global command the loader answers itself; not intercepted */\n")
+            continue
+        else:
+            c.append(_intercept(reg, n, guard))
+            symbol = f"rt__capture_{n}"
+        entries.append((n, symbol, guard, level == "device"))
+    c.append("const struct capture_entry capture_entries[] = {\n")
+    for n, symbol, guard, is_device in sorted(entries):
+        c.append(guarded(guard, f"    {{\"{n}\", (PFN_vkVoidFunction){symbol}, {str(is_device).lower()}}},\n"))
+    c.append("};\n\nconst size_t capture_entry_count = sizeof capture_entries / sizeof capture_entries[0];\n")
+    write(out_dir, "capture_intercepts_gen.c", "".join(c))
+
+
+if __name__ == "__main__":
+    import argparse
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vkxml
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--xml", required=True)
+    ap.add_argument("--out-dir", required=True)
+    a = ap.parse_args()
+    registry = vkxml.Registry(a.xml)
+    emit(registry, registry.api_commands(), a.out_dir)

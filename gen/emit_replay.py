@@ -1,0 +1,66 @@
+"""gen/emit_replay.py - the replayer's generated calls.
+
+Writes replay_calls_gen.c: for every command of the API, a function that
+calls the command through a dispatch table with the parameters of its
+decoded argument block (struct rt_vk_args_<name>) and stores the result in
+the block, and replay_calls[], indexed by enum rt_vk_cmd. What replay does
+around the call (handle mapping, skipping pure queries, hand-written
+commands) is replay/'s business; this file only makes the calls.
+"""
+from emit_common import banner, guarded, write
+
+
+def _target(reg, name):
+    cmd = reg.commands[name]
+    return reg.commands[cmd.alias] if cmd.alias else cmd
+
+
+def _call(reg, name, guard):
+    target = _target(reg, name)
+    level = reg.command_level(target)
+    table = "device" if level == "device" else "instance"
+    params = ", ".join(f"rt__a->{p.name}" for p in target.params)
+    pfn = f"PFN_{name}"
+    call = f"(({pfn})rt__t->{table}.{name})({params})"
+    body = (f"static VkResult rt__replay_{name}(const struct replay_dispatch *rt__t, void *rt__args)\n{{\n"
+            f"    struct rt_vk_args_{name} *rt__a = rt__args;\n")
+    if target.ret == "VkResult":
+        body += f"    rt__a->result = {call};\n    return rt__a->result;\n"
+    elif target.ret != "void":
+        body += f"    rt__a->result = {call};\n    return VK_SUCCESS;\n"
+    else:
+        body += f"    {call};\n    return VK_SUCCESS;\n"
+    body += "}\n\n"
+    return guarded(guard, body)
+
+
+def emit(reg, names, out_dir):
+    c = [banner(reg.header_version), '#include "replay_calls.h"\n\n']
+    rows = []
+    for n in names:
+        target = _target(reg, n)
+        guard = target.guard or reg.commands[n].guard
+        if reg.command_level(target) == "global" and n != "vkCreateInstance":
+            rows.append(f"    [RT_VK_CMD_{n}] = NULL, /* global: answered by the loader */\n")
+            continue
+        c.append(_call(reg, n, guard))
+        rows.append(guarded(guard, f"    [RT_VK_CMD_{n}] = rt__replay_{n},\n",
+                            f"    [RT_VK_CMD_{n}] = NULL,\n"))
+    c.append("const replay_call_fn replay_calls[RT_VK_CMD_COUNT] = {\n")
+    c += rows
+    c.append("};\n")
+    write(out_dir, "replay_calls_gen.c", "".join(c))
+
+
+if __name__ == "__main__":
+    import argparse
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vkxml
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--xml", required=True)
+    ap.add_argument("--out-dir", required=True)
+    a = ap.parse_args()
+    registry = vkxml.Registry(a.xml)
+    emit(registry, registry.api_commands(), a.out_dir)
