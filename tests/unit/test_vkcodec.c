@@ -132,8 +132,6 @@ Test(vkcodec, every_command_round_trips)
             continue;
         }
         for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-            if (getenv("RT_VKCODEC_TRACE"))
-                fprintf(stderr, "%s %d\n", rt_vk_cmd_name(c), (int)seed);
             round_trip_cmd((enum rt_vk_cmd)c, seed * 104729 + (uint64_t)c);
         }
         tested++;
@@ -162,4 +160,399 @@ Test(vkcodec, random_values_really_vary)
     cr_assert_gt(names, 8);
     cr_assert_gt(chains, 8);
     rt_arena_finish(&a);
+}
+
+/* ---- hand-built values, checked field by field -------------------------- */
+
+static VkBool32 VKAPI_PTR debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                   VkDebugUtilsMessageTypeFlagsEXT types,
+                                   const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)sev, (void)types, (void)data, (void)user;
+    return VK_FALSE;
+}
+
+Test(vkcodec, instance_create_info_by_hand)
+{
+    VkDebugUtilsMessengerCreateInfoEXT dbg = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = debug_cb,
+        .pUserData = (void *)(uintptr_t)0x1234,
+    };
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "demo",
+                             .applicationVersion = 7, .pEngineName = NULL, .apiVersion = VK_API_VERSION_1_3};
+    const char *exts[] = {"VK_KHR_surface", "VK_EXT_debug_utils"};
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = &dbg,
+                               .pApplicationInfo = &app, .enabledExtensionCount = 2,
+                               .ppEnabledExtensionNames = exts};
+    VkInstance inst = (VkInstance)(uintptr_t)0xABCDEF;
+    struct rt_vk_args_vkCreateInstance args = {&ci, NULL, &inst, VK_SUCCESS};
+    struct buf b = encode_call(RT_VK_CMD_vkCreateInstance, &args);
+    /* Presence of pCreateInfo, then its sType as a LE u32. */
+    cr_assert_eq(b.data[0], 1);
+    cr_assert_eq(b.data[1] | b.data[2] << 8, VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    struct rt_vk_args_vkCreateInstance *d = decode_call(b, RT_VK_CMD_vkCreateInstance, &arena);
+    const VkInstanceCreateInfo *dc = d->pCreateInfo;
+    cr_assert_eq(dc->sType, VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+    cr_assert_str_eq(dc->pApplicationInfo->pApplicationName, "demo");
+    cr_assert_null(dc->pApplicationInfo->pEngineName);
+    cr_assert_eq(dc->pApplicationInfo->applicationVersion, 7);
+    cr_assert_eq(dc->pApplicationInfo->apiVersion, VK_API_VERSION_1_3);
+    cr_assert_eq(dc->enabledLayerCount, 0);
+    cr_assert_null(dc->ppEnabledLayerNames);
+    cr_assert_eq(dc->enabledExtensionCount, 2);
+    cr_assert_str_eq(dc->ppEnabledExtensionNames[0], "VK_KHR_surface");
+    cr_assert_str_eq(dc->ppEnabledExtensionNames[1], "VK_EXT_debug_utils");
+    const VkDebugUtilsMessengerCreateInfoEXT *dd = dc->pNext;
+    cr_assert_eq(dd->sType, VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+    cr_assert_eq(dd->messageSeverity, VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT);
+    cr_assert_null(dd->pfnUserCallback, "function pointers decode as NULL");
+    cr_assert_eq((uintptr_t)dd->pUserData, 0x1234);
+    cr_assert_null(dd->pNext);
+    cr_assert_eq((uintptr_t)*d->pInstance, 0xABCDEF);
+    cr_assert_eq(d->result, VK_SUCCESS);
+    free(b.data);
+    free(d);
+    rt_arena_finish(&arena);
+}
+
+static VkGraphicsPipelineCreateInfo *sample_pipeline(void)
+{
+    static const uint32_t spec_data[2] = {11, 22};
+    static const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+    static const VkSpecializationInfo spec = {2, entries, sizeof spec_data, spec_data};
+    static const VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = (VkShaderModule)(uintptr_t)5, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = (VkShaderModule)(uintptr_t)6, .pName = "fs_main", .pSpecializationInfo = &spec},
+    };
+    static const VkVertexInputAttributeDescription attrs[2] = {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0},
+                                                               {1, 0, VK_FORMAT_R8G8B8A8_UNORM, 8}};
+    static const VkVertexInputBindingDescription binding = {0, 12, VK_VERTEX_INPUT_RATE_VERTEX};
+    static const VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO, .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &binding, .vertexAttributeDescriptionCount = 2,
+        .pVertexAttributeDescriptions = attrs};
+    static const VkSampleMask mask = 0xA5;
+    static const VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_4_BIT, .pSampleMask = &mask, .minSampleShading = 0.25f};
+    static const VkPipelineColorBlendAttachmentState att = {.blendEnable = VK_TRUE, .colorWriteMask = 0xF};
+    static const VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1,
+        .pAttachments = &att, .blendConstants = {0.5f, 1.0f, 0.0f, -2.0f}};
+    static const VkDynamicState dyn_states[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    static const VkPipelineDynamicStateCreateInfo dyn = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 2,
+        .pDynamicStates = dyn_states};
+    static const VkFormat color_formats[1] = {VK_FORMAT_B8G8R8A8_SRGB};
+    static const VkPipelineRenderingCreateInfo rendering = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = color_formats, .depthAttachmentFormat = VK_FORMAT_D32_SFLOAT};
+    static VkGraphicsPipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering, .stageCount = 2,
+        .pStages = stages, .pVertexInputState = &vi, .pMultisampleState = &ms, .pColorBlendState = &cb,
+        .pDynamicState = &dyn, .layout = (VkPipelineLayout)(uintptr_t)9, .basePipelineIndex = -1};
+    return &ci;
+}
+
+static struct buf encode_pipeline_call(VkPipeline *out)
+{
+    struct rt_vk_args_vkCreateGraphicsPipelines args = {
+        (VkDevice)(uintptr_t)1, VK_NULL_HANDLE, 1, sample_pipeline(), NULL, out, VK_SUCCESS};
+    return encode_call(RT_VK_CMD_vkCreateGraphicsPipelines, &args);
+}
+
+Test(vkcodec, graphics_pipeline_by_hand)
+{
+    VkPipeline pipe = (VkPipeline)(uintptr_t)77;
+    struct buf b = encode_pipeline_call(&pipe);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    struct rt_vk_args_vkCreateGraphicsPipelines *d = decode_call(b, RT_VK_CMD_vkCreateGraphicsPipelines, &arena);
+    cr_assert_eq(d->createInfoCount, 1);
+    const VkGraphicsPipelineCreateInfo *p = d->pCreateInfos;
+    cr_assert_eq(p->stageCount, 2);
+    cr_assert_str_eq(p->pStages[1].pName, "fs_main");
+    cr_assert_eq((uintptr_t)p->pStages[1].module, 6);
+    cr_assert_null(p->pStages[0].pSpecializationInfo);
+    const VkSpecializationInfo *spec = p->pStages[1].pSpecializationInfo;
+    cr_assert_eq(spec->mapEntryCount, 2);
+    cr_assert_eq(spec->pMapEntries[1].offset, 4);
+    cr_assert_eq(spec->dataSize, 8);
+    cr_assert_eq(((const uint32_t *)spec->pData)[1], 22);
+    cr_assert_eq(p->pVertexInputState->pVertexAttributeDescriptions[1].format, VK_FORMAT_R8G8B8A8_UNORM);
+    cr_assert_eq(p->pVertexInputState->pVertexBindingDescriptions[0].stride, 12);
+    cr_assert_null(p->pInputAssemblyState);
+    cr_assert_eq(p->pMultisampleState->rasterizationSamples, VK_SAMPLE_COUNT_4_BIT);
+    cr_assert_eq(*p->pMultisampleState->pSampleMask, 0xA5);
+    cr_assert_float_eq(p->pMultisampleState->minSampleShading, 0.25f, 0.0f);
+    cr_assert_float_eq(p->pColorBlendState->blendConstants[3], -2.0f, 0.0f);
+    cr_assert_eq(p->pColorBlendState->pAttachments[0].colorWriteMask, 0xF);
+    cr_assert_eq(p->pDynamicState->pDynamicStates[1], VK_DYNAMIC_STATE_SCISSOR);
+    cr_assert_eq(p->basePipelineIndex, -1);
+    const VkPipelineRenderingCreateInfo *r = p->pNext;
+    cr_assert_eq(r->sType, VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO);
+    cr_assert_eq(r->pColorAttachmentFormats[0], VK_FORMAT_B8G8R8A8_SRGB);
+    cr_assert_eq(r->depthAttachmentFormat, VK_FORMAT_D32_SFLOAT);
+    cr_assert_eq((uintptr_t)d->pPipelines[0], 77);
+    free(b.data);
+    free(d);
+    rt_arena_finish(&arena);
+}
+
+Test(vkcodec, selector_union_and_bitfields_by_hand)
+{
+    VkAccelerationStructureInstanceKHR inst = {.instanceCustomIndex = 0x123456, .mask = 0xAB,
+                                               .instanceShaderBindingTableRecordOffset = 0x654321,
+                                               .flags = 0x5, .accelerationStructureReference = 99};
+    inst.transform.matrix[2][3] = 4.5f;
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_status s = rt_vk_encode_struct(&enc, RT_VK_STRUCT_VkAccelerationStructureInstanceKHR, &inst);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    struct rt_dec dec;
+    rt_dec_init(&dec, enc.data, enc.size, &arena);
+    VkAccelerationStructureInstanceKHR out;
+    s = rt_vk_decode_struct(&dec, RT_VK_STRUCT_VkAccelerationStructureInstanceKHR, &out);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_eq(out.instanceCustomIndex, 0x123456);
+    cr_assert_eq(out.mask, 0xAB);
+    cr_assert_eq(out.instanceShaderBindingTableRecordOffset, 0x654321);
+    cr_assert_eq(out.flags, 0x5);
+    cr_assert_eq(out.accelerationStructureReference, 99);
+    cr_assert_float_eq(out.transform.matrix[2][3], 4.5f, 0.0f);
+
+    /* VkDescriptorGetInfoEXT: `type` selects which union member travels. */
+    VkDescriptorAddressInfoEXT addr = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_ADDRESS_INFO_EXT,
+                                       .address = 0x1000, .range = 256, .format = VK_FORMAT_UNDEFINED};
+    VkDescriptorGetInfoEXT gi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_GET_INFO_EXT,
+                                 .type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .data.pUniformBuffer = &addr};
+    rt_enc_reset(&enc);
+    s = rt_vk_encode_struct(&enc, RT_VK_STRUCT_VkDescriptorGetInfoEXT, &gi);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    rt_dec_init(&dec, enc.data, enc.size, &arena);
+    VkDescriptorGetInfoEXT go;
+    s = rt_vk_decode_struct(&dec, RT_VK_STRUCT_VkDescriptorGetInfoEXT, &go);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_neq(go.data.pUniformBuffer, &addr, "decoded into the arena, not the original");
+    cr_assert_eq(go.data.pUniformBuffer->address, 0x1000);
+    cr_assert_eq(go.data.pUniformBuffer->range, 256);
+    rt_enc_finish(&enc);
+    rt_arena_finish(&arena);
+}
+
+/* ---- printer, handle walk, names, dispatch ------------------------------ */
+
+static uint64_t number_handles(void *user, VkObjectType type, uint64_t id)
+{
+    (void)type;
+    uint64_t *seen = user; /* seen[0] = count, then ids in order of first appearance */
+    for (uint64_t i = 1; i <= seen[0]; i++)
+        if (seen[i] == id)
+            return i;
+    seen[++seen[0]] = id;
+    return seen[0];
+}
+
+Test(vkcodec, prints_a_call)
+{
+    VkBufferCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 65536,
+                             .usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    VkBuffer buffer = (VkBuffer)(uintptr_t)0x5000;
+    struct rt_vk_args_vkCreateBuffer args = {(VkDevice)(uintptr_t)0x9000, &ci, NULL, &buffer, VK_SUCCESS};
+    uint64_t seen[8] = {0};
+    struct rt_vk_print_opts opts = {number_handles, seen, 0};
+    char text[512];
+    size_t n = rt_vk_format_call(text, sizeof text, RT_VK_CMD_vkCreateBuffer, &args, &opts);
+    cr_assert_eq(n, strlen(text));
+    cr_assert_str_eq(text, "vkCreateBuffer(device=<VkDevice 1>, pCreateInfo={sType=BUFFER_CREATE_INFO, "
+                           "pNext=NULL, flags=0, size=65536, usage=TRANSFER_DST|VERTEX_BUFFER, "
+                           "sharingMode=EXCLUSIVE, queueFamilyIndexCount=0, pQueueFamilyIndices=NULL}, "
+                           "pAllocator=NULL, pBuffer=<VkBuffer 2>) = VK_SUCCESS");
+    char small[16];
+    cr_assert_eq(rt_vk_format_call(small, sizeof small, RT_VK_CMD_vkCreateBuffer, &args, NULL), strlen(text) + 8,
+              "ids 36864 and 20480 printed raw without a namer");
+    cr_assert_eq(strlen(small), 15, "truncated, still NUL-terminated");
+}
+
+struct walked {
+    unsigned inputs, outputs;
+    VkObjectType last_out;
+};
+
+static void count_handle(void *user, VkObjectType type, void *slot, bool output)
+{
+    struct walked *w = user;
+    (void)slot;
+    if (output) {
+        w->outputs++;
+        w->last_out = type;
+    } else {
+        w->inputs++;
+    }
+}
+
+Test(vkcodec, walks_handles_in_and_out)
+{
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = (VkCommandPool)(uintptr_t)3, .commandBufferCount = 3};
+    VkCommandBuffer cbs[3] = {0};
+    struct rt_vk_args_vkAllocateCommandBuffers args = {(VkDevice)(uintptr_t)1, &ai, cbs, VK_SUCCESS};
+    struct walked w = {0};
+    rt_vk_walk_handles(RT_VK_CMD_vkAllocateCommandBuffers, &args, count_handle, &w);
+    cr_assert_eq(w.inputs, 2, "device and commandPool");
+    cr_assert_eq(w.outputs, 3);
+    cr_assert_eq(w.last_out, VK_OBJECT_TYPE_COMMAND_BUFFER);
+}
+
+Test(vkcodec, names_and_levels)
+{
+    enum rt_vk_cmd c;
+    cr_assert(rt_vk_cmd_from_name("vkCmdDrawIndirectCountKHR", &c));
+    cr_assert_str_eq(rt_vk_cmd_name(c), "vkCmdDrawIndirectCountKHR");
+    cr_assert_eq(rt_vk_commands[c].alias_of, RT_VK_CMD_vkCmdDrawIndirectCount);
+    cr_assert_not(rt_vk_cmd_from_name("vkNoSuchCommand", &c));
+    cr_assert_eq(rt_vk_cmd_level(RT_VK_CMD_vkCreateInstance), RT_VK_LEVEL_GLOBAL);
+    cr_assert_eq(rt_vk_cmd_level(RT_VK_CMD_vkEnumeratePhysicalDevices), RT_VK_LEVEL_INSTANCE);
+    cr_assert_eq(rt_vk_cmd_level(RT_VK_CMD_vkGetPhysicalDeviceProperties), RT_VK_LEVEL_PHYSICAL_DEVICE);
+    cr_assert_eq(rt_vk_cmd_level(RT_VK_CMD_vkCmdDraw), RT_VK_LEVEL_DEVICE);
+    cr_assert_eq(rt_vk_cmd_level(RT_VK_CMD_vkQueueSubmit), RT_VK_LEVEL_DEVICE);
+    cr_assert_not_null(rt_vk_commands[RT_VK_CMD_vkUpdateDescriptorSetWithTemplate].excluded);
+    cr_assert_eq(rt_vk_args_size(RT_VK_CMD_vkUpdateDescriptorSetWithTemplate), 0);
+}
+
+static void fake_fn(void) {}
+
+static PFN_vkVoidFunction VKAPI_PTR fake_gdpa(VkDevice device, const char *name)
+{
+    (void)device;
+    return strcmp(name, "vkCmdDrawIndirectCountKHR") == 0 ? NULL : fake_fn;
+}
+
+static PFN_vkVoidFunction VKAPI_PTR fake_gipa(VkInstance instance, const char *name)
+{
+    (void)name;
+    return instance ? fake_fn : (strncmp(name, "vkCreateInstance", 16) == 0 ? fake_fn : NULL);
+}
+
+Test(vkcodec, dispatch_tables_load)
+{
+    struct rt_vk_instance_dispatch it;
+    rt_vk_instance_dispatch_load(&it, fake_gipa, VK_NULL_HANDLE);
+    cr_assert_eq((PFN_vkVoidFunction)it.vkCreateInstance, fake_fn);
+    cr_assert_null(it.vkEnumeratePhysicalDevices, "instance commands need an instance");
+    rt_vk_instance_dispatch_load(&it, fake_gipa, (VkInstance)(uintptr_t)1);
+    cr_assert_eq((PFN_vkVoidFunction)it.vkEnumeratePhysicalDevices, fake_fn);
+    struct rt_vk_device_dispatch dt;
+    rt_vk_device_dispatch_load(&dt, fake_gdpa, (VkDevice)(uintptr_t)1);
+    cr_assert_eq((PFN_vkVoidFunction)dt.vkCmdDraw, fake_fn);
+    cr_assert_eq((PFN_vkVoidFunction)dt.vkCmdDrawIndirectCountKHR, fake_fn, "alias borrows its target");
+}
+
+/* ---- hostile input ------------------------------------------------------ */
+
+Test(vkcodec, every_prefix_fails_cleanly)
+{
+    VkPipeline pipe = (VkPipeline)(uintptr_t)77;
+    struct buf b = encode_pipeline_call(&pipe);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 1u << 20);
+    struct rt_vk_args_vkCreateGraphicsPipelines out;
+    for (size_t n = 0; n < b.size; n++) {
+        uint8_t *copy = malloc(n ? n : 1); /* a fresh buffer, so ASan sees any overread */
+        memcpy(copy, b.data, n);
+        struct rt_dec dec;
+        rt_dec_init(&dec, copy, n, &arena);
+        rt_status s = rt_vk_decode_call(&dec, RT_VK_CMD_vkCreateGraphicsPipelines, &out);
+        cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "prefix %zu of %zu accepted", n, b.size);
+        cr_assert_null(strchr(s.msg, '\n'));
+        free(copy);
+        rt_arena_reset(&arena);
+    }
+    free(b.data);
+    rt_arena_finish(&arena);
+}
+
+static rt_status decode_instance_bytes(const uint8_t *data, size_t size, struct rt_arena *arena)
+{
+    struct rt_vk_args_vkCreateInstance out;
+    struct rt_dec dec;
+    rt_dec_init(&dec, data, size, arena);
+    return rt_vk_decode_call(&dec, RT_VK_CMD_vkCreateInstance, &out);
+}
+
+Test(vkcodec, absurd_counts_and_bad_markers_fail)
+{
+    const char *exts[] = {"a"};
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .enabledExtensionCount = 1,
+                               .ppEnabledExtensionNames = exts};
+    VkInstance inst = VK_NULL_HANDLE;
+    struct rt_vk_args_vkCreateInstance args = {&ci, NULL, &inst, VK_SUCCESS};
+    struct buf b = encode_call(RT_VK_CMD_vkCreateInstance, &args);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    rt_status s = decode_instance_bytes(b.data, b.size, &arena);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    /* Layout: 1 (present) 4 sType, 1 (end of pNext), 4 flags, 1 (no app info), 4 layer count,
+     * 1 (no layers), 4 extension count, 1 (present), then the u32 array count. */
+    size_t count_at = 1 + 4 + 1 + 4 + 1 + 4 + 1 + 4 + 1;
+    cr_assert_eq(b.data[count_at], 1);
+    uint8_t *bad = malloc(b.size);
+    memcpy(bad, b.data, b.size);
+    memcpy(bad + count_at, "\xF0\xFF\xFF\x7F", 4); /* both the count and its member claim 2^31 */
+    memcpy(bad + count_at - 1 - 4, "\xF0\xFF\xFF\x7F", 4);
+    s = decode_instance_bytes(bad, b.size, &arena);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    cr_assert_lt(arena.used, 4096, "no allocation sized by the absurd count");
+    memcpy(bad, b.data, b.size);
+    bad[count_at] = 2; /* the array disagrees with enabledExtensionCount */
+    s = decode_instance_bytes(bad, b.size, &arena);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    cr_assert(strstr(s.msg, "length member"), "%s", s.msg);
+    memcpy(bad, b.data, b.size);
+    bad[0] = 7; /* presence byte neither 0 nor 1 */
+    s = decode_instance_bytes(bad, b.size, &arena);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    free(bad);
+    free(b.data);
+    rt_arena_finish(&arena);
+}
+
+Test(vkcodec, unknown_stype_is_counted_not_dropped_silently)
+{
+    VkExternalMemoryBufferCreateInfo ext = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                            .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkBaseInStructure unknown = {.sType = (VkStructureType)0x7FFFFF00, .pNext = (const void *)&ext};
+    VkBufferCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .pNext = &unknown, .size = 4};
+    VkBuffer buffer = VK_NULL_HANDLE;
+    struct rt_vk_args_vkCreateBuffer args = {(VkDevice)(uintptr_t)1, &ci, NULL, &buffer, VK_SUCCESS};
+    struct rt_vk_stats enc_stats = {0}, dec_stats = {0};
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_status s = rt_vk_encode_call_stats(&enc, RT_VK_CMD_vkCreateBuffer, &args, &enc_stats);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_eq(enc_stats.unknown_stypes, 1);
+    cr_assert_eq(enc_stats.last_unknown_stype, 0x7FFFFF00);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    struct rt_dec dec;
+    rt_dec_init(&dec, enc.data, enc.size, &arena);
+    struct rt_vk_args_vkCreateBuffer out;
+    s = rt_vk_decode_call_stats(&dec, RT_VK_CMD_vkCreateBuffer, &out, &dec_stats);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_eq(dec_stats.unknown_stypes, 1);
+    const VkExternalMemoryBufferCreateInfo *d = out.pCreateInfo->pNext;
+    cr_assert_eq(d->sType, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO, "chain goes on without it");
+    cr_assert_eq(d->handleTypes, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
+    cr_assert_null(d->pNext);
+    rt_enc_finish(&enc);
+    rt_arena_finish(&arena);
 }
