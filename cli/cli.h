@@ -39,5 +39,7 @@ CLI_DECLARE(info);
 CLI_DECLARE(dump);
 CLI_DECLARE(compare);
 CLI_DECLARE(golden);
+CLI_DECLARE(capture);
+CLI_DECLARE(replay);
 
 #endif

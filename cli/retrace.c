@@ -7,6 +7,10 @@
 #include "cli.h"
 
 static const struct rt_command commands[] = {
+    {"capture", "run a program under the capture layer and record a trace",
+     cmd_capture_usage, cmd_capture_run},
+    {"replay", "re-execute a trace headless, saving chosen frames as PNG", cmd_replay_usage,
+     cmd_replay_run},
     {"info", "summarise a trace: device, frames, calls, sizes; --check validates it",
      cmd_info_usage, cmd_info_run},
     {"dump", "print a trace's calls one per line", cmd_dump_usage, cmd_dump_run},

@@ -1,0 +1,289 @@
+/* capture/layer.c — the loader interface: negotiation, vkGet*ProcAddr,
+ * instance and device creation through the layer chain. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "log.h"
+
+#define LAYER_EXPORT __attribute__((visibility("default")))
+
+static int by_name(const void *key, const void *entry)
+{
+    return strcmp(key, ((const struct capture_entry *)entry)->name);
+}
+
+static const struct capture_entry *find_entry(const char *name)
+{
+    return bsearch(name, capture_entries, capture_entry_count, sizeof capture_entries[0], by_name);
+}
+
+/* Our intercept, but only where the next layer has the command: an
+ * application must never be told we implement what the driver lacks. */
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstance instance,
+                                                                       const char *name)
+{
+    const struct capture_entry *entry = find_entry(name);
+    if (!instance)
+        return entry ? entry->function : NULL;
+    struct capture_instance *data = capture_instance_of(instance);
+    if (!data)
+        return NULL;
+    PFN_vkVoidFunction next = data->next_gipa(instance, name);
+    return entry && next ? entry->function : next;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetDeviceProcAddr(VkDevice device, const char *name)
+{
+    struct capture_device *data = capture_device_of(device);
+    if (!data)
+        return NULL;
+    const struct capture_entry *entry = find_entry(name);
+    PFN_vkVoidFunction next = data->next_gdpa(device, name);
+    return entry && entry->device_level && next ? entry->function : next;
+}
+
+static const VkLayerProperties layer_properties = {
+    .layerName = CAPTURE_LAYER_NAME,
+    .specVersion = VK_HEADER_VERSION_COMPLETE,
+    .implementationVersion = 1,
+    .description = "retrace capture layer: records Vulkan calls into .rtrace files",
+};
+
+static VkResult enumerate_layer(uint32_t *count, VkLayerProperties *properties)
+{
+    if (!properties) {
+        *count = 1;
+        return VK_SUCCESS;
+    }
+    if (*count < 1)
+        return VK_INCOMPLETE;
+    properties[0] = layer_properties;
+    *count = 1;
+    return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateInstanceLayerProperties(uint32_t *count,
+                                                                         VkLayerProperties *properties)
+{
+    return enumerate_layer(count, properties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateDeviceLayerProperties(VkPhysicalDevice gpu, uint32_t *count,
+                                                                       VkLayerProperties *properties)
+{
+    (void)gpu;
+    return enumerate_layer(count, properties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
+                                                                             VkExtensionProperties *properties)
+{
+    (void)properties;
+    if (layer && !strcmp(layer, CAPTURE_LAYER_NAME)) {
+        *count = 0;
+        return VK_SUCCESS;
+    }
+    return VK_ERROR_LAYER_NOT_PRESENT;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateDeviceExtensionProperties(
+    VkPhysicalDevice gpu, const char *layer, uint32_t *count, VkExtensionProperties *properties)
+{
+    if (layer && !strcmp(layer, CAPTURE_LAYER_NAME)) {
+        *count = 0;
+        return VK_SUCCESS;
+    }
+    struct capture_instance *data = capture_instance_of(gpu);
+    VkResult result = data->dispatch.vkEnumerateDeviceExtensionProperties(gpu, layer, count, properties);
+    struct rt_vk_args_vkEnumerateDeviceExtensionProperties args = {gpu, layer, count, properties, result};
+    capture_record_call(RT_VK_CMD_vkEnumerateDeviceExtensionProperties, &args, (uint64_t)(int64_t)result);
+    return result;
+}
+
+static VkLayerInstanceCreateInfo *instance_link(const VkInstanceCreateInfo *info)
+{
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+        VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)s;
+        if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
+            link->function == VK_LAYER_LINK_INFO)
+            return link;
+    }
+    return NULL;
+}
+
+static VkLayerDeviceCreateInfo *device_chain_node(const VkDeviceCreateInfo *info, VkLayerFunction function)
+{
+    for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+        VkLayerDeviceCreateInfo *node = (VkLayerDeviceCreateInfo *)s;
+        if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && node->function == function)
+            return node;
+    }
+    return NULL;
+}
+
+/* The application's pNext chain without the loader's own nodes, which are no
+ * part of what the application asked for. Copies nodes shallowly. */
+static const void *without_loader_nodes(const void *chain, struct rt_arena *arena)
+{
+    const VkBaseInStructure *head = NULL;
+    VkBaseInStructure **tail = (VkBaseInStructure **)&head;
+    for (const VkBaseInStructure *s = chain; s; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO ||
+            s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO)
+            continue;
+        enum rt_vk_struct_type type;
+        size_t size = rt_vk_struct_from_stype((uint32_t)s->sType, &type) ? rt_vk_struct_size(type) : 0;
+        VkBaseInStructure *copy = size ? rt_arena_alloc(arena, size, 16) : NULL;
+        if (!copy)
+            continue; /* unknown to the codec: it would be reported as such anyway */
+        memcpy(copy, s, size);
+        copy->pNext = NULL;
+        *tail = copy;
+        tail = (VkBaseInStructure **)&copy->pNext;
+    }
+    return head;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateInstance(const VkInstanceCreateInfo *info,
+                                                       const VkAllocationCallbacks *allocator,
+                                                       VkInstance *instance_out)
+{
+    VkLayerInstanceCreateInfo *link = instance_link(info);
+    if (!link)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext; /* the next layer reads the rest */
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    struct capture_instance *data = calloc(1, sizeof *data);
+    if (!create || !data || capture_session_open(info) != VK_SUCCESS) {
+        free(data);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkResult result = create(info, allocator, instance_out);
+    if (result == VK_SUCCESS) {
+        data->handle = *instance_out;
+        data->next_gipa = gipa;
+        data->api_version = info->pApplicationInfo ? info->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
+        rt_vk_instance_dispatch_load(&data->dispatch, gipa, *instance_out);
+        capture_instance_add(data);
+    }
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    VkInstanceCreateInfo original = *info;
+    original.pNext = without_loader_nodes(info->pNext, &arena);
+    struct rt_vk_args_vkCreateInstance args = {&original, allocator, instance_out, result};
+    capture_record_call(RT_VK_CMD_vkCreateInstance, &args, (uint64_t)(int64_t)result);
+    rt_arena_finish(&arena);
+    if (result != VK_SUCCESS) {
+        free(data);
+        capture_session_close();
+    }
+    return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL capture_vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
+{
+    struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
+    if (!data)
+        return;
+    data->dispatch.vkDestroyInstance(instance, allocator);
+    struct rt_vk_args_vkDestroyInstance args = {instance, allocator};
+    capture_record_call(RT_VK_CMD_vkDestroyInstance, &args, 0);
+    capture_instance_remove(data);
+    free(data);
+    capture_session_close();
+}
+
+static struct capture_device *new_device(struct capture_instance *instance, VkPhysicalDevice gpu,
+                                         VkDevice device, PFN_vkGetDeviceProcAddr gdpa)
+{
+    struct capture_device *data = calloc(1, sizeof *data);
+    if (!data)
+        return NULL;
+    *data = (struct capture_device){.handle = device, .physical_device = gpu, .instance = instance,
+                                    .next_gdpa = gdpa};
+    pthread_mutex_init(&data->memory_lock, NULL);
+    pthread_mutex_init(&data->present_lock, NULL);
+    rt_hashmap_init(&data->memories);
+    rt_hashmap_init(&data->swapchains);
+    rt_hashmap_init(&data->queue_families);
+    rt_vk_device_dispatch_load(&data->dispatch, gdpa, device);
+    instance->dispatch.vkGetPhysicalDeviceMemoryProperties(gpu, &data->memory_properties);
+    return data;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateDevice(VkPhysicalDevice gpu, const VkDeviceCreateInfo *info,
+                                                     const VkAllocationCallbacks *allocator,
+                                                     VkDevice *device_out)
+{
+    struct capture_instance *instance = capture_instance_of(gpu);
+    VkLayerDeviceCreateInfo *link = device_chain_node(info, VK_LAYER_LINK_INFO);
+    VkLayerDeviceCreateInfo *loader_data = device_chain_node(info, VK_LOADER_DATA_CALLBACK);
+    if (!instance || !link)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+    PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(instance->handle, "vkCreateDevice");
+    if (!create)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    capture_session_set_device(instance, gpu);
+    VkResult result = create(gpu, info, allocator, device_out);
+    if (result == VK_SUCCESS) {
+        struct capture_device *data = new_device(instance, gpu, *device_out, gdpa);
+        if (data && loader_data)
+            data->set_loader_data = loader_data->u.pfnSetDeviceLoaderData;
+        if (!data || !capture_device_add(data))
+            rt_log(RT_LOG_ERROR, "out of memory: device calls will not be captured");
+    }
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    VkDeviceCreateInfo original = *info;
+    original.pNext = without_loader_nodes(info->pNext, &arena);
+    struct rt_vk_args_vkCreateDevice args = {gpu, &original, allocator, device_out, result};
+    capture_record_call(RT_VK_CMD_vkCreateDevice, &args, (uint64_t)(int64_t)result);
+    rt_arena_finish(&arena);
+    return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL capture_vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator)
+{
+    struct capture_device *data = device ? capture_device_of(device) : NULL;
+    if (!data)
+        return;
+    data->dispatch.vkDestroyDevice(device, allocator);
+    struct rt_vk_args_vkDestroyDevice args = {device, allocator};
+    capture_record_call(RT_VK_CMD_vkDestroyDevice, &args, 0);
+    capture_device_remove(data);
+    capture_forget_memories(data);
+    capture_forget_swapchains(data);
+    pthread_mutex_destroy(&data->memory_lock);
+    pthread_mutex_destroy(&data->present_lock);
+    free(data);
+}
+
+/* --- what the loader calls -------------------------------------------- */
+
+LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *interface)
+{
+    if (!interface || interface->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    if (interface->loaderLayerInterfaceVersion > 2)
+        interface->loaderLayerInterfaceVersion = 2;
+    interface->pfnGetInstanceProcAddr = capture_vkGetInstanceProcAddr;
+    interface->pfnGetDeviceProcAddr = capture_vkGetDeviceProcAddr;
+    interface->pfnGetPhysicalDeviceProcAddr = NULL;
+    return VK_SUCCESS;
+}
+
+LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *name)
+{
+    return capture_vkGetInstanceProcAddr(instance, name);
+}
+
+LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *name)
+{
+    return capture_vkGetDeviceProcAddr(device, name);
+}

@@ -1,0 +1,71 @@
+/* capture/objects.c — instance and device data found by dispatch key. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "capture.h"
+#include "hashmap.h"
+
+/* Every dispatchable handle starts with the loader's dispatch pointer, and
+ * child objects (physical devices, queues, command buffers) share their
+ * parent's: the standard way a layer finds its per-object data. */
+static uint64_t dispatch_key(const void *dispatchable)
+{
+    return (uint64_t)(uintptr_t) * (void *const *)dispatchable;
+}
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct rt_hashmap instances, devices;
+
+static void *find(struct rt_hashmap *map, const void *dispatchable)
+{
+    uint64_t value = 0;
+    pthread_rwlock_rdlock(&lock);
+    bool found = rt_hashmap_get(map, dispatch_key(dispatchable), &value);
+    pthread_rwlock_unlock(&lock);
+    return found ? (void *)(uintptr_t)value : NULL;
+}
+
+static bool add(struct rt_hashmap *map, const void *dispatchable, void *data)
+{
+    pthread_rwlock_wrlock(&lock);
+    bool ok = rt_hashmap_put(map, dispatch_key(dispatchable), (uint64_t)(uintptr_t)data);
+    pthread_rwlock_unlock(&lock);
+    return ok;
+}
+
+static void drop(struct rt_hashmap *map, const void *dispatchable)
+{
+    pthread_rwlock_wrlock(&lock);
+    rt_hashmap_remove(map, dispatch_key(dispatchable));
+    pthread_rwlock_unlock(&lock);
+}
+
+struct capture_instance *capture_instance_of(const void *dispatchable)
+{
+    return find(&instances, dispatchable);
+}
+
+struct capture_device *capture_device_of(const void *dispatchable)
+{
+    return find(&devices, dispatchable);
+}
+
+bool capture_instance_add(struct capture_instance *instance)
+{
+    return add(&instances, instance->handle, instance);
+}
+
+void capture_instance_remove(struct capture_instance *instance)
+{
+    drop(&instances, instance->handle);
+}
+
+bool capture_device_add(struct capture_device *device)
+{
+    return add(&devices, device->handle, device);
+}
+
+void capture_device_remove(struct capture_device *device)
+{
+    drop(&devices, device->handle);
+}

@@ -1,0 +1,241 @@
+/* capture/record.c — the capture session: settings, trace writer, memory
+ * tracker, and the encoding of every call. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "log.h"
+#include "settings.h"
+#include "trace.h"
+
+static struct {
+    pthread_mutex_t lock;
+    int refs;
+    struct rt_capture_settings settings;
+    struct rt_trace_writer *writer;
+    struct rt_memory_tracker *tracker;
+    bool device_set;
+    _Atomic uint64_t frame; /* the frame being recorded, from 1 */
+    _Atomic bool warned[RT_VK_CMD_COUNT];
+    _Atomic bool warned_write;
+} session = {.lock = PTHREAD_MUTEX_INITIALIZER, .frame = 1};
+
+static _Thread_local struct rt_enc call_encoder;
+
+static void warn_write_failure(rt_status s)
+{
+    if (!rt_ok(&s) && !atomic_exchange(&session.warned_write, true))
+        rt_log(RT_LOG_ERROR, "capture: writing the trace failed: %s", s.msg);
+}
+
+static const char *const *command_names(void)
+{
+    static const char *names[RT_VK_CMD_COUNT];
+    for (size_t i = 0; i < RT_VK_CMD_COUNT; i++)
+        names[i] = rt_vk_cmd_name((enum rt_vk_cmd)i);
+    return names;
+}
+
+static rt_status open_writer(const VkInstanceCreateInfo *info)
+{
+    const VkApplicationInfo *app = info->pApplicationInfo;
+    char settings_text[512];
+    rt_capture_settings_describe(&session.settings, settings_text, sizeof settings_text);
+    struct rt_trace_writer_options options = {
+        .path = session.settings.output,
+        .compression = session.settings.compression,
+        .application_name = app ? app->pApplicationName : NULL,
+        .engine_name = app ? app->pEngineName : NULL,
+        .application_version = app ? app->applicationVersion : 0,
+        .engine_version = app ? app->engineVersion : 0,
+        .api_version = app ? app->apiVersion : VK_API_VERSION_1_0,
+        .vk_header_version = VK_HEADER_VERSION_COMPLETE,
+        .settings = settings_text,
+        .command_names = command_names(),
+        .command_count = RT_VK_CMD_COUNT,
+    };
+    RT_TRY(rt_trace_writer_create(&options, &session.writer));
+    /* Before the tracker: its SIGSEGV handler must chain to the writer's. */
+    RT_TRY(rt_trace_writer_install_exit_handlers(session.writer));
+    return rt_tracker_create(session.settings.memory_tracking, &session.tracker);
+}
+
+VkResult capture_session_open(const VkInstanceCreateInfo *info)
+{
+    pthread_mutex_lock(&session.lock);
+    rt_status s = rt_ok_status();
+    if (session.refs == 0) {
+        s = rt_capture_settings_load((rt_getenv_fn)getenv, program_invocation_short_name,
+                                     &session.settings);
+        if (rt_ok(&s))
+            s = open_writer(info);
+    }
+    if (rt_ok(&s))
+        session.refs++;
+    pthread_mutex_unlock(&session.lock);
+    if (!rt_ok(&s)) {
+        rt_log(RT_LOG_ERROR, "capture: %s", s.msg);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    return VK_SUCCESS;
+}
+
+void capture_session_close(void)
+{
+    pthread_mutex_lock(&session.lock);
+    if (session.refs > 0 && --session.refs == 0) {
+        rt_tracker_collect(session.tracker, capture_record_memory, NULL);
+        rt_status s = rt_trace_writer_close(session.writer, NULL);
+        warn_write_failure(s);
+        session.writer = NULL;
+        rt_tracker_destroy(session.tracker);
+        session.tracker = NULL;
+        rt_capture_settings_finish(&session.settings);
+    }
+    pthread_mutex_unlock(&session.lock);
+}
+
+void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_value)
+{
+    struct rt_trace_writer *w = session.writer;
+    if (!w)
+        return;
+    struct rt_enc *enc = &call_encoder;
+    rt_enc_reset(enc);
+    struct rt_vk_stats stats = {0};
+    rt_status s = rt_vk_encode_call_stats(enc, cmd, args, &stats);
+    uint32_t thread_id = (uint32_t)gettid();
+    if (!rt_ok(&s)) {
+        if (!atomic_exchange(&session.warned[cmd], true))
+            rt_log(RT_LOG_WARN, "capture: %s cannot be recorded faithfully (%s); it is forwarded "
+                   "and marked unsupported in the trace", rt_vk_cmd_name(cmd), s.msg);
+        warn_write_failure(rt_trace_writer_unsupported(w, (uint32_t)cmd, thread_id, s.msg));
+        return;
+    }
+    if (stats.unknown_stypes && !atomic_exchange(&session.warned[cmd], true))
+        rt_log(RT_LOG_WARN, "capture: %s: pNext sType %u is unknown to this build; recorded as unknown",
+               rt_vk_cmd_name(cmd), stats.last_unknown_stype);
+    warn_write_failure(rt_trace_writer_call(w, (uint32_t)cmd, thread_id, return_value, enc->data,
+                                            enc->size, NULL));
+}
+
+void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const void *data, size_t size)
+{
+    (void)ctx;
+    if (session.writer)
+        warn_write_failure(rt_trace_writer_memory_update(session.writer, memory_id, offset, data, size));
+}
+
+void capture_record_annotation(unsigned kind, const char *text)
+{
+    if (session.writer)
+        warn_write_failure(rt_trace_writer_annotation(session.writer, (enum rt_trace_annotation_kind)kind, text));
+}
+
+void capture_end_frame(void)
+{
+    if (session.writer)
+        warn_write_failure(rt_trace_writer_frame_end(session.writer));
+    atomic_fetch_add(&session.frame, 1);
+}
+
+uint64_t capture_current_frame(void) { return atomic_load(&session.frame); }
+
+bool capture_frame_delimiter_is_submit(void)
+{
+    return session.settings.frame_delimiter == RT_FRAME_DELIMITER_SUBMIT;
+}
+
+struct rt_memory_tracker *capture_tracker(void) { return session.tracker; }
+
+const char *capture_screenshot_dir(void) { return session.settings.screenshot_dir; }
+
+bool capture_screenshot_wanted(uint64_t frame)
+{
+    return session.settings.screenshot_dir[0] &&
+           rt_frame_list_contains(&session.settings.screenshot_frames, frame);
+}
+
+void capture_before_submit(const void *queue)
+{
+    (void)queue;
+    if (session.tracker)
+        rt_tracker_collect(session.tracker, capture_record_memory, NULL);
+}
+
+void capture_after_submit(const void *queue)
+{
+    (void)queue;
+    if (capture_frame_delimiter_is_submit())
+        capture_end_frame();
+}
+
+void capture_after_sync(const void *dispatchable)
+{
+    (void)dispatchable;
+    if (session.tracker)
+        rt_tracker_refresh(session.tracker);
+}
+
+static void copy_name(char *dst, const char *src, size_t size)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* vendorID, driver, UUIDs and memory layout: what replay needs to know where
+ * the trace came from. Queried from the next layer, so nothing is recorded. */
+static void describe_device(const struct capture_instance *instance, VkPhysicalDevice gpu,
+                            struct rt_trace_device_info *out)
+{
+    const struct rt_vk_instance_dispatch *d = &instance->dispatch;
+    VkPhysicalDeviceProperties props;
+    d->vkGetPhysicalDeviceProperties(gpu, &props);
+    *out = (struct rt_trace_device_info){
+        .vendor_id = props.vendorID, .device_id = props.deviceID,
+        .driver_version = props.driverVersion, .api_version = props.apiVersion,
+        .device_type = (uint32_t)props.deviceType};
+    copy_name(out->device_name, props.deviceName, sizeof out->device_name);
+    memcpy(out->pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
+    if (props.apiVersion >= VK_API_VERSION_1_2 && instance->api_version >= VK_API_VERSION_1_1 &&
+        d->vkGetPhysicalDeviceProperties2) {
+        VkPhysicalDeviceDriverProperties driver = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+        VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+                                           .pNext = &driver};
+        VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                              .pNext = &id};
+        d->vkGetPhysicalDeviceProperties2(gpu, &props2);
+        out->driver_id = (uint32_t)driver.driverID;
+        copy_name(out->driver_name, driver.driverName, sizeof out->driver_name);
+        copy_name(out->driver_info, driver.driverInfo, sizeof out->driver_info);
+        memcpy(out->device_uuid, id.deviceUUID, VK_UUID_SIZE);
+        memcpy(out->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+    }
+    VkPhysicalDeviceMemoryProperties mem;
+    d->vkGetPhysicalDeviceMemoryProperties(gpu, &mem);
+    out->memory_type_count = mem.memoryTypeCount;
+    for (uint32_t i = 0; i < mem.memoryTypeCount && i < RT_TRACE_MAX_MEMORY_TYPES; i++)
+        out->memory_types[i] = (struct rt_trace_memory_type){mem.memoryTypes[i].propertyFlags,
+                                                             mem.memoryTypes[i].heapIndex};
+    out->memory_heap_count = mem.memoryHeapCount;
+    for (uint32_t i = 0; i < mem.memoryHeapCount && i < RT_TRACE_MAX_MEMORY_HEAPS; i++)
+        out->memory_heaps[i] = (struct rt_trace_memory_heap){mem.memoryHeaps[i].size,
+                                                             mem.memoryHeaps[i].flags};
+}
+
+void capture_session_set_device(const struct capture_instance *instance, VkPhysicalDevice gpu)
+{
+    pthread_mutex_lock(&session.lock);
+    if (session.writer && !session.device_set) {
+        struct rt_trace_device_info info;
+        describe_device(instance, gpu, &info);
+        warn_write_failure(rt_trace_writer_set_device_info(session.writer, &info));
+        session.device_set = true;
+    }
+    pthread_mutex_unlock(&session.lock);
+}

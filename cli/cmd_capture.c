@@ -1,0 +1,244 @@
+/* cli/cmd_capture.c — `retrace capture`: run a program under the capture layer. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "settings.h"
+#include "trace.h"
+
+#define LAYER_NAME "VK_LAYER_RETRACE_capture"
+#define LAYER_MANIFEST "VkLayer_RETRACE_capture.json"
+
+void cmd_capture_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace capture [OPTIONS] -- PROGRAM [ARGS...]\n"
+            "Runs PROGRAM with the capture layer enabled and records its Vulkan calls.\n"
+            "  -o, --output FILE           trace path (default: PROGRAM.rtrace)\n"
+            "  --compression zstd|none     block compression (default zstd)\n"
+            "  --memory-tracking page-guard|full\n"
+            "                              how mapped-memory writes are found (default page-guard)\n"
+            "  --frame-delimiter present|submit\n"
+            "                              what ends a frame (default present; submit for\n"
+            "                              programs without a swapchain)\n"
+            "  --screenshots DIR           save capture-time screenshots as DIR/frame_NNNNNN.png\n"
+            "  --screenshot-frames LIST    which frames, 1-based, e.g. 1,10,100-120 (default 1)\n"
+            "The layer is found through RETRACE_LAYER_DIR, else next to this build, else installed.\n"
+            "The same settings work as RETRACE_* variables when the layer is enabled by hand\n"
+            "(VK_INSTANCE_LAYERS=" LAYER_NAME ", with VK_ADD_LAYER_PATH pointing at its manifest).\n");
+}
+
+/* Flag values, looked up by the layer's own settings parser for validation. */
+static const char *flag_env[12];
+
+static const char *flag_getenv(const char *name)
+{
+    for (size_t i = 0; i + 1 < sizeof flag_env / sizeof flag_env[0] && flag_env[i]; i += 2)
+        if (!strcmp(flag_env[i], name))
+            return flag_env[i + 1];
+    return NULL;
+}
+
+static void set_flag(const char *var, const char *value)
+{
+    size_t i = 0;
+    while (flag_env[i] && strcmp(flag_env[i], var))
+        i += 2;
+    flag_env[i] = var;
+    flag_env[i + 1] = value;
+}
+
+static int parse_flags(int argc, char **argv, const struct rt_command *self)
+{
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"compression", required_argument, NULL, 'c'},
+        {"memory-tracking", required_argument, NULL, 'm'},
+        {"frame-delimiter", required_argument, NULL, 'f'},
+        {"screenshots", required_argument, NULL, 's'},
+        {"screenshot-frames", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    static const char *const vars[128] = {
+        ['o'] = "RETRACE_OUTPUT", ['c'] = "RETRACE_COMPRESSION",
+        ['m'] = "RETRACE_MEMORY_TRACKING", ['f'] = "RETRACE_FRAME_DELIMITER",
+        ['s'] = "RETRACE_SCREENSHOTS", ['S'] = "RETRACE_SCREENSHOT_FRAMES",
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
+        if (c == 'h') {
+            cmd_capture_usage(stdout);
+            return -1;
+        }
+        if (c == '?' || c == ':' || c < 0 || c >= 128 || !vars[c])
+            return cli_usage_error(self, "unknown or incomplete option '%s'", argv[optind - 1]);
+        set_flag(vars[c], optarg);
+    }
+    if (optind >= argc)
+        return cli_usage_error(self, "no program to run (put it after --)");
+    return 0;
+}
+
+/* RETRACE_LAYER_DIR, else the layer manifest of this binary's build tree,
+ * else the installed one. */
+static rt_status find_layer_dir(char *out, size_t size)
+{
+    const char *dir = getenv("RETRACE_LAYER_DIR");
+    if (dir && *dir) {
+        snprintf(out, size, "%s", dir);
+        return rt_ok_status();
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char candidate[PATH_MAX + 64];
+        snprintf(candidate, sizeof candidate, "%s/../capture", dirname(exe));
+        char manifest[PATH_MAX + 128];
+        snprintf(manifest, sizeof manifest, "%s/" LAYER_MANIFEST, candidate);
+        if (access(manifest, R_OK) == 0 && realpath(candidate, out) && strlen(out) < size)
+            return rt_ok_status();
+    }
+    snprintf(out, size, "%s", RT_LAYER_INSTALL_DIR);
+    char manifest[PATH_MAX + 64];
+    snprintf(manifest, sizeof manifest, "%s/" LAYER_MANIFEST, out);
+    if (access(manifest, R_OK) != 0)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot find the capture layer manifest %s", manifest);
+    return rt_ok_status();
+}
+
+static rt_status export_environment(const struct rt_capture_settings *settings, const char *layer_dir)
+{
+    char value[PATH_MAX * 2];
+    const char *old = getenv("VK_ADD_LAYER_PATH");
+    snprintf(value, sizeof value, "%s%s%s", layer_dir, old && *old ? ":" : "", old ? old : "");
+    setenv("VK_ADD_LAYER_PATH", value, 1);
+    old = getenv("VK_INSTANCE_LAYERS");
+    snprintf(value, sizeof value, LAYER_NAME "%s%s", old && *old ? ":" : "", old ? old : "");
+    setenv("VK_INSTANCE_LAYERS", value, 1);
+    for (size_t i = 0; flag_env[i]; i += 2)
+        setenv(flag_env[i], flag_env[i + 1], 1);
+    /* The layer writes where we will read, whatever directory the program uses. */
+    setenv("RETRACE_OUTPUT", settings->output, 1);
+    return rt_ok_status();
+}
+
+static rt_status absolute_output(const char *requested, const char *program, char *out, size_t size)
+{
+    char name[PATH_MAX];
+    if (requested) {
+        snprintf(name, sizeof name, "%s", requested);
+    } else {
+        char copy[PATH_MAX];
+        snprintf(copy, sizeof copy, "%s", program);
+        snprintf(name, sizeof name, "%s.rtrace", basename(copy));
+    }
+    if (name[0] == '/') {
+        snprintf(out, size, "%s", name);
+        return rt_ok_status();
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return rt_errorf(RT_ERR_INTERNAL, "cannot read the current directory");
+    if ((size_t)snprintf(out, size, "%s/%s", cwd, name) >= size)
+        return rt_errorf(RT_ERR_USAGE, "output path too long");
+    return rt_ok_status();
+}
+
+/* Runs the program and returns its wait status. */
+static rt_status run_program(char **argv, int *status_out)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return rt_errorf(RT_ERR_INTERNAL, "fork failed: %s", strerror(errno));
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "retrace: error: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    /* Ctrl-C reaches the program; we stay to report what it left. */
+    signal(SIGINT, SIG_IGN);
+    while (waitpid(pid, status_out, 0) < 0) {
+        if (errno != EINTR)
+            return rt_errorf(RT_ERR_INTERNAL, "waitpid failed: %s", strerror(errno));
+    }
+    signal(SIGINT, SIG_DFL);
+    return rt_ok_status();
+}
+
+static rt_status summarise(const char *path)
+{
+    struct rt_trace_reader *reader;
+    RT_TRY(rt_status_wrap(rt_trace_reader_open(path, &reader), "%s", path));
+    struct rt_trace_packet packet;
+    rt_status s;
+    do {
+        s = rt_trace_reader_next(reader, &packet);
+    } while (rt_ok(&s) && packet.type != RT_TRACE_PACKET_END);
+    struct rt_trace_progress p;
+    rt_trace_reader_progress(reader, &p);
+    rt_trace_reader_destroy(reader);
+    struct stat st = {0};
+    stat(path, &st);
+    printf("trace: %s\nframes: %llu  calls: %llu  bytes: %lld (raw %llu)\n", path,
+           (unsigned long long)p.frames, (unsigned long long)p.calls, (long long)st.st_size,
+           (unsigned long long)p.raw_bytes);
+    if (!rt_ok(&s))
+        fprintf(stderr, "retrace: warning: the trace is good up to byte %llu: %s\n",
+                (unsigned long long)p.good_bytes, s.msg);
+    return rt_ok_status();
+}
+
+static void report_program_status(const char *program, int status)
+{
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        fprintf(stderr, "retrace: warning: %s exited with status %d\n", program, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        fprintf(stderr, "retrace: warning: %s was killed by signal %d (%s)\n", program,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+int cmd_capture_run(int argc, char **argv)
+{
+    const struct rt_command *self = cli_find_command("capture");
+    memset(flag_env, 0, sizeof flag_env);
+    int rc = parse_flags(argc, argv, self);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char **program = argv + optind;
+    struct rt_capture_settings settings;
+    rt_status s = rt_capture_settings_load(flag_getenv, "app", &settings);
+    if (!rt_ok(&s))
+        return cli_usage_error(self, "%s", s.msg);
+    char layer_dir[PATH_MAX];
+    s = absolute_output(flag_getenv("RETRACE_OUTPUT"), program[0], settings.output,
+                        sizeof settings.output);
+    if (rt_ok(&s))
+        s = find_layer_dir(layer_dir, sizeof layer_dir);
+    if (rt_ok(&s))
+        s = export_environment(&settings, layer_dir);
+    rt_capture_settings_finish(&settings);
+    if (!rt_ok(&s))
+        return cli_fail(s);
+    unlink(settings.output); /* never report a stale trace as this run's */
+    int status = 0;
+    s = run_program(program, &status);
+    if (!rt_ok(&s))
+        return cli_fail(s);
+    report_program_status(program[0], status);
+    if (access(settings.output, F_OK) != 0)
+        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT,
+                                  "%s wrote no trace: it never created a Vulkan instance, or "
+                                  "could not load the capture layer", program[0]));
+    return cli_fail(summarise(settings.output));
+}

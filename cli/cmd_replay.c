@@ -1,0 +1,171 @@
+/* cli/cmd_replay.c — `retrace replay TRACE`: re-execute a trace headless. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "replay.h"
+#include "trace.h"
+
+void cmd_replay_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace replay TRACE [OPTIONS]\n"
+            "Re-executes TRACE on a Vulkan device, headless: no window system is needed.\n"
+            "  --device INDEX|NAME       replay device (default: one of the capture's vendor, else the first)\n"
+            "  --screenshots DIR         save frames as DIR/frame_NNNNNN.png (8-bit RGBA)\n"
+            "  --frames LIST             frames to save, 1-based: 1,10,100-120, 5- or all (default 1)\n"
+            "  --readbacks DIR           save every image the trace copies into a buffer (what a program\n"
+            "                            without a swapchain reads back) as DIR/readback_NNNNNN.png\n"
+            "  --end-frame N             stop after frame N\n"
+            "  --loop N                  replay the whole trace N times\n"
+            "  --window                  also show the frames in an X11 window (needs DISPLAY)\n"
+            "  --validate                enable the Khronos validation layer; count its messages;\n"
+            "                            exit 1 if it reports errors\n"
+            "  --memory auto|direct|rebind\n"
+            "                            direct: the capture's allocations as they were; rebind: an\n"
+            "                            allocation per buffer and image, for devices whose memory\n"
+            "                            layout differs (auto picks by comparing devices)\n"
+            "  --stats                   frames per second, calls and time per command\n"
+            "exit: 0 ok, 1 validation errors, 2 usage, 3 unreadable or corrupt trace (the good part\n"
+            "is replayed first), 4 the device cannot run the trace (the message names what is missing)\n");
+}
+
+static int parse_number(const struct rt_command *self, const char *flag, const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    if (errno || *end || end == text || *out == 0)
+        return cli_usage_error(self, "%s needs a positive number, not '%s'", flag, text);
+    return 0;
+}
+
+static int parse_memory(const struct rt_command *self, const char *text, struct rt_replay_options *o)
+{
+    if (!strcmp(text, "auto"))
+        o->memory_mode = RT_REPLAY_MEMORY_AUTO;
+    else if (!strcmp(text, "direct"))
+        o->memory_mode = RT_REPLAY_MEMORY_DIRECT;
+    else if (!strcmp(text, "rebind"))
+        o->memory_mode = RT_REPLAY_MEMORY_REBIND;
+    else
+        return cli_usage_error(self, "--memory is auto, direct or rebind, not '%s'", text);
+    return 0;
+}
+
+static int parse_option(const struct rt_command *self, int c, struct rt_replay_options *o, const char **frames)
+{
+    uint64_t n;
+    switch (c) {
+    case 'd': o->device = optarg; return 0;
+    case 's': o->screenshot_dir = optarg; return 0;
+    case 'r': o->readback_dir = optarg; return 0;
+    case 'f': *frames = optarg; return 0;
+    case 'e': return parse_number(self, "--end-frame", optarg, &o->end_frame);
+    case 'l':
+        if (parse_number(self, "--loop", optarg, &n) || n > UINT32_MAX)
+            return RT_ERR_USAGE;
+        o->loop = (uint32_t)n;
+        return 0;
+    case 'v': o->validate = true; return 0;
+    case 'w': o->window = true; return 0;
+    case 't': o->stats = true; return 0;
+    case 'm': return parse_memory(self, optarg, o);
+    default: return cli_usage_error(self, "unknown option '%s'", optarg ? optarg : "");
+    }
+}
+
+static int parse_args(int argc, char **argv, struct rt_replay_options *o)
+{
+    static const struct option options[] = {
+        {"device", required_argument, NULL, 'd'}, {"screenshots", required_argument, NULL, 's'},
+        {"frames", required_argument, NULL, 'f'}, {"end-frame", required_argument, NULL, 'e'},
+        {"readbacks", required_argument, NULL, 'r'},
+        {"loop", required_argument, NULL, 'l'}, {"validate", no_argument, NULL, 'v'},
+        {"stats", no_argument, NULL, 't'}, {"memory", required_argument, NULL, 'm'},
+        {"window", no_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'}, {0}};
+    const struct rt_command *self = cli_find_command("replay");
+    const char *frames = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (c == 'h') {
+            cmd_replay_usage(stdout);
+            return -1;
+        }
+        if (c == '?')
+            return cli_usage_error(self, "unknown or incomplete option '%s'", argv[optind - 1]);
+        int rc = parse_option(self, c, o, &frames);
+        if (rc)
+            return rc;
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(self, "expected one TRACE");
+    o->trace_path = argv[optind];
+    if (frames && !o->screenshot_dir)
+        return cli_usage_error(self, "--frames needs --screenshots DIR");
+    rt_status s = rt_frame_list_parse(frames ? frames : "1", &o->frames);
+    return rt_ok(&s) ? 0 : cli_usage_error(self, "--frames: %s", s.msg);
+}
+
+/* For "frame N of M": the trace's frame count, read once up front. */
+static uint64_t count_frames(const char *path)
+{
+    struct rt_trace_reader *r;
+    if (rt_trace_reader_open(path, &r).code != RT_OK)
+        return 0;
+    struct rt_trace_packet p;
+    while (rt_trace_reader_next(r, &p).code == RT_OK && p.type != RT_TRACE_PACKET_END) {
+    }
+    struct rt_trace_progress pr;
+    rt_trace_reader_progress(r, &pr);
+    rt_trace_reader_destroy(r);
+    return pr.frames;
+}
+
+static void print_result(const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    fprintf(stderr, "replayed %" PRIu64 " frames, %" PRIu64 " calls (%" PRIu64 " skipped queries), %" PRIu64
+            " memory updates in %.3f s on %s", res->frames, res->calls, res->skipped_calls, res->memory_updates,
+            res->seconds, res->device_name[0] ? res->device_name : "no device");
+    if (o->screenshot_dir)
+        fprintf(stderr, "; %" PRIu64 " screenshots in %s", res->screenshots, o->screenshot_dir);
+    fputc('\n', stderr);
+    if (o->validate)
+        fprintf(stderr, "validation: %" PRIu64 " errors, %" PRIu64 " warnings\n", res->validation_errors,
+                res->validation_warnings);
+    if (res->unsupported)
+        fprintf(stderr, "retrace: warning: %" PRIu64 " calls were not recorded faithfully by the capture\n",
+                res->unsupported);
+}
+
+int cmd_replay_run(int argc, char **argv)
+{
+    struct rt_replay_options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    const char *dirs[] = {o.screenshot_dir, o.readback_dir};
+    for (size_t i = 0; i < 2; i++) {
+        if (dirs[i] && mkdir(dirs[i], 0777) != 0 && errno != EEXIST) {
+            rt_frame_list_finish(&o.frames);
+            return cli_fail(rt_errorf(RT_ERR_USAGE, "cannot create %s: %s", dirs[i], strerror(errno)));
+        }
+    }
+    o.progress = isatty(STDERR_FILENO);
+    if (o.progress)
+        o.total_frames = count_frames(o.trace_path);
+    struct rt_replay_result res;
+    rt_status s = rt_replay_run(&o, &res);
+    print_result(&o, &res);
+    rt_frame_list_finish(&o.frames);
+    if (rt_ok(&s) && o.validate && res.validation_errors)
+        return RT_ERR_FAILED;
+    return cli_fail(s);
+}

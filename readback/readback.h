@@ -1,0 +1,46 @@
+/*
+ * readback/readback.h — copies an image that is about to be presented into
+ * host memory and writes it as an 8-bit RGBA PNG.
+ *
+ * Owns: the copy (a full barrier, a copy to a host-visible buffer, waiting
+ * for it) and the choice of pixel layout for a VkFormat. Shared by the
+ * capture layer (capture-time screenshots) and the replayer (replay
+ * screenshots), so that both read pixels the same way. It makes its own
+ * objects through the dispatch table it is given and records nothing.
+ * Must not touch: the trace, capture or replay state.
+ */
+#ifndef RT_READBACK_H
+#define RT_READBACK_H
+
+#include <stdbool.h>
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include "pixels.h"
+#include "status.h"
+#include "vk_dispatch_gen.h"
+
+struct rt_readback_device {
+    VkDevice device;
+    const struct rt_vk_device_dispatch *dispatch;
+    const VkPhysicalDeviceMemoryProperties *memory;
+    PFN_vkSetDeviceLoaderData set_loader_data; /* a layer's callback for objects it makes; NULL elsewhere */
+};
+
+/**
+ * Waits for WAITS (binary semaphores, may be 0), copies IMAGE (in LAYOUT,
+ * which it is left in) on QUEUE of FAMILY, and writes PATH. FORMAT must be
+ * one rt_readback_supported accepts. *waited_out tells whether WAITS were
+ * consumed (then a present must not wait for them again), error or not.
+ */
+rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, uint32_t family, VkImage image,
+                          VkImageLayout layout, VkFormat format, VkExtent2D extent, uint32_t wait_count,
+                          const VkSemaphore *waits, const char *path, bool *waited_out) RT_MUST_CHECK;
+
+/** BGRA/RGBA 8-bit UNORM or sRGB, 10-bit packed, 16-bit float or UNORM RGBA. */
+bool rt_readback_supported(VkFormat format);
+
+/** The pixel layout of FORMAT's texels in host memory; false when unsupported. */
+bool rt_readback_pixel_layout(VkFormat format, enum rt_pixel_layout *out);
+
+#endif

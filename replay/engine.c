@@ -1,0 +1,436 @@
+/* replay/engine.c — the packet loop and the generic call path. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "replay_internal.h"
+
+#define MAX_OUTPUTS 4096
+
+struct output_handle {
+    void *slot;
+    VkObjectType type;
+    uint64_t captured;
+};
+
+struct handle_walk {
+    struct replay *r;
+    rt_status status;
+    size_t output_count;
+    struct output_handle outputs[MAX_OUTPUTS];
+};
+
+static uint64_t slot_read(const void *slot)
+{
+    uint64_t v;
+    memcpy(&v, slot, sizeof v);
+    return v;
+}
+
+static void slot_write(void *slot, uint64_t v) { memcpy(slot, &v, sizeof v); }
+
+rt_status replay_live(struct replay *r, VkObjectType type, uint64_t captured, uint64_t *live_out)
+{
+    if (captured == 0) {
+        *live_out = 0;
+        return rt_ok_status();
+    }
+    if (!replay_handles_get(&r->handles, type, captured, live_out))
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 " uses a handle (object type %d, id 0x%" PRIx64
+                         ") that the trace never created", r->call_seq, (int)type, captured);
+    return rt_ok_status();
+}
+
+static void map_one(void *user, VkObjectType type, void *slot, bool output)
+{
+    struct handle_walk *w = user;
+    uint64_t captured = slot_read(slot);
+    if (output) {
+        if (w->output_count < MAX_OUTPUTS)
+            w->outputs[w->output_count++] = (struct output_handle){slot, type, captured};
+        return;
+    }
+    uint64_t live = 0;
+    if (rt_ok(&w->status))
+        w->status = replay_live(w->r, type, captured, &live);
+    slot_write(slot, live);
+}
+
+rt_status replay_map_inputs(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    struct handle_walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    w->r = r;
+    rt_vk_walk_handles(cmd, args, map_one, w);
+    rt_status s = w->status;
+    free(w);
+    return s;
+}
+
+struct replay_device *replay_device_of(struct replay *r, const void *live_dispatchable)
+{
+    uint64_t value = 0;
+    if (!live_dispatchable)
+        return NULL;
+    uint64_t key = (uint64_t)(uintptr_t) * (void *const *)live_dispatchable;
+    return rt_hashmap_get(&r->devices, key, &value) ? (struct replay_device *)(uintptr_t)value : NULL;
+}
+
+const char *replay_result_name(VkResult result)
+{
+    const struct rt_vk_enum_desc *e = &rt_vk_enums[RT_VK_ENUM_VkResult];
+    for (uint32_t i = 0; i < e->count; i++)
+        if (e->values[i].value == result)
+            return e->values[i].full;
+    return "unknown VkResult";
+}
+
+rt_status replay_check_result(struct replay *r, enum rt_vk_cmd cmd, VkResult captured, VkResult replayed)
+{
+    if (replayed >= 0 || captured < 0)
+        return rt_ok_status();
+    return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s failed on the replay device (%s) where the "
+                     "capture succeeded", r->call_seq, rt_vk_cmd_name(cmd), replay_result_name(replayed));
+}
+
+/* The dispatch table for a command: the device's for device commands. */
+static const struct replay_dispatch *dispatch_for(struct replay *r, enum rt_vk_cmd cmd, const void *args,
+                                                  struct replay_dispatch *instance_only)
+{
+    if (rt_vk_cmd_level(cmd) == RT_VK_LEVEL_DEVICE) {
+        const void *first;
+        memcpy(&first, args, sizeof first); /* every device command starts with a dispatchable handle */
+        struct replay_device *dev = replay_device_of(r, first);
+        return dev ? &dev->dispatch : NULL;
+    }
+    instance_only->instance = r->instance_dispatch;
+    return instance_only;
+}
+
+/* vkGet* and vkEnumerate* that make no handle only tell the application
+ * something about the capture device; replaying them is pointless. */
+static bool is_pure_query(enum rt_vk_cmd cmd, size_t outputs)
+{
+    const char *name = rt_vk_cmd_name(cmd);
+    return outputs == 0 && (!strncmp(name, "vkGet", 5) || !strncmp(name, "vkEnumerate", 11));
+}
+
+rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result)
+{
+    struct handle_walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    w->r = r;
+    rt_vk_walk_handles(cmd, args, map_one, w);
+    rt_status s = w->status;
+    struct replay_dispatch instance_only;
+    const struct replay_dispatch *d = rt_ok(&s) ? dispatch_for(r, cmd, args, &instance_only) : NULL;
+    if (rt_ok(&s) && is_pure_query(cmd, w->output_count)) {
+        r->result->skipped_calls++;
+    } else if (rt_ok(&s) && (!d || !replay_calls[cmd])) {
+        s = rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s cannot be called on the replay device",
+                      r->call_seq, rt_vk_cmd_name(cmd));
+    } else if (rt_ok(&s)) {
+        VkResult result = replay_calls[cmd](d, args);
+        for (size_t i = 0; i < w->output_count; i++) {
+            uint64_t live = slot_read(w->outputs[i].slot);
+            if (w->outputs[i].captured && live)
+                replay_handles_put(&r->handles, w->outputs[i].type, w->outputs[i].captured, live);
+        }
+        s = replay_check_result(r, cmd, (VkResult)(int32_t)captured_result, result);
+    }
+    free(w);
+    return s;
+}
+
+/* Commands whose meaning the generic path cannot know. */
+static const struct {
+    enum rt_vk_cmd cmd;
+    replay_handler_fn fn;
+} handlers[] = {
+    {RT_VK_CMD_vkCreateInstance, replay_create_instance},
+    {RT_VK_CMD_vkDestroyInstance, replay_destroy_instance},
+    {RT_VK_CMD_vkEnumeratePhysicalDevices, replay_enumerate_physical_devices},
+    {RT_VK_CMD_vkCreateDevice, replay_create_device},
+    {RT_VK_CMD_vkDestroyDevice, replay_destroy_device},
+    {RT_VK_CMD_vkGetDeviceQueue, replay_get_device_queue},
+    {RT_VK_CMD_vkGetDeviceQueue2, replay_get_device_queue2},
+    {RT_VK_CMD_vkAllocateMemory, replay_allocate_memory},
+    {RT_VK_CMD_vkFreeMemory, replay_free_memory},
+    {RT_VK_CMD_vkMapMemory, replay_skip},   /* memory updates carry the bytes */
+    {RT_VK_CMD_vkUnmapMemory, replay_skip},
+    {RT_VK_CMD_vkFlushMappedMemoryRanges, replay_skip},
+    {RT_VK_CMD_vkInvalidateMappedMemoryRanges, replay_skip},
+    {RT_VK_CMD_vkCreateBuffer, replay_create_buffer},
+    {RT_VK_CMD_vkCreateImage, replay_create_image},
+    {RT_VK_CMD_vkGetBufferDeviceAddress, replay_get_buffer_device_address},
+    {RT_VK_CMD_vkGetBufferDeviceAddressKHR, replay_get_buffer_device_address},
+    {RT_VK_CMD_vkGetBufferDeviceAddressEXT, replay_get_buffer_device_address},
+    {RT_VK_CMD_vkCmdPushConstants, replay_cmd_push_constants},
+    {RT_VK_CMD_vkBeginCommandBuffer, replay_begin_command_buffer},
+    {RT_VK_CMD_vkCmdCopyImageToBuffer, replay_cmd_copy_image_to_buffer},
+    {RT_VK_CMD_vkQueueSubmit, replay_queue_submit},
+    {RT_VK_CMD_vkQueueSubmit2, replay_queue_submit2},
+    {RT_VK_CMD_vkQueueSubmit2KHR, replay_queue_submit2},
+    {RT_VK_CMD_vkBindBufferMemory, replay_bind_buffer_memory},
+    {RT_VK_CMD_vkBindImageMemory, replay_bind_image_memory},
+    {RT_VK_CMD_vkBindBufferMemory2, replay_bind_buffer_memory2},
+    {RT_VK_CMD_vkBindBufferMemory2KHR, replay_bind_buffer_memory2},
+    {RT_VK_CMD_vkBindImageMemory2, replay_bind_image_memory2},
+    {RT_VK_CMD_vkBindImageMemory2KHR, replay_bind_image_memory2},
+    {RT_VK_CMD_vkCreateXcbSurfaceKHR, replay_create_surface},
+    {RT_VK_CMD_vkCreateXlibSurfaceKHR, replay_create_surface},
+    {RT_VK_CMD_vkCreateWaylandSurfaceKHR, replay_create_surface},
+    {RT_VK_CMD_vkCreateWin32SurfaceKHR, replay_create_surface},
+    {RT_VK_CMD_vkCreateAndroidSurfaceKHR, replay_create_surface},
+    {RT_VK_CMD_vkCreateMetalSurfaceEXT, replay_create_surface},
+    {RT_VK_CMD_vkCreateHeadlessSurfaceEXT, replay_create_surface},
+    {RT_VK_CMD_vkDestroySurfaceKHR, replay_skip},
+    {RT_VK_CMD_vkCreateSwapchainKHR, replay_create_swapchain},
+    {RT_VK_CMD_vkDestroySwapchainKHR, replay_destroy_swapchain},
+    {RT_VK_CMD_vkGetSwapchainImagesKHR, replay_get_swapchain_images},
+    {RT_VK_CMD_vkAcquireNextImageKHR, replay_acquire_next_image},
+    {RT_VK_CMD_vkAcquireNextImage2KHR, replay_acquire_next_image2},
+    {RT_VK_CMD_vkQueuePresentKHR, replay_queue_present},
+    {RT_VK_CMD_vkWaitForFences, replay_wait_for_fences},
+    {RT_VK_CMD_vkGetFenceStatus, replay_get_fence_status},
+    {RT_VK_CMD_vkGetEventStatus, replay_get_event_status},
+    {RT_VK_CMD_vkGetSemaphoreCounterValue, replay_get_semaphore_counter_value},
+    {RT_VK_CMD_vkGetSemaphoreCounterValueKHR, replay_get_semaphore_counter_value},
+    {RT_VK_CMD_vkWaitSemaphores, replay_wait_semaphores},
+    {RT_VK_CMD_vkWaitSemaphoresKHR, replay_wait_semaphores},
+    {RT_VK_CMD_vkGetQueryPoolResults, replay_get_query_pool_results},
+    {RT_VK_CMD_vkCreateDebugUtilsMessengerEXT, replay_skip}, /* the application's callback is not here */
+    {RT_VK_CMD_vkDestroyDebugUtilsMessengerEXT, replay_skip},
+    {RT_VK_CMD_vkCreateDebugReportCallbackEXT, replay_skip},
+    {RT_VK_CMD_vkDestroyDebugReportCallbackEXT, replay_skip},
+};
+
+replay_handler_fn replay_handler(enum rt_vk_cmd cmd)
+{
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
+        if (handlers[i].cmd == cmd)
+            return handlers[i].fn;
+    return NULL;
+}
+
+rt_status replay_skip(struct replay *r, void *args, uint64_t captured_result)
+{
+    (void)args;
+    (void)captured_result;
+    r->result->skipped_calls++;
+    return rt_ok_status();
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static rt_status replay_call_packet(struct replay *r, const struct rt_trace_packet *p)
+{
+    enum rt_vk_cmd cmd = r->commands[p->u.call.command_id];
+    const char *name = r->header->command_names[p->u.call.command_id];
+    if (cmd == RT_VK_CMD_COUNT || rt_vk_args_size(cmd) == 0)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s is not known to this build of retrace",
+                         p->seq, name);
+    rt_arena_reset(&r->arena);
+    void *args = rt_arena_calloc(&r->arena, 1, rt_vk_args_size(cmd), 16);
+    if (!args)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    struct rt_dec dec;
+    rt_dec_init(&dec, p->u.call.params, p->u.call.size, &r->arena);
+    RT_TRY(rt_status_wrap(rt_vk_decode_call(&dec, cmd, args), "call %" PRIu64 " (%s)", p->seq, name));
+    double start = r->opts->stats ? now_seconds() : 0;
+    replay_handler_fn handler = replay_handler(cmd);
+    rt_status s = handler ? handler(r, args, p->u.call.return_value)
+                          : replay_generic_call(r, cmd, args, p->u.call.return_value);
+    if (r->opts->stats) {
+        r->calls_per_command[cmd]++;
+        r->seconds_per_command[cmd] += now_seconds() - start;
+    }
+    r->result->calls++;
+    return s;
+}
+
+static void show_progress(const struct replay *r)
+{
+    if (r->opts->progress)
+        fprintf(stderr, "\rframe %" PRIu64 " of %" PRIu64, r->frame, r->opts->total_frames);
+}
+
+static int by_time(const void *a, const void *b, void *times)
+{
+    double ta = ((const double *)times)[*(const uint32_t *)a], tb = ((const double *)times)[*(const uint32_t *)b];
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+static void print_stats(const struct replay *r, double seconds)
+{
+    FILE *out = r->opts->stats_out ? r->opts->stats_out : stdout;
+    fprintf(out, "frames %" PRIu64 " in %.3f s: %.1f frames per second\n", r->frame, seconds,
+            seconds > 0 ? (double)r->frame / seconds : 0.0);
+    uint32_t order[RT_VK_CMD_COUNT], n = 0;
+    for (uint32_t i = 0; i < RT_VK_CMD_COUNT; i++)
+        if (r->calls_per_command[i])
+            order[n++] = i;
+    qsort_r(order, n, sizeof order[0], by_time, r->seconds_per_command);
+    fprintf(out, "%10s %12s %10s  command\n", "calls", "total ms", "us/call");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = order[i];
+        fprintf(out, "%10" PRIu64 " %12.3f %10.2f  %s\n", r->calls_per_command[c], r->seconds_per_command[c] * 1e3,
+                r->seconds_per_command[c] * 1e6 / (double)r->calls_per_command[c], rt_vk_cmd_name((enum rt_vk_cmd)c));
+    }
+}
+
+static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p)
+{
+    r->call_seq = p->seq;
+    switch (p->type) {
+    case RT_TRACE_PACKET_CALL:
+        return replay_call_packet(r, p);
+    case RT_TRACE_PACKET_MEMORY_UPDATE:
+        r->result->memory_updates++;
+        return replay_memory_update(r, p->u.memory.memory_id, p->u.memory.offset, p->u.memory.data,
+                                    p->u.memory.size);
+    case RT_TRACE_PACKET_UNSUPPORTED:
+        r->result->unsupported++;
+        rt_log(RT_LOG_WARN, "replay: the capture could not record %s (%.*s); the replay may differ",
+               r->header->command_names[p->u.unsupported.command_id], (int)p->u.unsupported.length,
+               p->u.unsupported.reason);
+        return rt_ok_status();
+    case RT_TRACE_PACKET_FRAME_END:
+        r->frame++;
+        show_progress(r);
+        return rt_ok_status();
+    default:
+        return rt_ok_status();
+    }
+}
+
+static rt_status map_commands(struct replay *r)
+{
+    r->commands = calloc(r->header->command_count + 1, sizeof *r->commands);
+    r->calls_per_command = calloc(RT_VK_CMD_COUNT, sizeof *r->calls_per_command);
+    r->seconds_per_command = calloc(RT_VK_CMD_COUNT, sizeof *r->seconds_per_command);
+    if (!r->commands || !r->calls_per_command || !r->seconds_per_command)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    for (uint32_t i = 0; i < r->header->command_count; i++)
+        if (!rt_vk_cmd_from_name(r->header->command_names[i], &r->commands[i]))
+            r->commands[i] = RT_VK_CMD_COUNT;
+    return rt_ok_status();
+}
+
+/* Reads and replays packets until the end, the end frame, or an error. */
+static rt_status replay_stream(struct replay *r, struct rt_trace_reader *reader)
+{
+    struct rt_trace_packet p;
+    for (;;) {
+        rt_status s = rt_trace_reader_next(reader, &p);
+        if (!rt_ok(&s)) {
+            r->result->good_prefix_only = true;
+            return s;
+        }
+        if (p.type == RT_TRACE_PACKET_END)
+            return rt_ok_status();
+        RT_TRY(replay_packet(r, &p));
+        if (r->opts->end_frame && r->frame >= r->opts->end_frame)
+            return rt_ok_status();
+    }
+}
+
+static void wait_idle(struct replay *r)
+{
+    for (size_t i = 0; i < r->devices.capacity; i++) {
+        if (r->devices.state[i] == 1) {
+            struct replay_device *dev = (struct replay_device *)(uintptr_t)r->devices.values[i];
+            dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
+        }
+    }
+}
+
+static void replay_finish(struct replay *r)
+{
+    wait_idle(r); /* a trace that ended early may leave work in flight */
+    replay_swapchain_finish(r);
+    replay_memory_finish(r);
+    replay_instance_finish(r);
+    replay_addresses_finish(r);
+    replay_readbacks_finish(r);
+    replay_handles_finish(&r->handles);
+    rt_hashmap_finish(&r->memories);
+    rt_hashmap_finish(&r->swapchains);
+    rt_hashmap_finish(&r->buffer_sizes);
+    rt_hashmap_finish(&r->queue_families);
+    rt_hashmap_finish(&r->linear_images);
+    rt_hashmap_finish(&r->image_formats);
+    rt_hashmap_finish(&r->buffer_memory);
+    rt_hashmap_finish(&r->buffer_offset);
+    rt_hashmap_finish(&r->recorded_copies);
+    rt_arena_finish(&r->arena);
+    free(r->commands);
+}
+
+static rt_status replay_once(const struct rt_replay_options *opts, struct rt_replay_result *result,
+                             struct replay *r)
+{
+    struct rt_trace_reader *reader = NULL;
+    RT_TRY(rt_status_wrap(rt_trace_reader_open(opts->trace_path, &reader), "%s", opts->trace_path));
+    *r = (struct replay){.opts = opts, .result = result, .header = rt_trace_reader_header(reader)};
+    rt_arena_init(&r->arena, 0, (size_t)1 << 30);
+    replay_handles_init(&r->handles);
+    rt_hashmap_init(&r->devices);
+    rt_hashmap_init(&r->memories);
+    rt_hashmap_init(&r->swapchains);
+    rt_hashmap_init(&r->buffer_sizes);
+    rt_hashmap_init(&r->queue_families);
+    rt_hashmap_init(&r->linear_images);
+    rt_hashmap_init(&r->image_formats);
+    rt_hashmap_init(&r->buffer_memory);
+    rt_hashmap_init(&r->buffer_offset);
+    rt_hashmap_init(&r->recorded_copies);
+    rt_status s = map_commands(r);
+    if (rt_ok(&s))
+        s = replay_stream(r, reader);
+    if (opts->progress)
+        fputc('\n', stderr);
+    if (!rt_ok(&s) && result->good_prefix_only) {
+        struct rt_trace_progress pr;
+        rt_trace_reader_progress(reader, &pr);
+        s = rt_status_wrap(s, "replayed the good part (%" PRIu64 " calls, %" PRIu64 " complete frames) of %s",
+                           pr.calls, pr.frames, opts->trace_path);
+    }
+    result->frames = r->frame;
+    rt_trace_reader_destroy(reader);
+    return s;
+}
+
+rt_status rt_replay_run(const struct rt_replay_options *opts, struct rt_replay_result *result)
+{
+    *result = (struct rt_replay_result){0};
+    if (volkInitialize() != VK_SUCCESS)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot load the Vulkan loader (libvulkan.so.1)");
+    double start = now_seconds();
+    rt_status s = rt_ok_status();
+    uint32_t loops = opts->loop ? opts->loop : 1;
+    for (uint32_t i = 0; i < loops && rt_ok(&s); i++) {
+        struct replay *r = calloc(1, sizeof *r);
+        if (!r)
+            return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+        double loop_start = now_seconds();
+        s = replay_once(opts, result, r);
+        if (opts->stats && rt_ok(&s))
+            print_stats(r, now_seconds() - loop_start);
+        replay_finish(r);
+        free(r);
+    }
+    result->seconds = now_seconds() - start;
+    return s;
+}

@@ -1,0 +1,154 @@
+/* replay/readbacks.c — what an offscreen program reads back. A program with
+ * no swapchain shows its frames by copying images into host-visible buffers
+ * (vkCmdCopyImageToBuffer) and reading them. With --readbacks DIR, every such
+ * copy is saved after its submission completes, as DIR/readback_NNNNNN.png
+ * (1-based, in submission order), from the bytes the copy wrote: the same
+ * bytes the program itself saw at capture. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pixels.h"
+#include "readback.h"
+#include "replay_internal.h"
+
+struct image_copy {
+    VkBuffer buffer;
+    VkDeviceSize offset;
+    uint32_t row_length, width, height;
+    VkFormat format;
+};
+
+struct copy_list {
+    size_t count, capacity;
+    struct image_copy *items;
+};
+
+static struct copy_list *list_of(struct replay *r, VkCommandBuffer cmd, bool create)
+{
+    uint64_t value = 0;
+    if (rt_hashmap_get(&r->recorded_copies, (uint64_t)(uintptr_t)cmd, &value))
+        return (struct copy_list *)(uintptr_t)value;
+    if (!create)
+        return NULL;
+    struct copy_list *l = calloc(1, sizeof *l);
+    if (l && !rt_hashmap_put(&r->recorded_copies, (uint64_t)(uintptr_t)cmd, (uint64_t)(uintptr_t)l)) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+rt_status replay_begin_command_buffer(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkBeginCommandBuffer *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkBeginCommandBuffer, args, captured_result));
+    struct copy_list *l = list_of(r, a->commandBuffer, false);
+    if (l)
+        l->count = 0; /* beginning a command buffer resets it */
+    return rt_ok_status();
+}
+
+rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkCmdCopyImageToBuffer *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCmdCopyImageToBuffer, args, captured_result));
+    if (!r->opts->readback_dir)
+        return rt_ok_status();
+    uint64_t format = 0;
+    rt_hashmap_get(&r->image_formats, (uint64_t)(uintptr_t)a->srcImage, &format);
+    struct copy_list *l = list_of(r, a->commandBuffer, true);
+    if (!l)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    for (uint32_t i = 0; i < a->regionCount; i++) {
+        const VkBufferImageCopy *c = &a->pRegions[i];
+        if (l->count == l->capacity) {
+            size_t capacity = l->capacity ? l->capacity * 2 : 4;
+            struct image_copy *grown = realloc(l->items, capacity * sizeof *grown);
+            if (!grown)
+                return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+            l->items = grown;
+            l->capacity = capacity;
+        }
+        l->items[l->count++] = (struct image_copy){a->dstBuffer, c->bufferOffset,
+                                                    c->bufferRowLength ? c->bufferRowLength : c->imageExtent.width,
+                                                    c->imageExtent.width, c->imageExtent.height, (VkFormat)format};
+    }
+    return rt_ok_status();
+}
+
+static rt_status save_copy(struct replay *r, const struct image_copy *c)
+{
+    enum rt_pixel_layout layout;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/readback_%06" PRIu64 ".png", r->opts->readback_dir, ++r->readbacks_saved);
+    if (!rt_readback_pixel_layout(c->format, &layout))
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: cannot convert format %d", path, (int)c->format);
+    const uint8_t *bytes = replay_buffer_host_pointer(r, c->buffer);
+    if (!bytes)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: the copy's buffer is not in host-visible memory", path);
+    struct rt_image image = {0};
+    RT_TRY(rt_image_from_pixels(&image, layout, bytes + c->offset, c->width, c->height,
+                                (size_t)c->row_length * rt_pixel_size(layout)));
+    rt_status s = rt_png_write_file(path, &image);
+    rt_image_finish(&image);
+    return s;
+}
+
+/* After a submission: wait for it, then save the copies its command buffers made. */
+rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count)
+{
+    if (!r->opts->readback_dir)
+        return rt_ok_status();
+    bool waited = false;
+    for (uint32_t i = 0; i < count; i++) {
+        struct copy_list *l = list_of(r, cmds[i], false);
+        for (size_t k = 0; l && k < l->count; k++) {
+            if (!waited) {
+                struct replay_device *dev = replay_device_of(r, queue);
+                if (dev)
+                    dev->dispatch.device.vkQueueWaitIdle(queue);
+                waited = true;
+            }
+            RT_TRY(save_copy(r, &l->items[k]));
+        }
+    }
+    return rt_ok_status();
+}
+
+void replay_readbacks_finish(struct replay *r)
+{
+    for (size_t i = 0; i < r->recorded_copies.capacity; i++) {
+        if (r->recorded_copies.state[i] == 1) {
+            struct copy_list *l = (struct copy_list *)(uintptr_t)r->recorded_copies.values[i];
+            free(l->items);
+            free(l);
+        }
+    }
+    rt_hashmap_finish(&r->recorded_copies);
+    rt_hashmap_init(&r->recorded_copies);
+}
+
+rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkQueueSubmit *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkQueueSubmit, args, captured_result));
+    for (uint32_t i = 0; i < a->submitCount; i++)
+        RT_TRY(replay_save_readbacks(r, a->queue, a->pSubmits[i].pCommandBuffers,
+                                     a->pSubmits[i].commandBufferCount));
+    return rt_ok_status();
+}
+
+rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkQueueSubmit2 *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkQueueSubmit2, args, captured_result));
+    for (uint32_t i = 0; i < a->submitCount && r->opts->readback_dir; i++) {
+        const VkSubmitInfo2 *s = &a->pSubmits[i];
+        for (uint32_t k = 0; k < s->commandBufferInfoCount; k++)
+            RT_TRY(replay_save_readbacks(r, a->queue, &s->pCommandBufferInfos[k].commandBuffer, 1));
+    }
+    return rt_ok_status();
+}

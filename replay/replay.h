@@ -1,0 +1,64 @@
+/*
+ * replay/replay.h — re-executes a .rtrace on any Vulkan device, headless by
+ * default, and saves chosen frames as PNG.
+ *
+ * Owns: the replay engine (engine.c: the packet loop and the generic call
+ * path), captured-to-live handle maps (handles.c), instance, device and
+ * physical-device choice (instance.c), memory (memory.c: type translation,
+ * memory updates, rebinding resources when the replay device's requirements
+ * differ), the virtual swapchain and presents (swapchain.c), screenshots
+ * (screenshot.c) and the waits the capture observed (waits.c). Loads Vulkan
+ * through volk: no link-time libvulkan.
+ * Must not touch: the capture layer, compare, the store, the server.
+ */
+#ifndef RT_REPLAY_H
+#define RT_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "framelist.h"
+#include "status.h"
+
+enum rt_replay_memory_mode {
+    RT_REPLAY_MEMORY_AUTO,   /* direct on the capture's device, rebind elsewhere */
+    RT_REPLAY_MEMORY_DIRECT, /* one allocation per captured allocation */
+    RT_REPLAY_MEMORY_REBIND, /* one allocation per buffer and image, for the replay device */
+};
+
+struct rt_replay_options {
+    const char *trace_path;
+    const char *device;            /* index or name substring; NULL = the capture's vendor, else first */
+    const char *screenshot_dir;    /* NULL = no screenshots */
+    const char *readback_dir;      /* NULL = do not save image-to-buffer copies */
+    struct rt_frame_list frames;   /* which frames to save */
+    uint64_t end_frame;            /* 0 = to the end */
+    uint32_t loop;                 /* replay the trace this many times (0 = 1) */
+    bool validate;                 /* enable VK_LAYER_KHRONOS_validation and count its messages */
+    bool window;                   /* also show the frames in an X11 window */
+    bool stats;                    /* per-command counts and times */
+    bool progress;                 /* "frame N of M" on stderr */
+    uint64_t total_frames;         /* M in the progress line */
+    FILE *stats_out;               /* where --stats goes; NULL = stdout */
+    bool verbose;
+    enum rt_replay_memory_mode memory_mode;
+};
+
+struct rt_replay_result {
+    uint64_t frames, calls, skipped_calls, memory_updates, screenshots;
+    uint64_t unsupported; /* packets the capture could not record */
+    uint64_t validation_errors, validation_warnings, validation_infos;
+    double seconds;
+    bool good_prefix_only; /* the trace was truncated or corrupt; what was good replayed */
+    char device_name[256];
+};
+
+/**
+ * Replays the trace. RT_ERR_BAD_INPUT for an unreadable or corrupt trace (the
+ * good prefix is replayed first and counted in result), RT_ERR_CANNOT_REPLAY
+ * when the device lacks something the trace needs (named in the message).
+ */
+rt_status rt_replay_run(const struct rt_replay_options *options, struct rt_replay_result *result) RT_MUST_CHECK;
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * replay/replay_internal.h — what the replay engine's files share.
+ */
+#ifndef RT_REPLAY_INTERNAL_H
+#define RT_REPLAY_INTERNAL_H
+
+#include <volk.h>
+
+#include "arena.h"
+#include "hashmap.h"
+#include "replay.h"
+#include "replay_calls.h"
+#include "trace.h"
+#include "vkcodec.h"
+
+struct address_range;
+struct replay_window;
+
+struct replay_device {
+    VkDevice handle;
+    struct replay_dispatch dispatch;
+    VkQueue any_queue;    /* for the submits the virtual swapchain makes */
+    uint32_t any_queue_family;
+};
+
+/* Captured handle ids to live handles, one map per object type. */
+struct replay_handles {
+    struct rt_hashmap by_type; /* VkObjectType -> struct rt_hashmap * */
+};
+
+struct replay {
+    const struct rt_replay_options *opts;
+    struct rt_replay_result *result;
+    const struct rt_trace_header *header;
+    enum rt_vk_cmd *commands; /* trace command id -> codec command (RT_VK_CMD_COUNT if unknown) */
+    struct rt_arena arena;    /* one decoded call's memory; reset after each call */
+    struct replay_handles handles;
+    struct rt_vk_instance_dispatch instance_dispatch;
+    VkInstance instance;
+    VkPhysicalDevice gpu;
+    VkPhysicalDeviceProperties gpu_properties;
+    VkPhysicalDeviceMemoryProperties gpu_memory;
+    VkDebugUtilsMessengerEXT messenger;
+    struct rt_hashmap devices; /* dispatch key -> struct replay_device * */
+    struct replay_device *device; /* the last device created */
+    bool rebind;                  /* memory mode chosen for this trace */
+    struct rt_hashmap memories;   /* captured VkDeviceMemory id -> struct replay_memory * */
+    struct rt_hashmap swapchains; /* captured VkSwapchainKHR id -> struct replay_swapchain * */
+    struct rt_hashmap buffer_sizes; /* live VkBuffer -> its size, for rebinding */
+    struct rt_hashmap queue_families; /* live VkQueue -> its family */
+    struct rt_hashmap linear_images;  /* live VkImage with linear tiling -> 1 */
+    struct rt_hashmap image_formats;   /* live VkImage -> VkFormat */
+    struct rt_hashmap buffer_memory;   /* live VkBuffer -> captured VkDeviceMemory id */
+    struct rt_hashmap buffer_offset;   /* live VkBuffer -> its offset in that memory */
+    struct rt_hashmap recorded_copies; /* live VkCommandBuffer -> image-to-buffer copies (readbacks.c) */
+    uint64_t readbacks_saved;
+    struct replay_window *window; /* --window (window.c) */
+    struct address_range *address_ranges; /* captured buffer device addresses (addresses.c) */
+    size_t address_range_count;
+    bool device_address_enabled;    /* bufferDeviceAddress was enabled on the device */
+    uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
+    uint64_t call_seq;            /* sequence number of the packet being replayed */
+    uint64_t *calls_per_command;
+    double *seconds_per_command;
+};
+
+/* A hand-written command: args are decoded, handles still captured ids. */
+typedef rt_status (*replay_handler_fn)(struct replay *r, void *args, uint64_t captured_result);
+
+/* handles.c */
+void replay_handles_init(struct replay_handles *h);
+void replay_handles_finish(struct replay_handles *h);
+bool replay_handles_put(struct replay_handles *h, VkObjectType type, uint64_t captured, uint64_t live);
+bool replay_handles_get(const struct replay_handles *h, VkObjectType type, uint64_t captured, uint64_t *live_out);
+
+/* engine.c */
+/** Maps input handles, calls, maps outputs, checks the result: the path of
+ * every command without a handler. */
+rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result);
+/** Replaces every input handle in args by its live handle. */
+rt_status replay_map_inputs(struct replay *r, enum rt_vk_cmd cmd, void *args);
+/** The live handle for a captured id, or an error naming the call. */
+rt_status replay_live(struct replay *r, VkObjectType type, uint64_t captured, uint64_t *live_out);
+struct replay_device *replay_device_of(struct replay *r, const void *live_dispatchable);
+replay_handler_fn replay_handler(enum rt_vk_cmd cmd);
+const char *replay_result_name(VkResult result);
+/** Compares a replay result with the captured one; a success that became a failure is an error. */
+rt_status replay_check_result(struct replay *r, enum rt_vk_cmd cmd, VkResult captured, VkResult replayed);
+
+/* instance.c */
+rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_device_queue(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_device_queue2(struct replay *r, void *args, uint64_t captured_result);
+uint32_t replay_queue_family(struct replay *r, VkQueue queue);
+rt_status replay_destroy_instance(struct replay *r, void *args, uint64_t captured_result);
+void replay_instance_finish(struct replay *r);
+
+/* features.c: names the first enabled feature the replay device lacks. */
+rt_status replay_check_features(struct replay *r, const VkDeviceCreateInfo *info);
+
+/* memory.c */
+rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_free_memory(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_bind_buffer_memory(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_bind_image_memory(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_bind_buffer_memory2(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_bind_image_memory2(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_create_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_create_image(struct replay *r, void *args, uint64_t captured_result);
+VkDeviceSize replay_buffer_size(struct replay *r, VkBuffer buffer);
+rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t offset, const void *data, size_t size);
+void replay_memory_finish(struct replay *r);
+
+/* swapchain.c */
+rt_status replay_create_surface(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_create_swapchain(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_destroy_swapchain(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_swapchain_images(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_acquire_next_image(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_acquire_next_image2(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_skip(struct replay *r, void *args, uint64_t captured_result);
+void replay_swapchain_finish(struct replay *r);
+
+/* readbacks.c */
+rt_status replay_begin_command_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count);
+void replay_readbacks_finish(struct replay *r);
+rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_result);
+/** memory.c: where the bytes of a buffer bound to host-visible memory are, or NULL. */
+const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer);
+
+/* addresses.c */
+rt_status replay_get_buffer_device_address(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_cmd_push_constants(struct replay *r, void *args, uint64_t captured_result);
+/** Moves captured buffer device addresses in BYTES (to land at BASE_OFFSET) to the replay's. */
+void replay_translate_addresses(const struct replay *r, uint64_t base_offset, uint8_t *bytes, size_t size);
+void replay_addresses_finish(struct replay *r);
+
+/* window.c: --window shows each presented image in an X11 window. */
+rt_status replay_window_present(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t family,
+                                VkImage image, VkExtent2D extent);
+void replay_window_finish(struct replay *r);
+
+/* screenshot.c */
+rt_status replay_screenshot(struct replay *r, struct replay_device *dev, VkQueue queue, VkImage image,
+                            VkFormat format, VkExtent2D extent, const char *path);
+
+/* waits.c */
+rt_status replay_wait_for_fences(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_fence_status(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_event_status(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_semaphore_counter_value(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_wait_semaphores(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_query_pool_results(struct replay *r, void *args, uint64_t captured_result);
+
+#endif

@@ -1,0 +1,246 @@
+/* replay/swapchain.c — headless presentation: surfaces become placeholders,
+ * a swapchain becomes ordinary images in its format and extent, acquiring
+ * returns the captured index, presenting waits for its semaphores, counts a
+ * frame and takes the screenshots asked for. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "readback.h"
+#include "replay_internal.h"
+
+#define MAX_IMAGES 16
+
+struct replay_swapchain {
+    struct replay_device *dev;
+    VkImageCreateInfo image_info;
+    uint32_t image_count;
+    VkImage images[MAX_IMAGES];
+    VkDeviceMemory memory[MAX_IMAGES];
+};
+
+static struct replay_swapchain *swapchain_of(struct replay *r, uint64_t captured)
+{
+    uint64_t value = 0;
+    return rt_hashmap_get(&r->swapchains, captured, &value) ? (struct replay_swapchain *)(uintptr_t)value : NULL;
+}
+
+/* Surfaces and swapchains keep their captured ids as their "live" handles:
+ * nothing but this file ever looks at them. */
+static rt_status placeholder(struct replay *r, VkObjectType type, uint64_t captured)
+{
+    if (!replay_handles_put(&r->handles, type, captured, captured))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    return rt_ok_status();
+}
+
+rt_status replay_create_surface(struct replay *r, void *args, uint64_t captured_result)
+{
+    /* Every vkCreate*SurfaceKHR takes (instance, pCreateInfo, pAllocator,
+     * pSurface): one argument-block layout serves them all. */
+    const struct rt_vk_args_vkCreateHeadlessSurfaceEXT *a = args;
+    (void)captured_result;
+    r->result->skipped_calls++;
+    return placeholder(r, VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)*a->pSurface);
+}
+
+static rt_status create_images(struct replay *r, struct replay_swapchain *sc, uint32_t count)
+{
+    const struct rt_vk_device_dispatch *d = &sc->dev->dispatch.device;
+    VkDevice device = sc->dev->handle;
+    for (uint32_t i = sc->image_count; i < count; i++) {
+        VkMemoryRequirements req;
+        RT_TRY(replay_check_result(r, RT_VK_CMD_vkCreateImage, VK_SUCCESS,
+                                   d->vkCreateImage(device, &sc->image_info, NULL, &sc->images[i])));
+        d->vkGetImageMemoryRequirements(device, sc->images[i], &req);
+        VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
+        for (alloc.memoryTypeIndex = 0; alloc.memoryTypeIndex < r->gpu_memory.memoryTypeCount; alloc.memoryTypeIndex++)
+            if (req.memoryTypeBits & (1u << alloc.memoryTypeIndex))
+                break;
+        RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS,
+                                   d->vkAllocateMemory(device, &alloc, NULL, &sc->memory[i])));
+        RT_TRY(replay_check_result(r, RT_VK_CMD_vkBindImageMemory, VK_SUCCESS,
+                                   d->vkBindImageMemory(device, sc->images[i], sc->memory[i], 0)));
+        sc->image_count = i + 1;
+    }
+    return rt_ok_status();
+}
+
+static void destroy_swapchain(struct replay_swapchain *sc)
+{
+    const struct rt_vk_device_dispatch *d = &sc->dev->dispatch.device;
+    d->vkDeviceWaitIdle(sc->dev->handle);
+    for (uint32_t i = 0; i < sc->image_count; i++) {
+        d->vkDestroyImage(sc->dev->handle, sc->images[i], NULL);
+        d->vkFreeMemory(sc->dev->handle, sc->memory[i], NULL);
+    }
+    free(sc);
+}
+
+rt_status replay_create_swapchain(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkCreateSwapchainKHR *a = args;
+    uint64_t captured = (uint64_t)(uintptr_t)*a->pSwapchain;
+    if ((VkResult)(int32_t)captured_result != VK_SUCCESS)
+        return replay_skip(r, args, captured_result);
+    RT_TRY(replay_map_inputs(r, RT_VK_CMD_vkCreateSwapchainKHR, args));
+    const VkSwapchainCreateInfoKHR *info = a->pCreateInfo;
+    struct replay_swapchain *sc = calloc(1, sizeof *sc);
+    if (!sc || !rt_hashmap_put(&r->swapchains, captured, (uint64_t)(uintptr_t)sc)) {
+        free(sc);
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    }
+    sc->dev = replay_device_of(r, a->device);
+    sc->image_info = (VkImageCreateInfo){
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D, .format = info->imageFormat,
+        .extent = {info->imageExtent.width, info->imageExtent.height, 1}, .mipLevels = 1,
+        .arrayLayers = info->imageArrayLayers, .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = info->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    if (!sc->dev)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a swapchain on an unknown device", r->call_seq);
+    if (!rt_readback_supported(info->imageFormat) && r->opts->screenshot_dir)
+        rt_log(RT_LOG_WARN, "replay: swapchain format %d cannot be saved as PNG", (int)info->imageFormat);
+    return placeholder(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, captured);
+}
+
+rt_status replay_destroy_swapchain(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkDestroySwapchainKHR *a = args;
+    (void)captured_result;
+    uint64_t captured = (uint64_t)(uintptr_t)a->swapchain;
+    struct replay_swapchain *sc = swapchain_of(r, captured);
+    if (sc) {
+        destroy_swapchain(sc);
+        rt_hashmap_remove(&r->swapchains, captured);
+    }
+    return rt_ok_status();
+}
+
+void replay_swapchain_finish(struct replay *r)
+{
+    replay_window_finish(r);
+    for (size_t i = 0; i < r->swapchains.capacity; i++)
+        if (r->swapchains.state[i] == 1)
+            destroy_swapchain((struct replay_swapchain *)(uintptr_t)r->swapchains.values[i]);
+    rt_hashmap_finish(&r->swapchains);
+    rt_hashmap_init(&r->swapchains);
+}
+
+rt_status replay_get_swapchain_images(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkGetSwapchainImagesKHR *a = args;
+    struct replay_swapchain *sc = swapchain_of(r, (uint64_t)(uintptr_t)a->swapchain);
+    if (!sc)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": images of an unknown swapchain", r->call_seq);
+    if (!a->pSwapchainImages || !a->pSwapchainImageCount)
+        return replay_skip(r, args, captured_result);
+    uint32_t count = *a->pSwapchainImageCount;
+    if (count > MAX_IMAGES)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "a swapchain of %u images (at most %d)", count, MAX_IMAGES);
+    RT_TRY(create_images(r, sc, count));
+    for (uint32_t i = 0; i < count; i++)
+        replay_handles_put(&r->handles, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
+                           (uint64_t)(uintptr_t)sc->images[i]);
+    return rt_ok_status();
+}
+
+/* The capture's acquire signalled its semaphore and fence; so does ours,
+ * with an empty submission on the device's queue. */
+static rt_status signal(struct replay *r, struct replay_device *dev, VkSemaphore semaphore, VkFence fence)
+{
+    if (!semaphore && !fence)
+        return rt_ok_status();
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .signalSemaphoreCount = semaphore ? 1 : 0,
+                           .pSignalSemaphores = &semaphore};
+    return replay_check_result(r, RT_VK_CMD_vkQueueSubmit, VK_SUCCESS,
+                               dev->dispatch.device.vkQueueSubmit(dev->any_queue, 1, &submit, fence));
+}
+
+static rt_status acquire(struct replay *r, void *args, enum rt_vk_cmd cmd, uint64_t captured_result)
+{
+    VkResult captured = (VkResult)(int32_t)captured_result;
+    if (captured != VK_SUCCESS && captured != VK_SUBOPTIMAL_KHR)
+        return replay_skip(r, args, captured_result); /* nothing was acquired or signalled */
+    RT_TRY(replay_map_inputs(r, cmd, args));
+    if (cmd == RT_VK_CMD_vkAcquireNextImageKHR) {
+        struct rt_vk_args_vkAcquireNextImageKHR *a = args;
+        return signal(r, replay_device_of(r, a->device), a->semaphore, a->fence);
+    }
+    struct rt_vk_args_vkAcquireNextImage2KHR *a = args;
+    return signal(r, replay_device_of(r, a->device), a->pAcquireInfo->semaphore, a->pAcquireInfo->fence);
+}
+
+rt_status replay_acquire_next_image(struct replay *r, void *args, uint64_t captured_result)
+{
+    return acquire(r, args, RT_VK_CMD_vkAcquireNextImageKHR, captured_result);
+}
+
+rt_status replay_acquire_next_image2(struct replay *r, void *args, uint64_t captured_result)
+{
+    return acquire(r, args, RT_VK_CMD_vkAcquireNextImage2KHR, captured_result);
+}
+
+static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t family,
+                            struct replay_swapchain *sc, uint32_t index, const VkPresentInfoKHR *info,
+                            uint64_t frame, bool *waited)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/frame_%06" PRIu64 ".png", r->opts->screenshot_dir, frame);
+    if (index >= sc->image_count)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": presents image %u of %u", r->call_seq, index,
+                         sc->image_count);
+    struct rt_readback_device rd = {dev->handle, &dev->dispatch.device, &r->gpu_memory, NULL};
+    VkExtent2D extent = {sc->image_info.extent.width, sc->image_info.extent.height};
+    rt_status s = rt_readback_png(&rd, queue, family, sc->images[index], VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                                  sc->image_info.format, extent, info->waitSemaphoreCount, info->pWaitSemaphores,
+                                  path, waited);
+    if (rt_ok(&s))
+        r->result->screenshots++;
+    return s;
+}
+
+/* Waits for the present's semaphores, as presenting would. */
+static rt_status consume_waits(struct replay *r, struct replay_device *dev, VkQueue queue, const VkPresentInfoKHR *info)
+{
+    VkPipelineStageFlags stages[32];
+    uint32_t n = info->waitSemaphoreCount < 32 ? info->waitSemaphoreCount : 32;
+    if (n == 0)
+        return rt_ok_status();
+    for (uint32_t i = 0; i < n; i++)
+        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = n,
+                           .pWaitSemaphores = info->pWaitSemaphores, .pWaitDstStageMask = stages};
+    return replay_check_result(r, RT_VK_CMD_vkQueueSubmit, VK_SUCCESS,
+                               dev->dispatch.device.vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE));
+}
+
+rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkQueuePresentKHR *a = args;
+    (void)captured_result;
+    RT_TRY(replay_map_inputs(r, RT_VK_CMD_vkQueuePresentKHR, args));
+    struct replay_device *dev = replay_device_of(r, a->queue);
+    if (!dev)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a present on an unknown queue", r->call_seq);
+    uint64_t frame = r->frame + 1; /* the frame-end packet follows the present */
+    const VkPresentInfoKHR *info = a->pPresentInfo;
+    struct replay_swapchain *sc = info->swapchainCount ? swapchain_of(r, (uint64_t)(uintptr_t)info->pSwapchains[0]) : NULL;
+    bool waited = false;
+    rt_status s = rt_ok_status();
+    if (sc && r->opts->screenshot_dir && rt_frame_list_contains(&r->opts->frames, frame))
+        s = screenshot(r, dev, a->queue, replay_queue_family(r, a->queue), sc, info->pImageIndices[0], info, frame,
+                       &waited);
+    if (!waited) {
+        rt_status w = consume_waits(r, dev, a->queue, info);
+        if (rt_ok(&s))
+            s = w;
+    }
+    uint32_t index = info->swapchainCount ? info->pImageIndices[0] : 0;
+    if (rt_ok(&s) && sc && r->opts->window && index < sc->image_count)
+        s = replay_window_present(r, dev, a->queue, replay_queue_family(r, a->queue), sc->images[index],
+                                  (VkExtent2D){sc->image_info.extent.width, sc->image_info.extent.height});
+    return s;
+}

@@ -1,0 +1,63 @@
+/*
+ * tests/integration/make_needs_trace.c — writes a tiny trace that creates an
+ * instance and a device which needs something lavapipe lacks:
+ *   make_needs_trace OUT feature    enables the depthBounds feature
+ *   make_needs_trace OUT extension  enables VK_NV_ray_tracing
+ * `retrace replay` must refuse it with exit 4 and name what is missing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+#include "vkcodec.h"
+
+static int append(struct rt_trace_writer *w, enum rt_vk_cmd cmd, const void *args, int32_t result)
+{
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_status s = rt_vk_encode_call(&enc, cmd, args);
+    if (rt_ok(&s))
+        s = rt_trace_writer_call(w, (uint32_t)cmd, 1, (uint64_t)(int64_t)result, enc.data, enc.size, NULL);
+    rt_enc_finish(&enc);
+    if (!rt_ok(&s))
+        fprintf(stderr, "make_needs_trace: %s\n", s.msg);
+    return rt_ok(&s) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    const char *names[RT_VK_CMD_COUNT];
+    for (int i = 0; i < RT_VK_CMD_COUNT; i++)
+        names[i] = rt_vk_cmd_name((enum rt_vk_cmd)i);
+    struct rt_trace_writer_options o = {.path = argv[1], .command_names = names, .command_count = RT_VK_CMD_COUNT,
+                                        .application_name = "needs"};
+    struct rt_trace_writer *w;
+    rt_status s = rt_trace_writer_create(&o, &w);
+    if (!rt_ok(&s))
+        return 5;
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    VkInstance instance = (VkInstance)(uintptr_t)0x1000;
+    VkPhysicalDevice gpu = (VkPhysicalDevice)(uintptr_t)0x2000;
+    VkDevice device = (VkDevice)(uintptr_t)0x3000;
+    uint32_t count = 1;
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
+                                     .pQueuePriorities = &priority};
+    VkPhysicalDeviceFeatures features = {.depthBounds = VK_TRUE};
+    const char *extension = "VK_NV_ray_tracing";
+    bool want_feature = !strcmp(argv[2], "feature");
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &queue, .pEnabledFeatures = want_feature ? &features : NULL,
+                              .enabledExtensionCount = want_feature ? 0 : 1, .ppEnabledExtensionNames = &extension};
+    struct rt_vk_args_vkCreateInstance a1 = {&ici, NULL, &instance, VK_SUCCESS};
+    struct rt_vk_args_vkEnumeratePhysicalDevices a2 = {instance, &count, &gpu, VK_SUCCESS};
+    struct rt_vk_args_vkCreateDevice a3 = {gpu, &dci, NULL, &device, VK_SUCCESS};
+    int bad = append(w, RT_VK_CMD_vkCreateInstance, &a1, VK_SUCCESS) +
+              append(w, RT_VK_CMD_vkEnumeratePhysicalDevices, &a2, VK_SUCCESS) +
+              append(w, RT_VK_CMD_vkCreateDevice, &a3, VK_SUCCESS);
+    s = rt_trace_writer_close(w, NULL);
+    return bad || !rt_ok(&s) ? 5 : 0;
+}
