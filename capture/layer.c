@@ -24,11 +24,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstanc
                                                                        const char *name)
 {
     const struct capture_entry *entry = find_entry(name);
-    if (!instance)
-        return entry ? entry->function : NULL;
-    struct capture_instance *data = capture_instance_of(instance);
+    /* An instance we do not know yet: the loader asking for vkCreateInstance
+     * with its own handle (it does when no implicit layer comes first). */
+    struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
     if (!data)
-        return NULL;
+        return entry ? entry->function : NULL;
     PFN_vkVoidFunction next = data->next_gipa(instance, name);
     return entry && next ? entry->function : next;
 }

@@ -34,7 +34,8 @@ def emit(reg, names, out_dir):
         h += [f"    {t} {n};\n" for t, n in (_entry(reg, n) for n in items)]
         h.append("};\n\n")
     h.append("/**\n * Fills every entry through gipa. With instance == VK_NULL_HANDLE only the\n"
-             " * global commands are loaded (the rest become NULL). Missing commands are NULL.\n */\n"
+             " * global commands are loaded (the rest become NULL); with an instance, all\n"
+             " * but the global ones. Missing commands are NULL.\n */\n"
              "void rt_vk_instance_dispatch_load(struct rt_vk_instance_dispatch *table,\n"
              "                                  PFN_vkGetInstanceProcAddr gipa, VkInstance instance);\n\n"
              "/** Fills every device entry through gdpa; missing commands are NULL. */\n"
@@ -48,9 +49,13 @@ def emit(reg, names, out_dir):
     for n in inst:
         t, _ = _entry(reg, n)
         level = reg.command_level(reg.commands[reg.commands[n].alias or n])
+        # Global commands only without an instance: a layer's next
+        # vkGetInstanceProcAddr may not accept NULL once an instance exists
+        # (the validation layer crashes), and nobody needs them then.
         src = "VK_NULL_HANDLE" if level == "global" else "instance"
-        cond = "" if level == "global" else "if (instance != VK_NULL_HANDLE) {\n        "
-        end = "" if level == "global" else "\n    }"
+        cond = ("if (instance == VK_NULL_HANDLE) {\n        " if level == "global"
+                else "if (instance != VK_NULL_HANDLE) {\n        ")
+        end = "\n    }"
         c.append(f"    {cond}table->{n} = ({t})gipa({src}, \"{n}\");{end}\n")
     c += _alias_fixups(reg, inst)
     c.append("}\n\nvoid rt_vk_device_dispatch_load(struct rt_vk_device_dispatch *table,\n"
