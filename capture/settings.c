@@ -1,7 +1,9 @@
 /* capture/settings.c — RETRACE_* variables (see settings.h). */
 #include "settings.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,6 +64,8 @@ static rt_status load_screenshots(rt_getenv_fn get, struct rt_capture_settings *
         return rt_ok_status();
     }
     RT_TRY(copy_path("RETRACE_SCREENSHOTS", dir, out->screenshot_dir, sizeof out->screenshot_dir));
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) /* for a layer enabled by hand */
+        return rt_errorf(RT_ERR_USAGE, "RETRACE_SCREENSHOTS: cannot create %s: %s", dir, strerror(errno));
     rt_status s = rt_frame_list_parse(frames && *frames ? frames : "1", &out->screenshot_frames);
     return rt_status_wrap(s, "RETRACE_SCREENSHOT_FRAMES");
 }

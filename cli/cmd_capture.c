@@ -117,6 +117,22 @@ static rt_status find_layer_dir(char *out, size_t size)
     return rt_ok_status();
 }
 
+/* The program may change directory: give the layer an absolute, existing
+ * screenshot directory. */
+static rt_status prepare_screenshot_dir(void)
+{
+    const char *dir = flag_getenv("RETRACE_SCREENSHOTS");
+    if (!dir)
+        return rt_ok_status();
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return rt_errorf(RT_ERR_USAGE, "cannot create %s: %s", dir, strerror(errno));
+    static char absolute[PATH_MAX];
+    if (!realpath(dir, absolute))
+        return rt_errorf(RT_ERR_USAGE, "cannot resolve %s: %s", dir, strerror(errno));
+    set_flag("RETRACE_SCREENSHOTS", absolute);
+    return rt_ok_status();
+}
+
 static rt_status export_environment(const struct rt_capture_settings *settings, const char *layer_dir)
 {
     char value[PATH_MAX * 2];
@@ -223,6 +239,8 @@ int cmd_capture_run(int argc, char **argv)
     char layer_dir[PATH_MAX];
     s = absolute_output(flag_getenv("RETRACE_OUTPUT"), program[0], settings.output,
                         sizeof settings.output);
+    if (rt_ok(&s))
+        s = prepare_screenshot_dir();
     if (rt_ok(&s))
         s = find_layer_dir(layer_dir, sizeof layer_dir);
     if (rt_ok(&s))

@@ -66,8 +66,7 @@ def check(a, program, work):
     frames = [int(f) for f in a.frames.split(",")]
     trace = os.path.join(work, "t.rtrace")
     cap, own, rep = (os.path.join(work, d) for d in ("capture", "own", "replay"))
-    os.makedirs(cap)
-    os.makedirs(own)
+    os.makedirs(own)  # the capture directory is retrace's to create
     if a.own_screenshots:
         program = program + ["--screenshot-dir", own, "--screenshot-frames", a.frames]
     capture = [a.retrace, "capture", "-o", trace, "--memory-tracking", a.memory_tracking,
