@@ -51,16 +51,3 @@ def emit(reg, names, out_dir):
     c.append("};\n")
     write(out_dir, "replay_calls_gen.c", "".join(c))
 
-
-if __name__ == "__main__":
-    import argparse
-    import os
-    import sys
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import vkxml
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--xml", required=True)
-    ap.add_argument("--out-dir", required=True)
-    a = ap.parse_args()
-    registry = vkxml.Registry(a.xml)
-    emit(registry, registry.api_commands(), a.out_dir)

@@ -16,8 +16,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import classify  # noqa: E402
+import emit_capture  # noqa: E402
 import emit_commands  # noqa: E402
 import emit_dispatch  # noqa: E402
+import emit_replay  # noqa: E402
 import emit_tables  # noqa: E402
 import overrides  # noqa: E402
 import vkxml  # noqa: E402
@@ -129,6 +131,8 @@ def main():
     emit_commands.emit_header(reg, cmd_names, args.out_dir)
     emit_commands.emit_source(reg, cmd_names, commands, args.out_dir)
     emit_dispatch.emit(reg, cmd_names, args.out_dir)
+    emit_capture.emit(reg, cmd_names, args.out_dir)
+    emit_replay.emit(reg, cmd_names, args.out_dir)
     summary, lines = coverage(reg, structs, commands, by_name, cmd_names)
     print(summary)
     write(args.out_dir, "vk_coverage.txt", summary + "\n" + "".join(x + "\n" for x in lines))
