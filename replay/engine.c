@@ -205,6 +205,12 @@ static const struct {
     {RT_VK_CMD_vkWaitSemaphores, replay_wait_semaphores},
     {RT_VK_CMD_vkWaitSemaphoresKHR, replay_wait_semaphores},
     {RT_VK_CMD_vkGetQueryPoolResults, replay_get_query_pool_results},
+    {RT_VK_CMD_vkSetDebugUtilsObjectNameEXT, replay_set_object_name},
+    {RT_VK_CMD_vkSetDebugUtilsObjectTagEXT, replay_set_object_tag},
+    {RT_VK_CMD_vkSetPrivateData, replay_set_private_data},
+    {RT_VK_CMD_vkSetPrivateDataEXT, replay_set_private_data},
+    {RT_VK_CMD_vkDebugMarkerSetObjectNameEXT, replay_skip}, /* object types of a deprecated enum */
+    {RT_VK_CMD_vkDebugMarkerSetObjectTagEXT, replay_skip},
     {RT_VK_CMD_vkCreateDebugUtilsMessengerEXT, replay_skip}, /* the application's callback is not here */
     {RT_VK_CMD_vkDestroyDebugUtilsMessengerEXT, replay_skip},
     {RT_VK_CMD_vkCreateDebugReportCallbackEXT, replay_skip},

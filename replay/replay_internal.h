@@ -135,6 +135,11 @@ rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_r
 /** memory.c: where the bytes of a buffer bound to host-visible memory are, or NULL. */
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer);
 
+/* objects.c: calls naming objects by (type, uint64_t). */
+rt_status replay_set_object_name(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_set_object_tag(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_set_private_data(struct replay *r, void *args, uint64_t captured_result);
+
 /* addresses.c */
 rt_status replay_get_buffer_device_address(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_cmd_push_constants(struct replay *r, void *args, uint64_t captured_result);

@@ -74,8 +74,8 @@ def check(a, program, work):
     rc, out = run(capture)
     if rc != 0 and "Cannot connect to XCB" in out:
         rc, out = run(capture)  # a busy Xvfb refused the connection: not what is tested here
-    if rc != 0 or "warning" in out:
-        fail(f"capture exited {rc}", out)
+    if rc != 0 or "retrace: warning" in out or "VUID" in out or "Validation Error" in out:
+        fail(f"capture exited {rc}, or retrace or the validation layer complained", out)
     rc, out = run([a.retrace, "info", "--check", trace])
     if rc != 0:
         fail("retrace info --check rejected the trace", out)
