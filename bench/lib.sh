@@ -1,0 +1,191 @@
+# bench/lib.sh — helpers shared by bench/capture.sh and bench/replay.sh; sourced
+# from the repository root, never run. It owns the work directory, the Xvfb
+# display, the program table, the capture configurations and the timing; it
+# never touches the build (the scripts read BUILD, default `build`, the one
+# `./run bench` builds) and writes nothing outside the temporary work folder.
+#
+# Fairness rules that live here so both scripts follow them:
+# - every program runs under the same Xvfb display (or offscreen), whatever
+#   tool captures or replays it;
+# - every timed command runs under the same `timeout` wrapper, so a hang is a
+#   "fail" in the table instead of a stuck benchmark;
+# - GFXReconstruct and retrace both write zstd-compressed traces.
+
+BUILD=${BUILD:-build}
+RETRACE=${RETRACE:-$BUILD/cli/retrace}
+REPS=${REPS:-5}
+VKCUBE_FRAMES=${VKCUBE_FRAMES:-1000}
+APP_FRAMES=${APP_FRAMES:-300}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-300}
+# The capture layer must not leak in from the caller's environment into the
+# "no layer" runs.
+unset VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE
+BENCH_XVFB_PID=
+
+bench_die() {
+    echo "bench/$BENCH_NAME: $*" >&2
+    exit 1
+}
+
+bench_cleanup() {
+    if [ -n "$BENCH_XVFB_PID" ]; then
+        kill "$BENCH_XVFB_PID" 2>/dev/null || true
+        wait "$BENCH_XVFB_PID" 2>/dev/null || true
+    fi
+    if [ -n "${WORK:-}" ]; then
+        rm -rf "$WORK"
+    fi
+}
+
+# Windowed programs (vkcube, the apps without --offscreen) need an X server;
+# start a private Xvfb on the first free display from :95 when DISPLAY is unset.
+bench_display() {
+    [ -n "${DISPLAY:-}" ] && return 0
+    n=95
+    while [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ]; do
+        n=$((n + 1))
+        [ "$n" -gt 120 ] && bench_die "no free X display between :95 and :120"
+    done
+    Xvfb ":$n" -screen 0 1280x1024x24 -nolisten tcp >"$WORK/xvfb.log" 2>&1 &
+    BENCH_XVFB_PID=$!
+    DISPLAY=:$n
+    export DISPLAY
+    tries=0
+    until xdpyinfo >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        [ "$tries" -gt 50 ] && bench_die "Xvfb :$n did not start (see $WORK/xvfb.log)"
+        sleep 0.1
+    done
+}
+
+# bench_init NAME: checks tools and the build, makes $WORK, sets the exit trap.
+bench_init() {
+    BENCH_NAME=$1
+    for tool in "$RETRACE" vkcube gfxrecon-replay Xvfb xdpyinfo timeout; do
+        command -v "$tool" >/dev/null 2>&1 ||
+            bench_die "$tool not found (./run build; apt-get install vulkan-tools gfxreconstruct xvfb x11-utils)"
+    done
+    for app in textured particles readback modern; do
+        [ -x "$BUILD/tests/apps/rt_app_$app" ] ||
+            bench_die "$BUILD/tests/apps/rt_app_$app missing (run ./run build, or set BUILD)"
+    done
+    [ -f "$BUILD/capture/VkLayer_RETRACE_capture.json" ] ||
+        bench_die "$BUILD/capture/VkLayer_RETRACE_capture.json missing (run ./run build)"
+    gfxr_json=/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json
+    [ -f "$gfxr_json" ] || bench_die "$gfxr_json missing (apt-get install gfxreconstruct)"
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/retrace-bench.XXXXXX")
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT TERM
+    bench_display
+}
+
+# Program names: vkcube (windowed), NAME (rt_app_NAME in a window) and
+# NAME-off (rt_app_NAME --offscreen: no window system, no present).
+bench_frames() {
+    case $1 in
+    vkcube) echo "$VKCUBE_FRAMES" ;;
+    *) echo "$APP_FRAMES" ;;
+    esac
+}
+
+# run_program NAME PREFIX...: runs PREFIX... followed by NAME's command line.
+run_program() {
+    name=$1
+    shift
+    case $name in
+    vkcube) "$@" vkcube --c "$VKCUBE_FRAMES" ;;
+    *-off) "$@" "$BUILD/tests/apps/rt_app_${name%-off}" --offscreen --frames "$APP_FRAMES" ;;
+    *) "$@" "$BUILD/tests/apps/rt_app_$name" --frames "$APP_FRAMES" ;;
+    esac
+}
+
+# under CONFIG NAME OUT CMD...: runs CMD with no layer (none), retrace's
+# layer (ours-pg: page-guard, ours-full: full copies) or GFXReconstruct's
+# (gfxr: page_guard, gfxr-full: unassisted, i.e. copy all mapped memory at
+# submit), writing OUT.rtrace or OUT.gfxr, both zstd.
+under() {
+    cfg=$1 name=$2 out=$3
+    shift 3
+    delim=present
+    case $name in *-off) delim=submit ;; esac
+    case $cfg in
+    none) timeout "$BENCH_TIMEOUT" "$@" ;;
+    ours-pg | ours-full)
+        mode=page-guard
+        [ "$cfg" = ours-full ] && mode=full
+        timeout "$BENCH_TIMEOUT" "$RETRACE" capture -o "$out.rtrace" --compression zstd \
+            --memory-tracking "$mode" --frame-delimiter "$delim" -- "$@"
+        ;;
+    gfxr | gfxr-full)
+        mode=page_guard
+        [ "$cfg" = gfxr-full ] && mode=unassisted
+        timeout "$BENCH_TIMEOUT" env VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct \
+            GFXRECON_CAPTURE_FILE="$out.gfxr" GFXRECON_CAPTURE_FILE_TIMESTAMP=false \
+            GFXRECON_CAPTURE_COMPRESSION_TYPE=ZSTD GFXRECON_MEMORY_TRACKING_MODE="$mode" \
+            GFXRECON_LOG_LEVEL=warning "$@"
+        ;;
+    *) bench_die "unknown configuration $cfg" ;;
+    esac
+}
+
+# timed LOG CMD...: runs CMD with its output in LOG; prints the wall time in
+# seconds, or "fail" (and keeps LOG) when CMD fails or times out.
+timed() {
+    log=$1
+    shift
+    t0=$(date +%s.%N)
+    if "$@" >"$log" 2>&1; then
+        t1=$(date +%s.%N)
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+    else
+        echo "fail"
+    fi
+}
+
+# median FILE: the median of the numbers in FILE, one a line; "fail" if any
+# line is not a number (a failed run must not hide behind the others).
+median() {
+    if grep -qv '^[0-9.]*$' "$1"; then
+        echo fail
+        return 0
+    fi
+    sort -n "$1" | awk '{ v[NR] = $1 }
+        END { if (NR == 0) print "fail"
+              else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
+              else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ratio A B: A/B to two decimals, "-" when either is missing or B is not > 0.
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (a !~ /^-?[0-9.]+$/ || b !~ /^-?[0-9.]+$/ || b + 0 <= 0) print "-"
+        else printf "%.2f\n", a / b }'
+}
+
+# bench_fail WHO WHAT LOG: records a failed run (WHO: ours or gfxr), once per
+# WHAT, with the last lines of LOG; bench_failures prints them after the tables.
+bench_fail() {
+    key=$(echo "$2" | tr -c 'A-Za-z0-9\n' _)
+    [ -e "$WORK/failed.$key" ] && return 0
+    : >"$WORK/failed.$key"
+    [ "$1" = ours ] && : >"$WORK/failed-ours"
+    {
+        echo "  $2 FAILED; last lines of its output:"
+        tail -n 4 "$3" | sed 's/^/    /'
+    } >>"$WORK/failures"
+}
+
+# bench_failures: prints the failures; returns 1 when one of ours failed, so
+# that ./run bench stops on a regression of retrace but not on one of GFXR.
+bench_failures() {
+    [ -f "$WORK/failures" ] || return 0
+    echo
+    echo "Failures (medians above say \"fail\" where any run failed):"
+    cat "$WORK/failures"
+    [ ! -e "$WORK/failed-ours" ]
+}
+
+# file_size FILE: bytes, or "-" when FILE does not exist.
+file_size() {
+    if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo -; fi
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# bench/replay.sh — replay speed of `retrace replay` against gfxrecon-replay
+# (Debian gfxreconstruct), in one run. Each program is captured once by each
+# tool (page-guard memory tracking, zstd), both captures of the same program
+# with the same frames under the same conditions; then the two traces are
+# replayed alternately (ours, theirs, ours, theirs; the order reversed on every
+# other repetition) after one untimed warm-up replay each, and the median wall
+# time of REPS replays is reported with the ratio GFXR/ours (> 1: ours faster).
+#
+# Conditions: the apps are also captured --offscreen (NAME-off), so that
+# neither replay presents and both run with no window system: that is the like
+# for like comparison. Windowed captures (vkcube, particles) replay headless
+# with retrace (its virtual swapchain; it has no window mode) but in an Xvfb
+# window with gfxrecon-replay, because Mesa 22.3's lavapipe lacks
+# VK_EXT_headless_surface, which `gfxrecon-replay --wsi headless` needs. Those
+# rows include GFXR's present cost; the NAME vs NAME-off rows show its size.
+# gfxrecon-replay uses --wsi xlib: its xcb window waits forever for an event
+# with the 320x240 sample apps under Xvfb (checked with 0.9.18).
+#
+# Run from the repository root after ./run build (./run bench does both).
+# Environment: BUILD (default build), REPS (5), VKCUBE_FRAMES (1000),
+# APP_FRAMES (300), PROGRAMS (below), BENCH_TIMEOUT (300 s).
+set -eu
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+PROGRAMS=${PROGRAMS:-vkcube particles textured-off particles-off modern-off readback-off}
+
+bench_init replay
+echo "==> bench/replay: retrace replay vs gfxrecon-replay ($(nproc) CPUs, DISPLAY=$DISPLAY, $REPS runs + 1 warm-up, medians)"
+
+# replay_trace TOOL PROG: replays PROG's trace by TOOL (ours or gfxr).
+replay_trace() {
+    if [ "$1" = ours ]; then
+        timeout "$BENCH_TIMEOUT" "$RETRACE" replay "$WORK/$2.ours-pg.rtrace"
+        return
+    fi
+    case $2 in
+    *-off) timeout "$BENCH_TIMEOUT" gfxrecon-replay "$WORK/$2.gfxr.gfxr" ;;
+    *) timeout "$BENCH_TIMEOUT" gfxrecon-replay --wsi xlib "$WORK/$2.gfxr.gfxr" ;;
+    esac
+}
+
+# measure PROG TOOL REP: one timed replay; appends the time to PROG.TOOL.times.
+measure() {
+    log="$WORK/$1.replay-$2.log"
+    t=$(timed "$log" replay_trace "$2" "$1")
+    if [ "$3" -gt 0 ]; then
+        echo "$t" >>"$WORK/$1.$2.times"
+    fi
+    if [ "$t" = fail ]; then
+        bench_fail "$2" "$2 replay of $1" "$log"
+    fi
+}
+
+for prog in $PROGRAMS; do
+    printf '  %s (%s frames): capture' "$prog" "$(bench_frames "$prog")"
+    for cfg in ours-pg gfxr; do
+        t=$(timed "$WORK/$prog.$cfg.log" run_program "$prog" under "$cfg" "$prog" "$WORK/$prog.$cfg")
+        if [ "$t" = fail ]; then
+            bench_fail "${cfg%-pg}" "$cfg capture of $prog" "$WORK/$prog.$cfg.log"
+        fi
+    done
+    printf ', replay'
+    rep=0
+    while [ "$rep" -le "$REPS" ]; do
+        if [ $((rep % 2)) -eq 0 ]; then
+            measure "$prog" ours "$rep"
+            measure "$prog" gfxr "$rep"
+        else
+            measure "$prog" gfxr "$rep"
+            measure "$prog" ours "$rep"
+        fi
+        printf ' %s' "$rep"
+        rep=$((rep + 1))
+    done
+    echo
+done
+
+echo
+echo "Replay wall time, seconds (median of $REPS); ratio GFXR/ours (> 1: ours faster, the target):"
+printf '%-14s %6s %7s %8s %8s %7s  %s\n' program frames calls ours gfxr ratio 'gfxr-replay presents to'
+for prog in $PROGRAMS; do
+    calls=$(sed -n 's/^frames: *[0-9]* *calls: *\([0-9]*\).*/\1/p' "$WORK/$prog.ours-pg.log")
+    ours=$(median "$WORK/$prog.ours.times")
+    gfxr=$(median "$WORK/$prog.gfxr.times")
+    case $prog in
+    *-off) where="nothing (offscreen capture)" ;;
+    *) where="an Xvfb window (ours: headless)" ;;
+    esac
+    printf '%-14s %6s %7s %8s %8s %7s  %s\n' "$prog" "$(bench_frames "$prog")" "${calls:--}" \
+        "$ours" "$gfxr" "$(ratio "$gfxr" "$ours")" "$where"
+done
+echo "ours: retrace replay TRACE (headless); gfxr: gfxrecon-replay [--wsi xlib] TRACE."
+echo "Times are whole processes: start, trace load and decompression, device setup, replay, teardown."
+bench_failures
