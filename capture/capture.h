@@ -131,6 +131,13 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkFlushMappedMemoryRanges(VkDevice, uint3
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkQueuePresentKHR(VkQueue, const VkPresentInfoKHR *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateSwapchainKHR(VkDevice, const VkSwapchainCreateInfoKHR *, const VkAllocationCallbacks *, VkSwapchainKHR *);
 VKAPI_ATTR void VKAPI_CALL capture_vkDestroySwapchainKHR(VkDevice, VkSwapchainKHR, const VkAllocationCallbacks *);
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateDescriptorUpdateTemplate(VkDevice, const VkDescriptorUpdateTemplateCreateInfo *, const VkAllocationCallbacks *, VkDescriptorUpdateTemplate *);
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateDescriptorUpdateTemplateKHR(VkDevice, const VkDescriptorUpdateTemplateCreateInfo *, const VkAllocationCallbacks *, VkDescriptorUpdateTemplate *);
+VKAPI_ATTR void VKAPI_CALL capture_vkDestroyDescriptorUpdateTemplate(VkDevice, VkDescriptorUpdateTemplate, const VkAllocationCallbacks *);
+VKAPI_ATTR void VKAPI_CALL capture_vkDestroyDescriptorUpdateTemplateKHR(VkDevice, VkDescriptorUpdateTemplate, const VkAllocationCallbacks *);
+VKAPI_ATTR void VKAPI_CALL capture_vkUpdateDescriptorSetWithTemplate(VkDevice, VkDescriptorSet, VkDescriptorUpdateTemplate, const void *);
+VKAPI_ATTR void VKAPI_CALL capture_vkUpdateDescriptorSetWithTemplateKHR(VkDevice, VkDescriptorSet, VkDescriptorUpdateTemplate, const void *);
+VKAPI_ATTR void VKAPI_CALL capture_vkCmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer, VkDescriptorUpdateTemplate, VkPipelineLayout, uint32_t, const void *);
 VKAPI_ATTR void VKAPI_CALL capture_vkGetDeviceQueue(VkDevice, uint32_t, uint32_t, VkQueue *);
 VKAPI_ATTR void VKAPI_CALL capture_vkGetDeviceQueue2(VkDevice, const VkDeviceQueueInfo2 *, VkQueue *);
 

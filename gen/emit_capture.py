@@ -33,6 +33,13 @@ HAND_WRITTEN = {
     "vkQueuePresentKHR": "capture/cmd_present.c: ends a frame, takes capture-time screenshots",
     "vkCreateSwapchainKHR": "capture/cmd_present.c: adds TRANSFER_SRC usage for screenshots, records the original",
     "vkDestroySwapchainKHR": "capture/cmd_present.c: forgets the swapchain's format and extent",
+    "vkCreateDescriptorUpdateTemplate": "capture/cmd_templates.c: remembers the template's data layout",
+    "vkCreateDescriptorUpdateTemplateKHR": "capture/cmd_templates.c: remembers the template's data layout",
+    "vkDestroyDescriptorUpdateTemplate": "capture/cmd_templates.c: forgets the template",
+    "vkDestroyDescriptorUpdateTemplateKHR": "capture/cmd_templates.c: forgets the template",
+    "vkUpdateDescriptorSetWithTemplate": "capture/cmd_templates.c: recorded as the vkUpdateDescriptorSets it stands for",
+    "vkUpdateDescriptorSetWithTemplateKHR": "capture/cmd_templates.c: recorded as the vkUpdateDescriptorSets it stands for",
+    "vkCmdPushDescriptorSetWithTemplateKHR": "capture/cmd_templates.c: recorded as the vkCmdPushDescriptorSetKHR it stands for",
     "vkGetDeviceQueue": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
     "vkGetDeviceQueue2": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
 }

@@ -7,6 +7,7 @@
 #include "app.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "textured_frag.h"
@@ -178,6 +179,34 @@ static rt_status upload_texture(struct rt_app *app, struct textured *t)
     return st;
 }
 
+/* The same two descriptors written through a descriptor update template:
+ * the data layout comes from the template, which capture must know. */
+struct template_data {
+    VkDescriptorBufferInfo buf;
+    VkDescriptorImageInfo img;
+};
+
+static rt_status update_with_template(struct rt_app *app, struct textured *t, VkDescriptorSet set,
+                                      VkDescriptorBufferInfo buf, VkDescriptorImageInfo img)
+{
+    VkDescriptorUpdateTemplateEntry entries[2] = {
+        {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, offsetof(struct template_data, buf), sizeof(buf)},
+        {1, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, offsetof(struct template_data, img), sizeof(img)},
+    };
+    VkDescriptorUpdateTemplateCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
+        .descriptorUpdateEntryCount = 2, .pDescriptorUpdateEntries = entries,
+        .templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
+        .descriptorSetLayout = t->set_layout,
+    };
+    VkDescriptorUpdateTemplate update;
+    RT_VK(vkCreateDescriptorUpdateTemplate(app->device, &info, NULL, &update));
+    struct template_data data = {buf, img};
+    vkUpdateDescriptorSetWithTemplate(app->device, set, update, &data);
+    vkDestroyDescriptorUpdateTemplate(app->device, update, NULL);
+    return rt_ok_status();
+}
+
 static rt_status create_descriptors(struct rt_app *app, struct textured *t)
 {
     VkSamplerCreateInfo sampler = {
@@ -219,6 +248,10 @@ static rt_status create_descriptors(struct rt_app *app, struct textured *t)
         VkDescriptorBufferInfo buf = {t->ubo[i].buffer, 0, VK_WHOLE_SIZE};
         VkDescriptorImageInfo img = {t->sampler, t->texture.view,
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        if (i == 1) { /* the other slot goes through a template, so both paths are exercised */
+            RT_TRY(update_with_template(app, t, t->sets[i], buf, img));
+            continue;
+        }
         VkWriteDescriptorSet writes[2] = {
             {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = t->sets[i],
              .dstBinding = 0, .descriptorCount = 1,
