@@ -413,7 +413,7 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
         s = rt_status_wrap(s, "replayed the good part (%" PRIu64 " calls, %" PRIu64 " complete frames) of %s",
                            pr.calls, pr.frames, opts->trace_path);
     }
-    result->frames = r->frame;
+    result->frames += r->frame;
     rt_trace_reader_destroy(reader);
     return s;
 }
