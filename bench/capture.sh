@@ -32,7 +32,7 @@ measure() {
     if [ "$3" -gt 0 ]; then
         echo "$t" >>"$out.times"
     fi
-    if [ "$t" = fail ]; then
+    if [ "${t% *}" = fail ]; then
         bench_fail "$(echo "$2" | sed 's/-.*//')" "$1 under $2" "$out.log"
     fi
 }
@@ -65,40 +65,53 @@ replay_status() {
     fi
 }
 
-echo
-echo "Wall time of the whole program, seconds (median of $REPS):"
-printf '%-10s %6s %8s %8s %8s %8s %9s\n' program frames none ours-pg ours-full gfxr gfxr-full
-for prog in $PROGRAMS; do
-    printf '%-10s %6s' "$prog" "$(bench_frames "$prog")"
-    for cfg in none ours-pg ours-full gfxr gfxr-full; do
-        m=$(median "$WORK/$prog.$cfg.times")
-        echo "$m" >"$WORK/$prog.$cfg.median"
-        printf ' %8s' "$m"
-    done
+# times_table COLUMN WHAT: medians of COLUMN (1 wall, 2 CPU) per program and
+# configuration, saved as PROG.CFG.COLUMN for overhead_table.
+times_table() {
     echo
-done
+    echo "$2 of the whole program, seconds (median of $REPS):"
+    printf '%-10s %6s %8s %8s %9s %8s %9s\n' program frames none ours-pg ours-full gfxr gfxr-full
+    for prog in $PROGRAMS; do
+        printf '%-10s %6s' "$prog" "$(bench_frames "$prog")"
+        for cfg in none ours-pg ours-full gfxr gfxr-full; do
+            m=$(median "$WORK/$prog.$cfg.times" "$1")
+            echo "$m" >"$WORK/$prog.$cfg.$1"
+            printf ' %8s' "$m"
+        done
+        echo
+    done
+}
 
-# overhead PROG CFG: median(CFG) - median(none) in seconds.
+# overhead PROG CFG COLUMN: median(CFG) - median(none) in seconds.
 overhead() {
-    awk -v a="$(cat "$WORK/$1.$2.median")" -v b="$(cat "$WORK/$1.none.median")" \
+    awk -v a="$(cat "$WORK/$1.$2.$3")" -v b="$(cat "$WORK/$1.none.$3")" \
         'BEGIN { if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/) print "-"; else printf "%.3f\n", a - b }'
 }
 
-echo
-echo "Capture overhead = layer time - no-layer time, seconds; ratios ours/GFXR (<= 1 meets the target):"
-printf '%-10s %8s %8s %9s %9s | %9s %9s %9s %9s\n' program ours-pg gfxr 'ovh ratio' 'time ratio' \
-    ours-full gfxr-full 'ovh ratio' 'time ratio'
-for prog in $PROGRAMS; do
-    o_pg=$(overhead "$prog" ours-pg)
-    g_pg=$(overhead "$prog" gfxr)
-    o_full=$(overhead "$prog" ours-full)
-    g_full=$(overhead "$prog" gfxr-full)
-    printf '%-10s %8s %8s %9s %9s | %9s %9s %9s %9s\n' "$prog" "$o_pg" "$g_pg" \
-        "$(ratio "$o_pg" "$g_pg")" \
-        "$(ratio "$(cat "$WORK/$prog.ours-pg.median")" "$(cat "$WORK/$prog.gfxr.median")")" \
-        "$o_full" "$g_full" "$(ratio "$o_full" "$g_full")" \
-        "$(ratio "$(cat "$WORK/$prog.ours-full.median")" "$(cat "$WORK/$prog.gfxr-full.median")")"
-done
+# overhead_table COLUMN WHAT: the layers' cost over no layer, and the ratios.
+overhead_table() {
+    echo
+    echo "Capture overhead in $2 = layer - no layer, seconds; ovh ratio = ours/GFXR overhead,"
+    echo "time ratio = ours/GFXR $2 with the layer (<= 1 meets the target):"
+    printf '%-10s %8s %8s %9s %10s | %9s %9s %9s %10s\n' program ours-pg gfxr 'ovh ratio' \
+        'time ratio' ours-full gfxr-full 'ovh ratio' 'time ratio'
+    for prog in $PROGRAMS; do
+        o_pg=$(overhead "$prog" ours-pg "$1")
+        g_pg=$(overhead "$prog" gfxr "$1")
+        o_full=$(overhead "$prog" ours-full "$1")
+        g_full=$(overhead "$prog" gfxr-full "$1")
+        printf '%-10s %8s %8s %9s %10s | %9s %9s %9s %10s\n' "$prog" "$o_pg" "$g_pg" \
+            "$(ratio "$o_pg" "$g_pg")" \
+            "$(ratio "$(cat "$WORK/$prog.ours-pg.$1")" "$(cat "$WORK/$prog.gfxr.$1")")" \
+            "$o_full" "$g_full" "$(ratio "$o_full" "$g_full")" \
+            "$(ratio "$(cat "$WORK/$prog.ours-full.$1")" "$(cat "$WORK/$prog.gfxr-full.$1")")"
+    done
+}
+
+times_table 1 "Wall time"
+times_table 2 "CPU time (user+sys)"
+overhead_table 1 "wall time"
+overhead_table 2 "CPU time"
 
 echo
 echo "Trace size, bytes (zstd, last run); ratio ours/GFXR (<= 1 meets the target); replay = retrace replay of our trace:"
@@ -116,5 +129,6 @@ for prog in $PROGRAMS; do
 done
 echo "none: the program alone; ours-pg/ours-full: retrace capture --memory-tracking page-guard/full;"
 echo "gfxr/gfxr-full: VK_LAYER_LUNARG_gfxreconstruct with GFXRECON_MEMORY_TRACKING_MODE=page_guard/unassisted."
-echo "Times include process start and the trace's final flush; all traces zstd."
+echo "Times include process start and the trace's final flush; all traces zstd. A negative"
+echo "overhead is noise: the layer's cost is below what this machine can resolve."
 bench_failures

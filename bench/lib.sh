@@ -128,29 +128,35 @@ under() {
     esac
 }
 
-# timed LOG CMD...: runs CMD with its output in LOG; prints the wall time in
-# seconds, or "fail" (and keeps LOG) when CMD fails or times out.
+# timed LOG CMD...: runs CMD with its output in LOG; prints "WALL CPU": the
+# wall time in seconds, and the user+system CPU seconds of CMD and everything
+# it waited for (llvmpipe's threads included), or "fail fail" (LOG is kept)
+# when CMD fails or times out. Callers run it in $(...): a fresh process whose
+# `times` counts only CMD. CPU time suffers less than wall time from other
+# processes on a shared machine, so both are reported.
 timed() {
     log=$1
     shift
     t0=$(date +%s.%N)
     if "$@" >"$log" 2>&1; then
         t1=$(date +%s.%N)
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+        # Redirected, not piped: a pipeline would run `times` in a child.
+        times >"$log.cpu"
+        awk -v a="$t0" -v b="$t1" 'function sec(f) { split(f, p, "m"); return p[1] * 60 + p[2] }
+            NR == 2 { printf "%.3f %.3f\n", b - a, sec($1) + sec($2) }' "$log.cpu"
     else
-        echo "fail"
+        echo "fail fail"
     fi
 }
 
-# median FILE: the median of the numbers in FILE, one a line; "fail" if any
-# line is not a number (a failed run must not hide behind the others).
+# median FILE [COLUMN]: the median of the numbers in COLUMN (default 1) of
+# FILE; "fail" if any is not a number (a failed run must not hide behind the
+# others).
 median() {
-    if grep -qv '^[0-9.]*$' "$1"; then
-        echo fail
-        return 0
-    fi
-    sort -n "$1" | awk '{ v[NR] = $1 }
-        END { if (NR == 0) print "fail"
+    awk -v c="${2:-1}" '{ print $c }' "$1" | sort -n | awk '
+        !/^[0-9.]+$/ { bad = 1 }
+        { v[NR] = $1 }
+        END { if (bad || NR == 0) print "fail"
               else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
               else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }

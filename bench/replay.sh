@@ -47,7 +47,7 @@ measure() {
     if [ "$3" -gt 0 ]; then
         echo "$t" >>"$WORK/$1.$2.times"
     fi
-    if [ "$t" = fail ]; then
+    if [ "${t% *}" = fail ]; then
         bench_fail "$2" "$2 replay of $1" "$log"
     fi
 }
@@ -56,7 +56,7 @@ for prog in $PROGRAMS; do
     printf '  %s (%s frames): capture' "$prog" "$(bench_frames "$prog")"
     for cfg in ours-pg gfxr; do
         t=$(timed "$WORK/$prog.$cfg.log" run_program "$prog" under "$cfg" "$prog" "$WORK/$prog.$cfg")
-        if [ "$t" = fail ]; then
+        if [ "${t% *}" = fail ]; then
             bench_fail "${cfg%-pg}" "$cfg capture of $prog" "$WORK/$prog.$cfg.log"
         fi
     done
@@ -77,18 +77,22 @@ for prog in $PROGRAMS; do
 done
 
 echo
-echo "Replay wall time, seconds (median of $REPS); ratio GFXR/ours (> 1: ours faster, the target):"
-printf '%-14s %6s %7s %8s %8s %7s  %s\n' program frames calls ours gfxr ratio 'gfxr-replay presents to'
+echo "Replay time, seconds (median of $REPS): wall and CPU (user+sys); ratio GFXR/ours (> 1: ours faster, the target):"
+printf '%-14s %6s %7s %8s %8s %6s | %8s %8s %6s  %s\n' program frames calls \
+    'ours' 'gfxr' ratio 'ours cpu' 'gfxr cpu' ratio 'gfxrecon-replay presents to'
 for prog in $PROGRAMS; do
     calls=$(sed -n 's/^frames: *[0-9]* *calls: *\([0-9]*\).*/\1/p' "$WORK/$prog.ours-pg.log")
-    ours=$(median "$WORK/$prog.ours.times")
-    gfxr=$(median "$WORK/$prog.gfxr.times")
+    ours=$(median "$WORK/$prog.ours.times" 1)
+    gfxr=$(median "$WORK/$prog.gfxr.times" 1)
+    ours_cpu=$(median "$WORK/$prog.ours.times" 2)
+    gfxr_cpu=$(median "$WORK/$prog.gfxr.times" 2)
     case $prog in
     *-off) where="nothing (offscreen capture)" ;;
     *) where="an Xvfb window (ours: headless)" ;;
     esac
-    printf '%-14s %6s %7s %8s %8s %7s  %s\n' "$prog" "$(bench_frames "$prog")" "${calls:--}" \
-        "$ours" "$gfxr" "$(ratio "$gfxr" "$ours")" "$where"
+    printf '%-14s %6s %7s %8s %8s %6s | %8s %8s %6s  %s\n' "$prog" "$(bench_frames "$prog")" \
+        "${calls:--}" "$ours" "$gfxr" "$(ratio "$gfxr" "$ours")" \
+        "$ours_cpu" "$gfxr_cpu" "$(ratio "$gfxr_cpu" "$ours_cpu")" "$where"
 done
 echo "ours: retrace replay TRACE (headless); gfxr: gfxrecon-replay [--wsi xlib] TRACE."
 echo "Times are whole processes: start, trace load and decompression, device setup, replay, teardown."
