@@ -42,6 +42,7 @@ struct capture_device {
     struct rt_vk_device_dispatch dispatch;
     VkPhysicalDeviceMemoryProperties memory_properties;
     PFN_vkSetDeviceLoaderData set_loader_data; /* for command buffers we allocate */
+    bool address_replay; /* bufferDeviceAddressCaptureReplay is on (cmd_addresses.c) */
     pthread_mutex_t memory_lock;
     struct rt_hashmap memories; /* VkDeviceMemory -> struct capture_memory * */
     pthread_mutex_t present_lock;
@@ -95,6 +96,15 @@ void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const
 const char *capture_screenshot_dir(void);
 bool capture_screenshot_wanted(uint64_t frame);
 
+/* cmd_addresses.c: opaque capture addresses for buffer device addresses. */
+const void *capture_enable_address_replay(const struct capture_instance *instance, VkPhysicalDevice gpu,
+                                          const void *chain, struct rt_arena *arena, bool *enabled_out);
+const VkMemoryAllocateInfo *capture_address_allocation(struct capture_device *dev, const VkMemoryAllocateInfo *info,
+                                                       struct rt_arena *arena, VkMemoryAllocateInfo *copy);
+const VkMemoryAllocateInfo *capture_address_record(struct capture_device *dev, const VkMemoryAllocateInfo *sent,
+                                                   VkDeviceMemory memory, struct rt_arena *arena,
+                                                   VkMemoryAllocateInfo *copy);
+
 /* cmd_memory.c: frees what the device's allocations left (at vkDestroyDevice). */
 void capture_forget_memories(struct capture_device *device);
 
@@ -123,6 +133,7 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateInstanceLayerProperties(uint32
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateInstanceExtensionProperties(const char *, uint32_t *, VkExtensionProperties *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateDeviceLayerProperties(VkPhysicalDevice, uint32_t *, VkLayerProperties *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkEnumerateDeviceExtensionProperties(VkPhysicalDevice, const char *, uint32_t *, VkExtensionProperties *);
+VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateBuffer(VkDevice, const VkBufferCreateInfo *, const VkAllocationCallbacks *, VkBuffer *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice, const VkMemoryAllocateInfo *, const VkAllocationCallbacks *, VkDeviceMemory *);
 VKAPI_ATTR void VKAPI_CALL capture_vkFreeMemory(VkDevice, VkDeviceMemory, const VkAllocationCallbacks *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkMapMemory(VkDevice, VkDeviceMemory, VkDeviceSize, VkDeviceSize, VkMemoryMapFlags, void **);

@@ -22,7 +22,13 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
                                                        VkDeviceMemory *memory_out)
 {
     struct capture_device *dev = capture_device_of(device);
-    VkResult result = dev->dispatch.vkAllocateMemory(device, info, allocator, memory_out);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    VkMemoryAllocateInfo copy;
+    const VkMemoryAllocateInfo *sent = capture_address_allocation(dev, info, &arena, &copy);
+    VkResult result = dev->dispatch.vkAllocateMemory(device, sent, allocator, memory_out);
+    const VkMemoryAllocateInfo *recorded =
+        result == VK_SUCCESS ? capture_address_record(dev, sent, *memory_out, &arena, &copy) : info;
     if (result == VK_SUCCESS) {
         struct capture_memory *m = malloc(sizeof *m);
         if (m) {
@@ -33,8 +39,9 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
             pthread_mutex_unlock(&dev->memory_lock);
         }
     }
-    struct rt_vk_args_vkAllocateMemory args = {device, info, allocator, memory_out, result};
+    struct rt_vk_args_vkAllocateMemory args = {device, recorded, allocator, memory_out, result};
     capture_record_call(RT_VK_CMD_vkAllocateMemory, &args, (uint64_t)(int64_t)result);
+    rt_arena_finish(&arena);
     return result;
 }
 

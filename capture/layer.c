@@ -229,17 +229,22 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateDevice(VkPhysicalDevice gpu, cons
     if (!create)
         return VK_ERROR_INITIALIZATION_FAILED;
     capture_session_set_device(instance, gpu);
-    VkResult result = create(gpu, info, allocator, device_out);
+    struct rt_arena arena;
+    rt_arena_init(&arena, 0, 0);
+    VkDeviceCreateInfo sent = *info;
+    bool address_replay = false;
+    sent.pNext = capture_enable_address_replay(instance, gpu, info->pNext, &arena, &address_replay);
+    VkResult result = create(gpu, &sent, allocator, device_out);
     if (result == VK_SUCCESS) {
         struct capture_device *data = new_device(instance, gpu, *device_out, gdpa);
-        if (data && loader_data)
-            data->set_loader_data = loader_data->u.pfnSetDeviceLoaderData;
+        if (data) {
+            data->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
+            data->address_replay = address_replay;
+        }
         if (!data || !capture_device_add(data))
             rt_log(RT_LOG_ERROR, "out of memory: device calls will not be captured");
     }
-    struct rt_arena arena;
-    rt_arena_init(&arena, 0, 0);
-    VkDeviceCreateInfo original = *info;
+    VkDeviceCreateInfo original = *info; /* as the application asked */
     original.pNext = without_loader_nodes(info->pNext, &arena);
     struct rt_vk_args_vkCreateDevice args = {gpu, &original, allocator, device_out, result};
     capture_record_call(RT_VK_CMD_vkCreateDevice, &args, (uint64_t)(int64_t)result);

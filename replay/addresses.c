@@ -88,3 +88,65 @@ void replay_addresses_finish(struct replay *r)
     r->address_ranges = NULL;
     r->address_range_count = 0;
 }
+
+/* --- opaque capture addresses (bufferDeviceAddressCaptureReplay) ----------- */
+
+static bool offers_capture_replay(const struct replay *r)
+{
+    if (!r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
+        return false;
+    VkPhysicalDeviceBufferDeviceAddressFeatures bda = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+    VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &bda};
+    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &features);
+    return bda.bufferDeviceAddressCaptureReplay;
+}
+
+void replay_enable_address_replay(struct replay *r, VkDeviceCreateInfo *info)
+{
+    r->address_replay = false;
+    /* Opaque addresses only mean something to the kind of device that made them. */
+    if (r->rebind || !offers_capture_replay(r))
+        return;
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)info->pNext; s; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES &&
+            ((VkPhysicalDeviceVulkan12Features *)s)->bufferDeviceAddress) {
+            ((VkPhysicalDeviceVulkan12Features *)s)->bufferDeviceAddressCaptureReplay = VK_TRUE;
+            r->address_replay = true;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES &&
+                   ((VkPhysicalDeviceBufferDeviceAddressFeatures *)s)->bufferDeviceAddress) {
+            ((VkPhysicalDeviceBufferDeviceAddressFeatures *)s)->bufferDeviceAddressCaptureReplay = VK_TRUE;
+            r->address_replay = true;
+        }
+    }
+}
+
+/* Unlinks every node of type STYPE from a decoded (writable) chain. */
+static void unlink_nodes(const void **chain, VkStructureType stype)
+{
+    const VkBaseInStructure **link = (const VkBaseInStructure **)chain;
+    while (*link) {
+        if ((*link)->sType == stype)
+            *link = (*link)->pNext;
+        else
+            link = (const VkBaseInStructure **)&(*link)->pNext;
+    }
+}
+
+void replay_strip_buffer_address(const struct replay *r, VkBufferCreateInfo *info)
+{
+    if (r->address_replay)
+        return;
+    info->flags &= ~(VkBufferCreateFlags)VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
+    unlink_nodes(&info->pNext, VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO);
+}
+
+void replay_strip_memory_address(const struct replay *r, VkMemoryAllocateInfo *info)
+{
+    if (r->address_replay)
+        return;
+    unlink_nodes(&info->pNext, VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO);
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)info->pNext; s; s = s->pNext)
+        if (s->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO)
+            ((VkMemoryAllocateFlagsInfo *)s)->flags &= ~(VkMemoryAllocateFlags)VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
+}

@@ -102,6 +102,7 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
         return remember_memory(r, captured, &m);
     VkMemoryAllocateInfo info = *a->pAllocateInfo;
     info.pNext = without_import_nodes(info.pNext);
+    replay_strip_memory_address(r, &info);
     if (!find_type(r, ~0u, m.captured_flags, 0, &info.memoryTypeIndex))
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "no memory type on %s has the flags 0x%x the trace needs",
                          r->gpu_properties.deviceName, m.captured_flags);
@@ -301,6 +302,7 @@ rt_status replay_create_buffer(struct replay *r, void *args, uint64_t captured_r
 {
     struct rt_vk_args_vkCreateBuffer *a = args;
     VkDeviceSize size = a->pCreateInfo->size;
+    replay_strip_buffer_address(r, (VkBufferCreateInfo *)a->pCreateInfo); /* decoded: ours to change */
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCreateBuffer, args, captured_result));
     if (a->result == VK_SUCCESS && !rt_hashmap_put(&r->buffer_sizes, (uint64_t)(uintptr_t)*a->pBuffer, size))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");

@@ -58,6 +58,7 @@ struct replay {
     struct address_range *address_ranges; /* captured buffer device addresses (addresses.c) */
     size_t address_range_count;
     bool device_address_enabled;    /* bufferDeviceAddress was enabled on the device */
+    bool address_replay;            /* ...with the trace's opaque capture addresses (addresses.c) */
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
     uint64_t *calls_per_command;
@@ -143,6 +144,12 @@ rt_status replay_set_private_data(struct replay *r, void *args, uint64_t capture
 /* addresses.c */
 rt_status replay_get_buffer_device_address(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_cmd_push_constants(struct replay *r, void *args, uint64_t captured_result);
+/** Turns bufferDeviceAddressCaptureReplay on (in the decoded chain) where the
+ * trace's opaque addresses can be reused: the same kind of device. */
+void replay_enable_address_replay(struct replay *r, VkDeviceCreateInfo *info);
+/** Drops opaque capture addresses (and their flags) the replay cannot use. */
+void replay_strip_buffer_address(const struct replay *r, VkBufferCreateInfo *info);
+void replay_strip_memory_address(const struct replay *r, VkMemoryAllocateInfo *info);
 /** Moves captured buffer device addresses in BYTES (to land at BASE_OFFSET) to the replay's. */
 void replay_translate_addresses(const struct replay *r, uint64_t base_offset, uint8_t *bytes, size_t size);
 void replay_addresses_finish(struct replay *r);
