@@ -51,7 +51,8 @@ bench_display() {
     DISPLAY=:$n
     export DISPLAY
     tries=0
-    until xdpyinfo >/dev/null 2>&1; do
+    # The socket appears once the server accepts clients (no x11-utils needed).
+    until [ -S "/tmp/.X11-unix/X$n" ]; do
         tries=$((tries + 1))
         [ "$tries" -gt 50 ] && bench_die "Xvfb :$n did not start (see $WORK/xvfb.log)"
         sleep 0.1
@@ -61,9 +62,9 @@ bench_display() {
 # bench_init NAME: checks tools and the build, makes $WORK, sets the exit trap.
 bench_init() {
     BENCH_NAME=$1
-    for tool in "$RETRACE" vkcube gfxrecon-replay Xvfb xdpyinfo timeout; do
+    for tool in "$RETRACE" vkcube gfxrecon-replay Xvfb timeout; do
         command -v "$tool" >/dev/null 2>&1 ||
-            bench_die "$tool not found (./run build; apt-get install vulkan-tools gfxreconstruct xvfb x11-utils)"
+            bench_die "$tool not found (./run build; apt-get install vulkan-tools gfxreconstruct xvfb)"
     done
     for app in textured particles readback modern; do
         [ -x "$BUILD/tests/apps/rt_app_$app" ] ||
