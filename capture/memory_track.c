@@ -373,6 +373,27 @@ void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
     region_free(r);
 }
 
+/* Guards every clean page again, one mprotect per run of neighbours:
+ * mprotect is a system call, and refresh runs at every wait. */
+static void refresh_region(struct region *r)
+{
+    size_t run = 0;
+    for (size_t i = 0; i <= r->page_count; i++) {
+        uint8_t s = PAGE_CLEAN;
+        if (i < r->page_count && atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY)) {
+            run++;
+            continue;
+        }
+        if (run) {
+            size_t first = i - run;
+            mprotect(r->app_view + first * page_size, run * page_size, PROT_NONE);
+            for (size_t k = first; k < i; k++)
+                atomic_store(&r->state[k], PAGE_UNFETCHED);
+            run = 0;
+        }
+    }
+}
+
 void rt_tracker_refresh(struct rt_memory_tracker *tracker)
 {
     if (tracker->mode == RT_TRACK_FULL)
@@ -381,13 +402,7 @@ void rt_tracker_refresh(struct rt_memory_tracker *tracker)
         struct region *r = atomic_load(&regions[k]);
         if (!r || r->owner != tracker)
             continue;
-        for (size_t i = 0; i < r->page_count; i++) {
-            uint8_t s = PAGE_CLEAN;
-            if (!atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY))
-                continue;
-            mprotect(r->app_view + i * page_size, page_size, PROT_NONE);
-            atomic_store(&r->state[i], PAGE_UNFETCHED);
-        }
+        refresh_region(r);
     }
 }
 

@@ -25,6 +25,15 @@ static struct {
 } session = {.lock = PTHREAD_MUTEX_INITIALIZER, .frame = 1};
 
 static _Thread_local struct rt_enc call_encoder;
+static _Thread_local uint32_t thread_id_cache;
+
+/* gettid() is a system call; every recorded call needs it. */
+static uint32_t current_thread_id(void)
+{
+    if (!thread_id_cache)
+        thread_id_cache = (uint32_t)gettid();
+    return thread_id_cache;
+}
 
 static void warn_write_failure(rt_status s)
 {
@@ -108,7 +117,7 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
     rt_enc_reset(enc);
     struct rt_vk_stats stats = {0};
     rt_status s = rt_vk_encode_call_stats(enc, cmd, args, &stats);
-    uint32_t thread_id = (uint32_t)gettid();
+    uint32_t thread_id = current_thread_id();
     if (!rt_ok(&s)) {
         if (!atomic_exchange(&session.warned[cmd], true))
             rt_log(RT_LOG_WARN, "capture: %s cannot be recorded faithfully (%s); it is forwarded "

@@ -141,7 +141,7 @@ static rt_status read_file_header(struct rt_trace_reader *r)
     uint8_t fixed[RT_FORMAT_FILE_HEADER_SIZE];
     RT_TRY(check_fixed_header(r, fixed, read_into(r, fixed, sizeof fixed)));
     uint32_t size = le32(fixed + 16);
-    const uint8_t *body;
+    const uint8_t *body = NULL;
     size_t got = fetch(r, size, &body);
     if (got < size)
         return FAIL(r, "file header at offset %d: %s (%zu of %" PRIu32 " bytes)",

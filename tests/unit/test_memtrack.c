@@ -227,3 +227,25 @@ Test(memtrack, concurrent_first_writes_lose_nothing)
             cr_assert_eq(real[(size_t)page * ps + (size_t)i], i + 1, "page %d byte %d", page, i);
     rt_tracker_destroy(t);
 }
+
+Test(memtrack, refresh_guards_runs_of_clean_pages_and_keeps_dirty_ones)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(8 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, 8 * ps, true);
+    for (size_t p = 0; p < 8; p++)
+        cr_assert_eq(app[p * ps], 0); /* every page fetched, clean */
+    app[4 * ps + 1] = 7;             /* one dirty page in the middle */
+    for (size_t p = 0; p < 8; p++)
+        real[p * ps] = (uint8_t)(p + 10); /* the "GPU" writes every page */
+    rt_tracker_refresh(t);
+    for (size_t p = 0; p < 8; p++)
+        if (p != 4)
+            cr_assert_eq(app[p * ps], p + 10, "page %zu fetched again", p);
+    cr_assert_eq(app[4 * ps + 1], 7, "a dirty page keeps the application's bytes");
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, 4 * ps);
+    rt_tracker_destroy(t);
+}
