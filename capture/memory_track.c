@@ -373,14 +373,29 @@ void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
     region_free(r);
 }
 
+/* Takes page i from CLEAN to BUSY. A page BUSY in another thread's hands
+ * (its refresh, not yet guarded; a fetch) is waited for: when a refresh
+ * returns, no page may still show bytes from before the wait that called it. */
+static bool take_clean_page(struct region *r, size_t i)
+{
+    for (;;) {
+        uint8_t s = atomic_load(&r->state[i]);
+        if (s == PAGE_BUSY)
+            continue;
+        if (s != PAGE_CLEAN)
+            return false;
+        if (atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
+            return true;
+    }
+}
+
 /* Guards every clean page again, one mprotect per run of neighbours:
  * mprotect is a system call, and refresh runs at every wait. */
 static void refresh_region(struct region *r)
 {
     size_t run = 0;
     for (size_t i = 0; i <= r->page_count; i++) {
-        uint8_t s = PAGE_CLEAN;
-        if (i < r->page_count && atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY)) {
+        if (i < r->page_count && take_clean_page(r, i)) {
             run++;
             continue;
         }

@@ -315,6 +315,7 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     RT_TRY(check_device_extensions(r, a->pCreateInfo, (const char ***)&info.ppEnabledExtensionNames,
                                    &info.enabledExtensionCount));
     RT_TRY(replay_check_features(r, &info));
+    RT_TRY(replay_check_queue_families(r, &info));
     replay_enable_address_replay(r, &info);
     VkDevice device = VK_NULL_HANDLE;
     VkResult result = r->instance_dispatch.vkCreateDevice(a->physicalDevice, &info, NULL, &device);

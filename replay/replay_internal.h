@@ -13,6 +13,8 @@
 #include "trace.h"
 #include "vkcodec.h"
 
+#define REPLAY_MAX_FAMILIES 32
+
 struct address_range;
 struct replay_window;
 
@@ -59,6 +61,8 @@ struct replay {
     size_t address_range_count;
     bool device_address_enabled;    /* bufferDeviceAddress was enabled on the device */
     bool address_replay;            /* ...with the trace's opaque capture addresses (addresses.c) */
+    uint32_t captured_family_count;  /* queue families the application saw (queues.c) */
+    VkQueueFlags captured_family_flags[REPLAY_MAX_FAMILIES];
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
     uint64_t *calls_per_command;
@@ -101,6 +105,12 @@ void replay_instance_finish(struct replay *r);
 
 /* features.c: names the first enabled feature the replay device lacks. */
 rt_status replay_check_features(struct replay *r, const VkDeviceCreateInfo *info);
+
+/* queues.c */
+rt_status replay_queue_family_properties(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_queue_family_properties2(struct replay *r, void *args, uint64_t captured_result);
+/** Names the first queue family the trace uses that the replay device lacks. */
+rt_status replay_check_queue_families(struct replay *r, const VkDeviceCreateInfo *info);
 
 /* memory.c */
 rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured_result);
