@@ -278,6 +278,20 @@ static rt_status read_result_row(sqlite3_stmt *stmt, struct rt_result_row *r)
     return rt_ok_status();
 }
 
+/* Room for one more row in a growing array; false when memory runs out. */
+static bool grow_rows(void **items, size_t *capacity, size_t count, size_t elem_size)
+{
+    if (count < *capacity)
+        return true;
+    size_t grown_capacity = *capacity ? *capacity * 2 : 16;
+    void *grown = realloc(*items, grown_capacity * elem_size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *capacity = grown_capacity;
+    return true;
+}
+
 rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
                                 struct rt_result_rows *rows_out)
 {
@@ -289,14 +303,9 @@ rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
     size_t capacity = 0;
     int rc;
     while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (rows_out->count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            struct rt_result_row *grown = realloc(rows_out->items, capacity * sizeof *grown);
-            if (!grown) {
-                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing results");
-                break;
-            }
-            rows_out->items = grown;
+        if (!grow_rows((void **)&rows_out->items, &capacity, rows_out->count, sizeof *rows_out->items)) {
+            s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing results");
+            break;
         }
         s = read_result_row(stmt, &rows_out->items[rows_out->count++]);
     }
@@ -399,14 +408,9 @@ rt_status rt_store_runs_list(struct rt_store *store, const char *label, uint32_t
     size_t capacity = 0;
     int rc;
     while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (rows_out->count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            struct rt_run_row *grown = realloc(rows_out->items, capacity * sizeof *grown);
-            if (!grown) {
-                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing runs");
-                break;
-            }
-            rows_out->items = grown;
+        if (!grow_rows((void **)&rows_out->items, &capacity, rows_out->count, sizeof *rows_out->items)) {
+            s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing runs");
+            break;
         }
         s = read_run_row(stmt, &rows_out->items[rows_out->count++]);
     }

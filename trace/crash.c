@@ -29,22 +29,6 @@ static struct sigaction previous[SIGNAL_COUNT];
 static bool handlers_installed;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool pwrite_all(int fd, const void *data, size_t size, uint64_t offset)
-{
-    const uint8_t *p = data;
-    while (size > 0) {
-        ssize_t n = pwrite(fd, p, size, (off_t)offset);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        size -= (size_t)n;
-        offset += (uint64_t)n;
-    }
-    return true;
-}
-
 static void sleep_step(void)
 {
     struct timespec ts = {0, WAIT_STEP_NS};
@@ -89,7 +73,7 @@ static bool write_claimed(struct rt_trace_writer *w, const struct rt_writer_slot
     if (slot->kind == RT_SLOT_END)
         return true; /* a clean close was under way; our end block replaces it */
     if (slot->kind == RT_SLOT_HEADER) {
-        if (!pwrite_all(w->fd, slot->data, slot->size, *off))
+        if (!rt_writer_pwrite_all(w->fd, slot->data, slot->size, *off))
             return false;
         *off += slot->size;
         return true;
@@ -102,8 +86,8 @@ static bool write_claimed(struct rt_trace_writer *w, const struct rt_writer_slot
         .payload_checksum = rt_format_checksum(slot->data, slot->size)};
     uint8_t head[RT_FORMAT_BLOCK_HEADER_SIZE];
     rt_format_block_header_pack(&h, head);
-    if (!pwrite_all(w->fd, head, sizeof head, *off) ||
-        !pwrite_all(w->fd, slot->data, slot->size, *off + sizeof head))
+    if (!rt_writer_pwrite_all(w->fd, head, sizeof head, *off) ||
+        !rt_writer_pwrite_all(w->fd, slot->data, slot->size, *off + sizeof head))
         return false;
     *off += sizeof head + slot->size;
     return true;
@@ -117,7 +101,7 @@ static bool write_end(struct rt_trace_writer *w, uint64_t off_in, uint64_t *off)
     uint8_t head[RT_FORMAT_BLOCK_HEADER_SIZE];
     rt_format_block_header_pack(&h, head);
     *off = off_in + sizeof head;
-    return pwrite_all(w->fd, head, sizeof head, off_in);
+    return rt_writer_pwrite_all(w->fd, head, sizeof head, off_in);
 }
 
 /*
@@ -130,7 +114,7 @@ static bool write_in_progress(struct rt_trace_writer *w, uint64_t *off)
 {
     bool ok = true;
     if (!w->header_sealed && !w->header_bytes.failed) {
-        ok = pwrite_all(w->fd, w->header_bytes.data, w->header_bytes.size, *off);
+        ok = rt_writer_pwrite_all(w->fd, w->header_bytes.data, w->header_bytes.size, *off);
         *off += w->header_bytes.size;
     }
     if (ok && w->block.size > 0 && !w->block.failed) {

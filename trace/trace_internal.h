@@ -133,4 +133,8 @@ rt_status rt_writer_fail_locked(struct rt_trace_writer *w, rt_status s);
 /** Removes w from the exit-handler registry (close calls it first). */
 void rt_writer_unregister(struct rt_trace_writer *w);
 
+/** pwrite(2) until all SIZE bytes are at OFFSET (retrying EINTR and short
+ * writes). Async-signal-safe: the emergency flush uses it too. */
+bool rt_writer_pwrite_all(int fd, const void *data, size_t size, uint64_t offset);
+
 #endif

@@ -34,7 +34,7 @@ rt_status rt_writer_fail_locked(struct rt_trace_writer *w, rt_status s)
 
 /* ------------------------------------------------------------ writer thread */
 
-static bool write_all_at(int fd, const void *data, size_t size, uint64_t offset)
+bool rt_writer_pwrite_all(int fd, const void *data, size_t size, uint64_t offset)
 {
     const uint8_t *p = data;
     while (size > 0) {
@@ -99,8 +99,8 @@ static bool write_slot(struct rt_trace_writer *w, struct rt_writer_slot *slot,
         return false;
     uint64_t off = atomic_load(&w->durable_end);
     atomic_store(&slot->offset, off);
-    bool ok = !atomic_load(&w->failed) && write_all_at(w->fd, head, head_size, off) &&
-              write_all_at(w->fd, payload, payload_size, off + head_size);
+    bool ok = !atomic_load(&w->failed) && rt_writer_pwrite_all(w->fd, head, head_size, off) &&
+              rt_writer_pwrite_all(w->fd, payload, payload_size, off + head_size);
     if (ok)
         atomic_store(&w->durable_end, off + head_size + payload_size);
     atomic_store(&slot->state, RT_SLOT_WRITTEN);
