@@ -60,16 +60,25 @@ static void map_one(void *user, VkObjectType type, void *slot, bool output)
     slot_write(slot, live);
 }
 
+/* One walk state per replay, reused by every call: a call's outputs are
+ * read back right after it, and calls do not nest. */
+static struct handle_walk *start_walk(struct replay *r)
+{
+    if (!r->walk && !(r->walk = malloc(sizeof *r->walk)))
+        return NULL;
+    r->walk->r = r;
+    r->walk->status = rt_ok_status();
+    r->walk->output_count = 0;
+    return r->walk;
+}
+
 rt_status replay_map_inputs(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
-    struct handle_walk *w = calloc(1, sizeof *w);
+    struct handle_walk *w = start_walk(r);
     if (!w)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    w->r = r;
     rt_vk_walk_handles(cmd, args, map_one, w);
-    rt_status s = w->status;
-    free(w);
-    return s;
+    return w->status;
 }
 
 struct replay_device *replay_device_of(struct replay *r, const void *live_dispatchable)
@@ -122,10 +131,9 @@ static bool is_pure_query(enum rt_vk_cmd cmd, size_t outputs)
 
 rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result)
 {
-    struct handle_walk *w = calloc(1, sizeof *w);
+    struct handle_walk *w = start_walk(r);
     if (!w)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    w->r = r;
     rt_vk_walk_handles(cmd, args, map_one, w);
     rt_status s = w->status;
     struct replay_dispatch instance_only;
@@ -144,7 +152,6 @@ rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, 
         }
         s = replay_check_result(r, cmd, (VkResult)(int32_t)captured_result, result);
     }
-    free(w);
     return s;
 }
 
@@ -384,6 +391,7 @@ static void replay_finish(struct replay *r)
     rt_hashmap_finish(&r->buffer_offset);
     rt_hashmap_finish(&r->recorded_copies);
     rt_arena_finish(&r->arena);
+    free(r->walk);
     free(r->commands);
 }
 

@@ -16,6 +16,7 @@
 #define REPLAY_MAX_FAMILIES 32
 
 struct address_range;
+struct handle_walk;
 struct replay_window;
 
 struct replay_device {
@@ -36,6 +37,7 @@ struct replay {
     const struct rt_trace_header *header;
     enum rt_vk_cmd *commands; /* trace command id -> codec command (RT_VK_CMD_COUNT if unknown) */
     struct rt_arena arena;    /* one decoded call's memory; reset after each call */
+    struct handle_walk *walk; /* handle mapping state, reused by every call (engine.c) */
     struct replay_handles handles;
     struct rt_vk_instance_dispatch instance_dispatch;
     VkInstance instance;
