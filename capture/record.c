@@ -1,6 +1,9 @@
 /* capture/record.c — the capture session: settings, trace writer, memory
  * tracker, and the encoding of every call. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,8 +52,31 @@ static const char *const *command_names(void)
     return names;
 }
 
+/* Claims the output name atomically. Another process already writing or
+ * having written it (a launcher and its child, two runs of a program enabled
+ * by hand) keeps its trace: this one writes NAME-PID.rtrace instead. */
+static void claim_output(char *output, size_t size)
+{
+    char part[PATH_MAX + 8];
+    snprintf(part, sizeof part, "%s.part", output);
+    int fd = access(output, F_OK) == 0 ? -1 : open(part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        close(fd);
+        return;
+    }
+    size_t n = strlen(output);
+    size_t stem_len = n > 7 && !strcmp(output + n - 7, ".rtrace") ? n - 7 : n;
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "-%ld.rtrace", (long)getpid());
+    if (stem_len + strlen(suffix) >= size)
+        return; /* no room for another name: keep this one */
+    memcpy(output + stem_len, suffix, strlen(suffix) + 1);
+    rt_log(RT_LOG_WARN, "capture: another process writes the trace named; this one writes %s", output);
+}
+
 static rt_status open_writer(const VkInstanceCreateInfo *info)
 {
+    claim_output(session.settings.output, sizeof session.settings.output);
     const VkApplicationInfo *app = info->pApplicationInfo;
     char settings_text[512];
     rt_capture_settings_describe(&session.settings, settings_text, sizeof settings_text);

@@ -248,7 +248,12 @@ int cmd_capture_run(int argc, char **argv)
     rt_capture_settings_finish(&settings);
     if (!rt_ok(&s))
         return cli_fail(s);
-    unlink(settings.output); /* never report a stale trace as this run's */
+    /* Never report a stale trace as this run's (nor make the layer think
+     * another process is writing it). */
+    char part[PATH_MAX + 8];
+    snprintf(part, sizeof part, "%s.part", settings.output);
+    unlink(settings.output);
+    unlink(part);
     int status = 0;
     s = run_program(program, &status);
     if (!rt_ok(&s))
