@@ -99,16 +99,44 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
     return rt_tracker_create(session.settings.memory_tracking, &session.tracker);
 }
 
+/* The trace stays open from the first vkCreateInstance to the process's
+ * exit: many programs create an instance only to look at the devices and
+ * destroy it before creating the real one, and both belong in one trace. */
+static void close_trace_locked(void)
+{
+    struct rt_trace_writer *w = session.writer;
+    if (!w)
+        return;
+    session.writer = NULL; /* late calls from other threads record nothing */
+    rt_tracker_collect(session.tracker, capture_record_memory, NULL);
+    warn_write_failure(rt_trace_writer_close(w, NULL));
+    rt_tracker_destroy(session.tracker);
+    session.tracker = NULL;
+    rt_capture_settings_finish(&session.settings);
+}
+
+static void close_at_exit(void)
+{
+    pthread_mutex_lock(&session.lock);
+    close_trace_locked();
+    pthread_mutex_unlock(&session.lock);
+}
+
+static rt_status start_trace(const VkInstanceCreateInfo *info)
+{
+    static bool exit_hook;
+    RT_TRY(rt_capture_settings_load((rt_getenv_fn)getenv, program_invocation_short_name, &session.settings));
+    RT_TRY(open_writer(info));
+    /* After the writer's own exit handler: atexit runs this one first. */
+    if (!exit_hook && atexit(close_at_exit) == 0)
+        exit_hook = true;
+    return rt_ok_status();
+}
+
 VkResult capture_session_open(const VkInstanceCreateInfo *info)
 {
     pthread_mutex_lock(&session.lock);
-    rt_status s = rt_ok_status();
-    if (session.refs == 0) {
-        s = rt_capture_settings_load((rt_getenv_fn)getenv, program_invocation_short_name,
-                                     &session.settings);
-        if (rt_ok(&s))
-            s = open_writer(info);
-    }
+    rt_status s = session.writer ? rt_ok_status() : start_trace(info);
     if (rt_ok(&s))
         session.refs++;
     pthread_mutex_unlock(&session.lock);
@@ -122,15 +150,10 @@ VkResult capture_session_open(const VkInstanceCreateInfo *info)
 void capture_session_close(void)
 {
     pthread_mutex_lock(&session.lock);
-    if (session.refs > 0 && --session.refs == 0) {
+    /* The last instance gone: what the program wrote so far goes in now; the
+     * trace itself closes at exit, in case another instance follows. */
+    if (session.refs > 0 && --session.refs == 0 && session.tracker)
         rt_tracker_collect(session.tracker, capture_record_memory, NULL);
-        rt_status s = rt_trace_writer_close(session.writer, NULL);
-        warn_write_failure(s);
-        session.writer = NULL;
-        rt_tracker_destroy(session.tracker);
-        session.tracker = NULL;
-        rt_capture_settings_finish(&session.settings);
-    }
     pthread_mutex_unlock(&session.lock);
 }
 

@@ -154,7 +154,14 @@ rt_status replay_destroy_instance(struct replay *r, void *args, uint64_t capture
 {
     (void)args;
     (void)captured_result;
+    VkInstance instance = r->instance;
+    PFN_vkDestroyInstance destroy = r->instance_dispatch.vkDestroyInstance;
     replay_instance_finish(r);
+    /* A program may make another instance next (one to look at the devices,
+     * then the real one): start that one afresh. */
+    if (instance && destroy)
+        destroy(instance, NULL);
+    r->gpu = VK_NULL_HANDLE;
     return rt_ok_status();
 }
 

@@ -146,10 +146,27 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Many programs first create an instance only to look at the devices, and
+ * destroy it: the capture must go on into the real one. */
+static void probe_instance(void)
+{
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    VkInstance probe;
+    if (vkCreateInstance(&ici, NULL, &probe) != VK_SUCCESS)
+        return;
+    PFN_vkEnumeratePhysicalDevices enumerate =
+        (PFN_vkEnumeratePhysicalDevices)vkGetInstanceProcAddr(probe, "vkEnumeratePhysicalDevices");
+    PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)vkGetInstanceProcAddr(probe, "vkDestroyInstance");
+    uint32_t count = 0;
+    enumerate(probe, &count, NULL);
+    destroy(probe, NULL);
+}
+
 static int create_device(uint32_t *family_out)
 {
     if (volkInitialize() != VK_SUCCESS)
         return 4;
+    probe_instance();
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "mt_submit",
                              .apiVersion = VK_API_VERSION_1_1};
     VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};

@@ -9,6 +9,8 @@ mkdir -p "$work/own"
 out=$("$1" capture -o "$work/t.rtrace" --frame-delimiter submit -- "$2" "$work/own" 6 5 2>&1) ||
     { echo "FAIL: capture"; echo "$out"; exit 1; }
 echo "$out" | grep -q "0 wrong pixels" || { echo "FAIL: the program saw wrong pixels"; echo "$out"; exit 1; }
+ls "$work"/t-*.rtrace >/dev/null 2>&1 && { echo "FAIL: the capture split into several traces"; ls "$work"; exit 1; }
+"$1" info --check "$work/t.rtrace" | grep -q "^end  *clean close" || { echo "FAIL: not closed cleanly"; exit 1; }
 out=$("$1" replay "$work/t.rtrace" --validate --readbacks "$work/replay" 2>&1) ||
     { echo "FAIL: replay"; echo "$out"; exit 1; }
 echo "$out" | grep -q "validation: 0 errors, 0 warnings" || { echo "FAIL: validation"; echo "$out"; exit 1; }
