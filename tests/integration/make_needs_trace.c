@@ -3,7 +3,10 @@
  * instance and a device which needs something lavapipe lacks:
  *   make_needs_trace OUT feature    enables the depthBounds feature
  *   make_needs_trace OUT extension  enables VK_NV_ray_tracing
- * `retrace replay` must refuse it with exit 4 and name what is missing.
+ *   make_needs_trace OUT family     uses queue family 5
+ *   make_needs_trace OUT sparse     (fine) family 0 was graphics+compute+transfer+sparse at capture
+ * `retrace replay` must refuse the first three with exit 4 and name what is
+ * missing, and replay the last.
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,11 +55,24 @@ int main(int argc, char **argv)
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
                               .pQueueCreateInfos = &queue, .pEnabledFeatures = want_feature ? &features : NULL,
                               .enabledExtensionCount = want_feature ? 0 : 1, .ppEnabledExtensionNames = &extension};
+    bool family = !strcmp(argv[2], "family"), sparse = !strcmp(argv[2], "sparse");
+    if (family || sparse) {
+        dci.pEnabledFeatures = NULL;
+        dci.enabledExtensionCount = 0;
+        queue.queueFamilyIndex = family ? 5 : 0;
+    }
+    VkQueueFamilyProperties families[6] = {{0}};
+    for (int i = 0; i < 6; i++)
+        families[i] = (VkQueueFamilyProperties){VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT |
+                                                VK_QUEUE_SPARSE_BINDING_BIT, 1, 64, {1, 1, 1}};
+    uint32_t family_count = 6;
+    struct rt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties a0 = {gpu, &family_count, families};
     struct rt_vk_args_vkCreateInstance a1 = {&ici, NULL, &instance, VK_SUCCESS};
     struct rt_vk_args_vkEnumeratePhysicalDevices a2 = {instance, &count, &gpu, VK_SUCCESS};
     struct rt_vk_args_vkCreateDevice a3 = {gpu, &dci, NULL, &device, VK_SUCCESS};
     int bad = append(w, RT_VK_CMD_vkCreateInstance, &a1, VK_SUCCESS) +
               append(w, RT_VK_CMD_vkEnumeratePhysicalDevices, &a2, VK_SUCCESS) +
+              append(w, RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties, &a0, 0) +
               append(w, RT_VK_CMD_vkCreateDevice, &a3, VK_SUCCESS);
     s = rt_trace_writer_close(w, NULL);
     return bad || !rt_ok(&s) ? 5 : 0;
