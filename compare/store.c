@@ -226,9 +226,13 @@ static rt_status open_connection(struct rt_store *store)
 
 static rt_status check_not_foreign(struct rt_store *store)
 {
+    /* Tables and version read in one snapshot: another process may create
+     * the store between two separate reads (its tables, then its version). */
     int64_t tables = 0;
-    RT_TRY(query_int(store, "SELECT count(*) FROM sqlite_master", "reading the schema",
-                     &tables));
+    RT_TRY(query_int(store,
+                     "SELECT count(*) FROM sqlite_master "
+                     "WHERE (SELECT user_version FROM pragma_user_version) = 0",
+                     "reading the schema", &tables));
     if (tables > 0)
         return rt_errorf(RT_ERR_BAD_INPUT, "a SQLite database but not a retrace store");
     return rt_ok_status();

@@ -3,6 +3,7 @@
  * database must give — plus concurrent writers in separate processes. */
 #define RT_STORE_INTERNAL
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -851,8 +852,15 @@ static int writer_main(const char *path, int writer)
     if (rt_ok(&s))
         s = rt_store_run_finish(store, run, "passed");
     rt_store_close(store);
-    if (!rt_ok(&s))
-        fprintf(stderr, "writer %d: %s\n", writer, s.msg);
+    if (!rt_ok(&s)) { /* the parent reports it: a test's stderr may be swallowed */
+        char why[PATH_MAX];
+        snprintf(why, sizeof why, "%s.writer%d", path, writer);
+        FILE *f = fopen(why, "w");
+        if (f) {
+            fprintf(f, "%s", s.msg);
+            fclose(f);
+        }
+    }
     return rt_ok(&s) ? 0 : 1;
 }
 
@@ -868,7 +876,15 @@ static void run_writers(const char *path)
     for (int w = 0; w < WRITERS; w++) {
         int status = 0;
         cr_assert_eq(waitpid(pids[w], &status, 0), pids[w]);
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", w);
+        char why[PATH_MAX], msg[600] = "";
+        snprintf(why, sizeof why, "%s.writer%d", path, w);
+        FILE *f = fopen(why, "r");
+        if (f) {
+            size_t n = fread(msg, 1, sizeof msg - 1, f);
+            msg[n] = '\0';
+            fclose(f);
+        }
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed: %s", w, msg);
     }
 }
 
