@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "hashmap.h"
+#include "typedmap.h"
 #include "trace.h"
 #include "vkcodec.h"
 
@@ -34,7 +35,7 @@ struct dump {
     uint64_t frame; /* 0 = all */
     bool json;
     uint64_t current_frame;
-    struct rt_hashmap per_type; /* VkObjectType -> struct rt_hashmap * (id -> number) */
+    struct rt_typed_map numbers; /* (VkObjectType, id) -> symbolic number */
     struct rt_hashmap counts;   /* VkObjectType -> handles numbered so far */
     enum rt_vk_cmd *commands;   /* trace command id -> codec command, or RT_VK_CMD_COUNT */
     struct rt_arena arena;
@@ -48,35 +49,20 @@ static uint64_t symbolic_handle(void *user, VkObjectType type, uint64_t id)
     struct dump *d = user;
     if (id == 0)
         return 0;
-    uint64_t table_ptr = 0, number = 0;
-    if (!rt_hashmap_get(&d->per_type, (uint64_t)type, &table_ptr)) {
-        struct rt_hashmap *t = calloc(1, sizeof *t);
-        if (!t || !rt_hashmap_put(&d->per_type, (uint64_t)type, (uint64_t)(uintptr_t)t)) {
-            free(t);
-            return id;
-        }
-        table_ptr = (uint64_t)(uintptr_t)t;
-    }
-    struct rt_hashmap *ids = (struct rt_hashmap *)(uintptr_t)table_ptr;
-    if (rt_hashmap_get(ids, id, &number))
+    uint64_t number = 0;
+    if (rt_typed_map_get(&d->numbers, (uint32_t)type, id, &number))
         return number;
     rt_hashmap_get(&d->counts, (uint64_t)type, &number);
     number++;
-    rt_hashmap_put(&d->counts, (uint64_t)type, number);
-    rt_hashmap_put(ids, id, number);
+    if (!rt_hashmap_put(&d->counts, (uint64_t)type, number) ||
+        !rt_typed_map_put(&d->numbers, (uint32_t)type, id, number))
+        return id; /* out of memory: the raw id still identifies it */
     return number;
 }
 
 static void dump_finish(struct dump *d)
 {
-    for (size_t i = 0; i < d->per_type.capacity; i++) {
-        if (d->per_type.state[i] == 1) {
-            struct rt_hashmap *t = (struct rt_hashmap *)(uintptr_t)d->per_type.values[i];
-            rt_hashmap_finish(t);
-            free(t);
-        }
-    }
-    rt_hashmap_finish(&d->per_type);
+    rt_typed_map_finish(&d->numbers);
     rt_hashmap_finish(&d->counts);
     rt_arena_finish(&d->arena);
     free(d->commands);
@@ -267,7 +253,7 @@ int cmd_dump_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &d, &path);
     if (rc)
         return rc < 0 ? 0 : rc;
-    rt_hashmap_init(&d.per_type);
+    rt_typed_map_init(&d.numbers);
     rt_hashmap_init(&d.counts);
     rt_arena_init(&d.arena, 0, 0);
     struct rt_trace_reader *r = NULL;

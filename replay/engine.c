@@ -39,7 +39,7 @@ rt_status replay_live(struct replay *r, VkObjectType type, uint64_t captured, ui
         *live_out = 0;
         return rt_ok_status();
     }
-    if (!replay_handles_get(&r->handles, type, captured, live_out))
+    if (!rt_typed_map_get(&r->handles, type, captured, live_out))
         return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 " uses a handle (object type %d, id 0x%" PRIx64
                          ") that the trace never created", r->call_seq, (int)type, captured);
     return rt_ok_status();
@@ -148,7 +148,7 @@ rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, 
         for (size_t i = 0; i < w->output_count; i++) {
             uint64_t live = slot_read(w->outputs[i].slot);
             if (w->outputs[i].captured && live)
-                replay_handles_put(&r->handles, w->outputs[i].type, w->outputs[i].captured, live);
+                rt_typed_map_put(&r->handles, w->outputs[i].type, w->outputs[i].captured, live);
         }
         s = replay_check_result(r, cmd, (VkResult)(int32_t)captured_result, result);
     }
@@ -380,7 +380,7 @@ static void replay_finish(struct replay *r)
     replay_instance_finish(r);
     replay_addresses_finish(r);
     replay_readbacks_finish(r);
-    replay_handles_finish(&r->handles);
+    rt_typed_map_finish(&r->handles);
     rt_hashmap_finish(&r->memories);
     rt_hashmap_finish(&r->swapchains);
     rt_hashmap_finish(&r->buffer_sizes);
@@ -402,7 +402,7 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
     RT_TRY(rt_status_wrap(rt_trace_reader_open(opts->trace_path, &reader), "%s", opts->trace_path));
     *r = (struct replay){.opts = opts, .result = result, .header = rt_trace_reader_header(reader)};
     rt_arena_init(&r->arena, 0, (size_t)1 << 30);
-    replay_handles_init(&r->handles);
+    rt_typed_map_init(&r->handles);
     rt_hashmap_init(&r->devices);
     rt_hashmap_init(&r->memories);
     rt_hashmap_init(&r->swapchains);

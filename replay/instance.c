@@ -146,7 +146,7 @@ rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured
     r->instance = instance;
     volkLoadInstanceOnly(instance);
     rt_vk_instance_dispatch_load(&r->instance_dispatch, vkGetInstanceProcAddr, instance);
-    replay_handles_put(&r->handles, VK_OBJECT_TYPE_INSTANCE, captured_id, (uint64_t)(uintptr_t)instance);
+    rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_INSTANCE, captured_id, (uint64_t)(uintptr_t)instance);
     return r->opts->validate ? create_messenger(r) : rt_ok_status();
 }
 
@@ -245,7 +245,7 @@ rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64
     }
     /* Every device the application saw is the one we replay on. */
     for (uint32_t i = 0; i < *a->pPhysicalDeviceCount; i++)
-        replay_handles_put(&r->handles, VK_OBJECT_TYPE_PHYSICAL_DEVICE, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
+        rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_PHYSICAL_DEVICE, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
                            (uint64_t)(uintptr_t)r->gpu);
     return rt_ok_status();
 }
@@ -329,7 +329,7 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkCreateDevice, (VkResult)(int32_t)captured_result, result));
     if (result != VK_SUCCESS)
         return rt_ok_status();
-    replay_handles_put(&r->handles, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device);
+    rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device);
     r->device_address_enabled = enables_device_address(&info);
     return register_device(r, device, &info);
 }

@@ -10,7 +10,7 @@ static bool map_object(struct replay *r, VkObjectType type, uint64_t *handle)
 {
     uint64_t live = 0;
     if (!*handle || type == VK_OBJECT_TYPE_UNKNOWN || type == VK_OBJECT_TYPE_SURFACE_KHR ||
-        type == VK_OBJECT_TYPE_SWAPCHAIN_KHR || !replay_handles_get(&r->handles, type, *handle, &live))
+        type == VK_OBJECT_TYPE_SWAPCHAIN_KHR || !rt_typed_map_get(&r->handles, type, *handle, &live))
         return false;
     *handle = live;
     return true;

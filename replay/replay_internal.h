@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "hashmap.h"
+#include "typedmap.h"
 #include "replay.h"
 #include "replay_calls.h"
 #include "trace.h"
@@ -26,11 +27,6 @@ struct replay_device {
     uint32_t any_queue_family;
 };
 
-/* Captured handle ids to live handles, one map per object type. */
-struct replay_handles {
-    struct rt_hashmap by_type; /* VkObjectType -> struct rt_hashmap * */
-};
-
 struct replay {
     const struct rt_replay_options *opts;
     struct rt_replay_result *result;
@@ -38,7 +34,7 @@ struct replay {
     enum rt_vk_cmd *commands; /* trace command id -> codec command (RT_VK_CMD_COUNT if unknown) */
     struct rt_arena arena;    /* one decoded call's memory; reset after each call */
     struct handle_walk *walk; /* handle mapping state, reused by every call (engine.c) */
-    struct replay_handles handles;
+    struct rt_typed_map handles; /* captured handle id -> live handle, per VkObjectType */
     struct rt_vk_instance_dispatch instance_dispatch;
     VkInstance instance;
     VkPhysicalDevice gpu;
@@ -73,12 +69,6 @@ struct replay {
 
 /* A hand-written command: args are decoded, handles still captured ids. */
 typedef rt_status (*replay_handler_fn)(struct replay *r, void *args, uint64_t captured_result);
-
-/* handles.c */
-void replay_handles_init(struct replay_handles *h);
-void replay_handles_finish(struct replay_handles *h);
-bool replay_handles_put(struct replay_handles *h, VkObjectType type, uint64_t captured, uint64_t live);
-bool replay_handles_get(const struct replay_handles *h, VkObjectType type, uint64_t captured, uint64_t *live_out);
 
 /* engine.c */
 /** Maps input handles, calls, maps outputs, checks the result: the path of

@@ -31,7 +31,7 @@ static struct replay_swapchain *swapchain_of(struct replay *r, uint64_t captured
  * nothing but this file ever looks at them. */
 static rt_status placeholder(struct replay *r, VkObjectType type, uint64_t captured)
 {
-    if (!replay_handles_put(&r->handles, type, captured, captured))
+    if (!rt_typed_map_put(&r->handles, type, captured, captured))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     return rt_ok_status();
 }
@@ -142,7 +142,7 @@ rt_status replay_get_swapchain_images(struct replay *r, void *args, uint64_t cap
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "a swapchain of %u images (at most %d)", count, MAX_IMAGES);
     RT_TRY(create_images(r, sc, count));
     for (uint32_t i = 0; i < count; i++)
-        replay_handles_put(&r->handles, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
+        rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
                            (uint64_t)(uintptr_t)sc->images[i]);
     return rt_ok_status();
 }

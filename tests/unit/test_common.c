@@ -162,3 +162,24 @@ Test(framelist, rejects_bad_lists)
         cr_assert_null(l.ranges);
     }
 }
+
+#include "typedmap.h"
+
+Test(typedmap, the_same_key_under_two_types_is_two_entries)
+{
+    struct rt_typed_map m;
+    rt_typed_map_init(&m);
+    cr_assert(rt_typed_map_put(&m, 9 /* buffer */, 0x1000, 1));
+    cr_assert(rt_typed_map_put(&m, 10 /* image */, 0x1000, 2));
+    uint64_t v = 0;
+    cr_assert(rt_typed_map_get(&m, 9, 0x1000, &v));
+    cr_assert_eq(v, 1);
+    cr_assert(rt_typed_map_get(&m, 10, 0x1000, &v));
+    cr_assert_eq(v, 2);
+    cr_assert_not(rt_typed_map_get(&m, 11, 0x1000, &v));
+    cr_assert_not(rt_typed_map_get(&m, 9, 0x2000, &v));
+    cr_assert(rt_typed_map_put(&m, 9, 0x1000, 3));
+    cr_assert(rt_typed_map_get(&m, 9, 0x1000, &v));
+    cr_assert_eq(v, 3);
+    rt_typed_map_finish(&m);
+}
