@@ -1,7 +1,6 @@
-/* Unit tests for compare/store: schema and migrations, goldens, expectations,
+/* Unit tests for store/store: schema and migrations, goldens, expectations,
  * results, export/import, and the errors a broken, newer, read-only or locked
  * database must give — plus concurrent writers in separate processes. */
-#define RT_STORE_INTERNAL
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <ftw.h>
@@ -14,7 +13,7 @@
 #include <unistd.h>
 
 #include "png_io.h"
-#include "store.h"
+#include "store_internal.h"
 
 #define ASSERT_OK(expr)                                              \
     do {                                                             \

@@ -1,9 +1,8 @@
 /*
- * compare/store.c — opening the golden store, the per-connection statement
+ * store/store.c — opening the golden store, the per-connection statement
  * cache, error mapping and transactions (see store.h).
  */
-#define RT_STORE_INTERNAL
-#include "store.h"
+#include "store_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,7 @@
 /*
- * compare/store_golden.c — golden images and expectations (see store.h).
+ * store/store_golden.c — golden images and expectations (see store.h).
  */
-#define RT_STORE_INTERNAL
-#include "store.h"
+#include "store_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

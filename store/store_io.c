@@ -1,5 +1,5 @@
 /*
- * compare/store_io.c — goldens to and from a directory of PNG files plus an
+ * store/store_io.c — goldens to and from a directory of PNG files plus an
  * index (see store.h). The index is what makes a directory importable
  * elsewhere: file names are only for people, the index says what each is.
  *
@@ -8,8 +8,7 @@
  *    "device": "", "status": "accepted", "hash": "<xxh3-128 hex>",
  *    "approved_by": "ana"}, ...]}
  */
-#define RT_STORE_INTERNAL
-#include "store.h"
+#include "store_internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

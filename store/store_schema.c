@@ -1,13 +1,12 @@
 /*
- * compare/store_schema.c — the golden store's schema as forward migrations.
+ * store/store_schema.c — the golden store's schema as forward migrations.
  *
  * migrations[i] takes a database from user_version i to i + 1. A released
  * migration is never edited: a change is a new entry at the end, so any older
  * database can be brought forward. Statements here are fixed DDL with no
  * values in them, which is why they may go through sqlite3_exec.
  */
-#define RT_STORE_INTERNAL
-#include "store.h"
+#include "store_internal.h"
 
 #include <stdio.h>
 

@@ -1,8 +1,7 @@
 /*
- * compare/store_results.c — runs and their per-frame results (see store.h).
+ * store/store_results.c — runs and their per-frame results (see store.h).
  */
-#define RT_STORE_INTERNAL
-#include "store.h"
+#include "store_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
