@@ -118,11 +118,12 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkFlushMappedMemoryRanges(VkDevice device
 void capture_forget_memories(struct capture_device *device)
 {
     /* The application should have freed everything; free what it did not. */
-    for (size_t i = 0; i < device->memories.capacity; i++) {
-        if (device->memories.state[i] != 1)
-            continue;
-        struct capture_memory *m = (struct capture_memory *)(uintptr_t)device->memories.values[i];
-        stop_tracking(m, (VkDeviceMemory)(uintptr_t)device->memories.keys[i]);
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &device->memories);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        struct capture_memory *m = (struct capture_memory *)(uintptr_t)value;
+        stop_tracking(m, (VkDeviceMemory)(uintptr_t)key);
         free(m);
     }
     rt_hashmap_finish(&device->memories);

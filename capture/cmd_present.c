@@ -157,9 +157,11 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkQueuePresentKHR(VkQueue queue, const Vk
 
 void capture_forget_swapchains(struct capture_device *dev)
 {
-    for (size_t i = 0; i < dev->swapchains.capacity; i++)
-        if (dev->swapchains.state[i] == 1)
-            free((void *)(uintptr_t)dev->swapchains.values[i]);
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &dev->swapchains);
+    while (rt_hashmap_iter_next(&it, NULL, &value))
+        free((void *)(uintptr_t)value);
     rt_hashmap_finish(&dev->swapchains);
     rt_hashmap_finish(&dev->queue_families);
 }

@@ -7,12 +7,13 @@ void rt_typed_map_init(struct rt_typed_map *map) { rt_hashmap_init(&map->by_type
 
 void rt_typed_map_finish(struct rt_typed_map *map)
 {
-    for (size_t i = 0; i < map->by_type.capacity; i++) {
-        if (map->by_type.state[i] == 1) {
-            struct rt_hashmap *m = (struct rt_hashmap *)(uintptr_t)map->by_type.values[i];
-            rt_hashmap_finish(m);
-            free(m);
-        }
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &map->by_type);
+    while (rt_hashmap_iter_next(&it, NULL, &value)) {
+        struct rt_hashmap *m = (struct rt_hashmap *)(uintptr_t)value;
+        rt_hashmap_finish(m);
+        free(m);
     }
     rt_hashmap_finish(&map->by_type);
 }

@@ -364,11 +364,12 @@ static rt_status replay_stream(struct replay *r, struct rt_trace_reader *reader)
 
 static void wait_idle(struct replay *r)
 {
-    for (size_t i = 0; i < r->devices.capacity; i++) {
-        if (r->devices.state[i] == 1) {
-            struct replay_device *dev = (struct replay_device *)(uintptr_t)r->devices.values[i];
-            dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
-        }
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->devices);
+    while (rt_hashmap_iter_next(&it, NULL, &value)) {
+        struct replay_device *dev = (struct replay_device *)(uintptr_t)value;
+        dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
     }
 }
 

@@ -167,10 +167,11 @@ rt_status replay_destroy_instance(struct replay *r, void *args, uint64_t capture
 
 void replay_instance_finish(struct replay *r)
 {
-    for (size_t i = 0; i < r->devices.capacity; i++) {
-        if (r->devices.state[i] != 1)
-            continue;
-        struct replay_device *dev = (struct replay_device *)(uintptr_t)r->devices.values[i];
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->devices);
+    while (rt_hashmap_iter_next(&it, NULL, &value)) {
+        struct replay_device *dev = (struct replay_device *)(uintptr_t)value;
         dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
         free(dev);
     }

@@ -139,9 +139,11 @@ rt_status replay_free_memory(struct replay *r, void *args, uint64_t captured_res
 
 void replay_memory_finish(struct replay *r)
 {
-    for (size_t i = 0; i < r->memories.capacity; i++)
-        if (r->memories.state[i] == 1)
-            release((struct replay_memory *)(uintptr_t)r->memories.values[i]);
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->memories);
+    while (rt_hashmap_iter_next(&it, NULL, &value))
+        release((struct replay_memory *)(uintptr_t)value);
     rt_hashmap_finish(&r->memories);
     rt_hashmap_init(&r->memories);
 }

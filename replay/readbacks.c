@@ -120,12 +120,13 @@ rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommand
 
 void replay_readbacks_finish(struct replay *r)
 {
-    for (size_t i = 0; i < r->recorded_copies.capacity; i++) {
-        if (r->recorded_copies.state[i] == 1) {
-            struct copy_list *l = (struct copy_list *)(uintptr_t)r->recorded_copies.values[i];
-            free(l->items);
-            free(l);
-        }
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->recorded_copies);
+    while (rt_hashmap_iter_next(&it, NULL, &value)) {
+        struct copy_list *l = (struct copy_list *)(uintptr_t)value;
+        free(l->items);
+        free(l);
     }
     rt_hashmap_finish(&r->recorded_copies);
     rt_hashmap_init(&r->recorded_copies);

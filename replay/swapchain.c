@@ -122,9 +122,11 @@ rt_status replay_destroy_swapchain(struct replay *r, void *args, uint64_t captur
 void replay_swapchain_finish(struct replay *r)
 {
     replay_window_finish(r);
-    for (size_t i = 0; i < r->swapchains.capacity; i++)
-        if (r->swapchains.state[i] == 1)
-            destroy_swapchain((struct replay_swapchain *)(uintptr_t)r->swapchains.values[i]);
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->swapchains);
+    while (rt_hashmap_iter_next(&it, NULL, &value))
+        destroy_swapchain((struct replay_swapchain *)(uintptr_t)value);
     rt_hashmap_finish(&r->swapchains);
     rt_hashmap_init(&r->swapchains);
 }

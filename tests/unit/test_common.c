@@ -1,5 +1,6 @@
 /* Unit tests for common/: status, arena, hash map. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ Test(hashmap, put_get_remove_many)
     rt_hashmap_init(&m);
     for (uint64_t i = 0; i < 5000; i++)
         cr_assert(rt_hashmap_put(&m, i * 4096, i + 1));
-    cr_assert_eq(m.count, 5000);
+    cr_assert_eq(rt_hashmap_count(&m), 5000);
     for (uint64_t i = 0; i < 5000; i += 2)
         cr_assert(rt_hashmap_remove(&m, i * 4096));
     for (uint64_t i = 0; i < 5000; i++) {
@@ -116,8 +117,55 @@ Test(hashmap, churn_with_tombstones_stays_bounded)
         cr_assert(rt_hashmap_put(&m, i, i));
         cr_assert(rt_hashmap_remove(&m, i));
     }
-    cr_assert_eq(m.count, 0);
-    cr_assert_leq(m.capacity, 64);
+    cr_assert_eq(rt_hashmap_count(&m), 0);
+    cr_assert_leq(rt_hashmap_slots(&m), 64);
+    rt_hashmap_finish(&m);
+}
+
+Test(hashmap, iterator_visits_every_entry_once)
+{
+    struct rt_hashmap m;
+    rt_hashmap_init(&m);
+    struct rt_hashmap_iter it;
+    rt_hashmap_iter_init(&it, &m);
+    cr_assert_not(rt_hashmap_iter_next(&it, NULL, NULL), "an empty map has no entries");
+    for (uint64_t i = 1; i <= 300; i++)
+        cr_assert(rt_hashmap_put(&m, i * 4096, i));
+    for (uint64_t i = 1; i <= 300; i += 3)
+        cr_assert(rt_hashmap_remove(&m, i * 4096));
+    static bool seen[301];
+    size_t visits = 0;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &m);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        cr_assert_eq(key, value * 4096, "key %" PRIu64 " came with value %" PRIu64, key, value);
+        cr_assert(value % 3 != 1, "removed key %" PRIu64 " visited", key);
+        cr_assert_not(seen[value], "key %" PRIu64 " visited twice", key);
+        seen[value] = true;
+        visits++;
+    }
+    cr_assert_eq(visits, rt_hashmap_count(&m));
+    cr_assert_eq(visits, 200);
+    rt_hashmap_finish(&m);
+}
+
+Test(hashmap, iterator_allows_removing_what_it_returned)
+{
+    struct rt_hashmap m;
+    rt_hashmap_init(&m);
+    for (uint64_t i = 0; i < 1000; i++)
+        cr_assert(rt_hashmap_put(&m, i, i + 7));
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    size_t visits = 0;
+    rt_hashmap_iter_init(&it, &m);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        cr_assert_eq(value, key + 7);
+        cr_assert(rt_hashmap_remove(&m, key));
+        visits++;
+    }
+    cr_assert_eq(visits, 1000);
+    cr_assert_eq(rt_hashmap_count(&m), 0);
     rt_hashmap_finish(&m);
 }
 
