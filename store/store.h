@@ -189,11 +189,26 @@ struct rt_run_info {
     const char *version;     /* retrace's version */
     const char *label;       /* "nightly", a CI job name, ... */
     const char *shard;       /* "I/N" when --shard was used */
+    const char *uuid;        /* the run's id for uploads (docs/FORMATS.md); NULL = none */
+    const char *configurations; /* JSON array of the configurations replayed */
+    const char *started_at;  /* ISO 8601 UTC; NULL = now */
 };
 
-/** Records a new run (started now) and returns its id. NULL fields are stored as NULL. */
+/**
+ * Records a new run and returns its id. NULL fields are stored as NULL. A
+ * UUID that another run already has is RT_ERR_BAD_INPUT (look it up first
+ * with rt_store_run_find_uuid to make an upload idempotent).
+ */
 RT_MUST_CHECK rt_status rt_store_run_begin(struct rt_store *store, const struct rt_run_info *info,
                                            int64_t *run_id_out);
+
+/** The run whose uuid is UUID: *run_id_out is its id, or 0 when there is none. */
+RT_MUST_CHECK rt_status rt_store_run_find_uuid(struct rt_store *store, const char *uuid,
+                                               int64_t *run_id_out);
+
+/** Sets a run's finish time (ISO 8601 UTC, NULL = now) and outcome. */
+RT_MUST_CHECK rt_status rt_store_run_finish_at(struct rt_store *store, int64_t run_id,
+                                               const char *finished_at, const char *outcome);
 
 /** Marks a run finished now with an outcome such as "passed", "failed" or "aborted". */
 RT_MUST_CHECK rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id,
@@ -227,6 +242,10 @@ struct rt_result {
     const void *diff_png;
     size_t diff_png_size;
     const char *message;  /* may be NULL */
+    const char *configuration; /* the configuration's name; NULL = "default" */
+    double tile_threshold;     /* worst-tile threshold; 0 or NAN = not recorded */
+    const char *golden_hash;   /* the golden's store hash; NULL = none */
+    const char *report;        /* the replay report JSON (docs/FORMATS.md); may be NULL */
 };
 
 /**
@@ -248,7 +267,7 @@ struct rt_run_row {
     int64_t id;
     char *started_at, *finished_at, *outcome;
     char *host, *device, *driver, *device_key, *workarounds, *delays, *version, *label,
-        *shard;
+        *shard, *uuid, *configurations;
     int64_t results;  /* rows recorded */
     int64_t failures; /* fail, crash, timeout and error rows */
 };
@@ -277,6 +296,10 @@ struct rt_result_row {
     uint32_t attempts;
     bool has_actual, has_diff; /* images: fetch with rt_store_result_image */
     char *message;             /* "" when none */
+    char *configuration;       /* "default" when the run named none */
+    double tile_threshold;     /* NAN = not recorded */
+    char *golden_hash;         /* "" when none */
+    char *report;              /* the replay report JSON, "" when none */
 };
 
 struct rt_result_rows {

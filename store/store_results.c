@@ -28,15 +28,18 @@ bool rt_result_status_parse(const char *name, enum rt_result_status *status_out)
 
 static const char sql_run_insert[] =
     "INSERT INTO runs (host, device, driver, device_key, workarounds, delays, version,"
-    " label, shard) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    " label, shard, uuid, configurations, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+    " ?8, ?9, ?10, ?11, coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')))";
+static const char sql_run_by_uuid[] = "SELECT id FROM runs WHERE uuid = ?1";
 static const char sql_run_finish[] =
-    "UPDATE runs SET finished_at = strftime('%Y-%m-%dT%H:%M:%SZ','now'), outcome = ?2"
-    " WHERE id = ?1";
+    "UPDATE runs SET finished_at = coalesce(?3, strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    " outcome = ?2 WHERE id = ?1";
 static const char sql_result_insert[] =
     "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
     " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
-    " attempts, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0),"
-    " ?12, ?13, ?14, ?15, ?16)";
+    " attempts, message, configuration, tile_threshold, golden_hash, report)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), ?12, ?13, ?14, ?15,"
+    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20)";
 static const char sql_result_count[] =
     "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
     " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
@@ -51,10 +54,16 @@ static rt_status insert_run(struct rt_store *store, const struct rt_run_info *in
     RT_TRY(rt_store_stmt(store, sql_run_insert, &stmt));
     const char *fields[] = {info->host,    info->device,  info->driver,
                             info->device_key, info->workarounds, info->delays,
-                            info->version, info->label,   info->shard};
-    for (int i = 0; i < 9; i++)
+                            info->version, info->label,   info->shard,
+                            info->uuid,    info->configurations, info->started_at};
+    for (int i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++)
         sqlite3_bind_text(stmt, i + 1, fields[i], -1, SQLITE_STATIC);
-    RT_TRY(rt_store_exec_stmt(store, stmt, "recording a run"));
+    int rc = sqlite3_step(stmt);
+    rt_store_stmt_done(stmt);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return rt_errorf(RT_ERR_BAD_INPUT, "a run with id %s is already recorded", info->uuid);
+    if (rc != SQLITE_DONE)
+        return rt_store_sql_error(store, rc, "recording a run");
     *run_id_out = sqlite3_last_insert_rowid(store->db);
     return rt_ok_status();
 }
@@ -68,7 +77,28 @@ rt_status rt_store_run_begin(struct rt_store *store, const struct rt_run_info *i
     return rt_store_tx_end(store, s);
 }
 
+rt_status rt_store_run_find_uuid(struct rt_store *store, const char *uuid, int64_t *run_id_out)
+{
+    *run_id_out = 0;
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_run_by_uuid, &stmt));
+    sqlite3_bind_text(stmt, 1, uuid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW)
+        *run_id_out = sqlite3_column_int64(stmt, 0);
+    rt_store_stmt_done(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return rt_store_sql_error(store, rc, "looking up a run by id");
+    return rt_ok_status();
+}
+
 rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id, const char *outcome)
+{
+    return rt_store_run_finish_at(store, run_id, NULL, outcome);
+}
+
+rt_status rt_store_run_finish_at(struct rt_store *store, int64_t run_id,
+                                 const char *finished_at, const char *outcome)
 {
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_tx_begin(store));
@@ -76,6 +106,7 @@ rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id, const char
     if (rt_ok(&s)) {
         sqlite3_bind_int64(stmt, 1, run_id);
         sqlite3_bind_text(stmt, 2, outcome, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 3, finished_at, -1, SQLITE_STATIC);
         s = rt_store_exec_stmt(store, stmt, "finishing a run");
     }
     if (rt_ok(&s) && sqlite3_changes(store->db) == 0)
@@ -129,6 +160,10 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
     bind_real(stmt, 14, r->replay_ms);
     sqlite3_bind_int64(stmt, 15, r->attempts ? r->attempts : 1);
     sqlite3_bind_text(stmt, 16, r->message, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 17, r->configuration, -1, SQLITE_STATIC);
+    bind_real(stmt, 18, r->tile_threshold > 0 ? r->tile_threshold : NAN);
+    sqlite3_bind_text(stmt, 19, r->golden_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 20, r->report, -1, SQLITE_STATIC);
     return rt_store_exec_stmt(store, stmt, "recording a result");
 }
 
@@ -226,7 +261,8 @@ static const char sql_results_list[] =
     "SELECT r.id, r.run_id, t.name, r.frame, r.status, r.ssim, r.ssim_worst_tile, r.psnr,"
     " r.threshold, r.replay_ms, coalesce(r.diff_pixels, -1), coalesce(r.max_diff, -1),"
     " coalesce(r.golden_id, 0), r.attempts, r.actual_png IS NOT NULL,"
-    " r.diff_png IS NOT NULL, r.message"
+    " r.diff_png IS NOT NULL, r.message, r.configuration, r.tile_threshold,"
+    " r.golden_hash, r.report"
     " FROM results r JOIN traces t ON t.id = r.trace_id WHERE r.run_id = ?1"
     " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2"
     " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"
@@ -239,6 +275,9 @@ void rt_result_rows_finish(struct rt_result_rows *rows)
     for (size_t i = 0; i < rows->count; i++) {
         free(rows->items[i].trace);
         free(rows->items[i].message);
+        free(rows->items[i].configuration);
+        free(rows->items[i].golden_hash);
+        free(rows->items[i].report);
     }
     free(rows->items);
     rows->items = NULL;
@@ -272,7 +311,11 @@ static rt_status read_result_row(sqlite3_stmt *stmt, struct rt_result_row *r)
     r->has_actual = sqlite3_column_int(stmt, 14);
     r->has_diff = sqlite3_column_int(stmt, 15);
     r->message = rt_store_column_strdup(stmt, 16);
-    if (!r->trace || !r->message)
+    r->configuration = rt_store_column_strdup(stmt, 17);
+    r->tile_threshold = column_real(stmt, 18);
+    r->golden_hash = rt_store_column_strdup(stmt, 19);
+    r->report = rt_store_column_strdup(stmt, 20);
+    if (!r->trace || !r->message || !r->configuration || !r->golden_hash || !r->report)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory reading results");
     return rt_ok_status();
 }
@@ -351,22 +394,24 @@ rt_status rt_store_result_image(struct rt_store *store, int64_t result_id,
 
 static const char sql_runs_list[] =
     "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver,"
-    " u.device_key, u.workarounds, u.delays, u.version, u.label, u.shard,"
+    " u.device_key, u.workarounds, u.delays, u.version, u.label, u.shard, u.uuid,"
+    " u.configurations,"
     " (SELECT count(*) FROM results r WHERE r.run_id = u.id),"
     " (SELECT count(*) FROM results r WHERE r.run_id = u.id"
     "  AND r.status IN ('fail','crash','timeout','error'))"
     " FROM runs u WHERE (?1 IS NULL OR u.label = ?1) ORDER BY u.id DESC"
     " LIMIT CASE WHEN ?2 = 0 THEN -1 ELSE ?2 END";
 
-#define RUN_TEXT_COLUMNS 12
+#define RUN_TEXT_COLUMNS 14
 
-/* The row's text fields in column order (columns 1..12). */
+/* The row's text fields in column order (columns 1..14). */
 static char **run_text_fields(struct rt_run_row *r, size_t i)
 {
     char **fields[RUN_TEXT_COLUMNS] = {&r->started_at, &r->finished_at, &r->outcome,
                                        &r->host,       &r->device,      &r->driver,
                                        &r->device_key, &r->workarounds, &r->delays,
-                                       &r->version,    &r->label,       &r->shard};
+                                       &r->version,    &r->label,       &r->shard,
+                                       &r->uuid,       &r->configurations};
     return fields[i];
 }
 
@@ -390,8 +435,8 @@ static rt_status read_run_row(sqlite3_stmt *stmt, struct rt_run_row *r)
         *field = rt_store_column_strdup(stmt, (int)f + 1);
         ok = ok && *field;
     }
-    r->results = sqlite3_column_int64(stmt, 13);
-    r->failures = sqlite3_column_int64(stmt, 14);
+    r->results = sqlite3_column_int64(stmt, RUN_TEXT_COLUMNS + 1);
+    r->failures = sqlite3_column_int64(stmt, RUN_TEXT_COLUMNS + 2);
     return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory reading runs");
 }
 

@@ -68,7 +68,22 @@ static const char migration_2[] =
     "CREATE INDEX results_by_trace ON results (trace_id, frame, run_id);"
     "CREATE INDEX goldens_by_key ON goldens (trace_id, frame, device_key);";
 
-static const char *const migrations[] = {migration_1, migration_2};
+/* Version 3 (docs/FORMATS.md section 3): runs uploaded from farm machines
+ * carry their own id, so a retried upload is recognised; a run replays under
+ * several configurations, so each result names its own; results keep the
+ * worst-tile threshold, the golden's hash (goldens differ between stores) and
+ * the replay report. */
+static const char migration_3[] =
+    "ALTER TABLE runs ADD COLUMN uuid TEXT;"
+    "ALTER TABLE runs ADD COLUMN configurations TEXT;"
+    "CREATE UNIQUE INDEX runs_by_uuid ON runs (uuid);"
+    "CREATE INDEX runs_by_label ON runs (label, id);"
+    "ALTER TABLE results ADD COLUMN configuration TEXT NOT NULL DEFAULT 'default';"
+    "ALTER TABLE results ADD COLUMN tile_threshold REAL;"
+    "ALTER TABLE results ADD COLUMN golden_hash TEXT;"
+    "ALTER TABLE results ADD COLUMN report TEXT;";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 

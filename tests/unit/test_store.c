@@ -1002,3 +1002,56 @@ Test(cli, exit_codes_follow_the_design)
     free(out);
     free(png.data);
 }
+
+/* ---- schema 3: uploaded runs and per-configuration results -------------- */
+
+Test(results, uploaded_run_keeps_its_uuid_configuration_and_report)
+{
+    struct rt_store *store = open_store(tmp_path("u.db"), RT_STORE_CREATE);
+    struct rt_run_info info = {.label = "nightly",
+                               .uuid = "8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11",
+                               .configurations = "[{\"name\":\"slow\"}]",
+                               .started_at = "2026-11-30T02:00:00Z"};
+    int64_t run = 0, found = 0;
+    ASSERT_OK(rt_store_run_find_uuid(store, info.uuid, &found));
+    cr_assert_eq(found, 0);
+    ASSERT_OK(rt_store_run_begin(store, &info, &run));
+    ASSERT_OK(rt_store_run_find_uuid(store, info.uuid, &found));
+    cr_assert_eq(found, run);
+    /* The same id twice is refused, so an upload retried can never duplicate. */
+    int64_t again = 0;
+    ASSERT_CODE(rt_store_run_begin(store, &info, &again), RT_ERR_BAD_INPUT, "already recorded");
+    ASSERT_OK(rt_store_run_finish_at(store, run, "2026-11-30T02:14:07Z", "failed"));
+
+    struct rt_result r[2] = {
+        {.frame = 10, .status = RT_RESULT_FAIL, .ssim = 0.9, .ssim_worst_tile = 0.5,
+         .psnr = 30, .threshold = 0.99, .tile_threshold = 0.95, .configuration = "slow",
+         .golden_hash = "0f3a", .report = "{\"format\":\"retrace-replay-report\"}",
+         .replay_ms = NAN},
+        {.frame = 11, .status = RT_RESULT_PASS, .ssim = 1, .ssim_worst_tile = 1, .psnr = 99,
+         .threshold = 0.99, .replay_ms = NAN},
+    };
+    ASSERT_OK(rt_store_record_trace_results(store, run, "vkcube", r, 2));
+    struct rt_result_rows rows;
+    ASSERT_OK(rt_store_results_list(store, run, &rows));
+    cr_assert_eq(rows.count, 2);
+    cr_assert_str_eq(rows.items[0].configuration, "slow");
+    cr_assert_float_eq(rows.items[0].tile_threshold, 0.95, 1e-12);
+    cr_assert_str_eq(rows.items[0].golden_hash, "0f3a");
+    cr_assert_str_eq(rows.items[0].report, "{\"format\":\"retrace-replay-report\"}");
+    cr_assert_str_eq(rows.items[1].configuration, "default");
+    cr_assert(isnan(rows.items[1].tile_threshold));
+    cr_assert_str_eq(rows.items[1].report, "");
+    rt_result_rows_finish(&rows);
+
+    struct rt_run_rows runs;
+    ASSERT_OK(rt_store_runs_list(store, "nightly", 0, &runs));
+    cr_assert_eq(runs.count, 1);
+    cr_assert_str_eq(runs.items[0].uuid, info.uuid);
+    cr_assert_str_eq(runs.items[0].configurations, "[{\"name\":\"slow\"}]");
+    cr_assert_str_eq(runs.items[0].started_at, "2026-11-30T02:00:00Z");
+    cr_assert_str_eq(runs.items[0].finished_at, "2026-11-30T02:14:07Z");
+    cr_assert_str_eq(runs.items[0].outcome, "failed");
+    rt_run_rows_finish(&runs);
+    rt_store_close(store);
+}
