@@ -10,6 +10,7 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "status.h"
@@ -21,10 +22,26 @@ struct rt_command {
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 };
 
-/** Prints "retrace: error: MSG" on stderr and returns the status's exit code. */
+/**
+ * Prints "retrace: error: MSG" on stderr and returns the status's exit code
+ * (0 for RT_OK, printing nothing). In JSON mode the error is instead one
+ * object on stdout: {"error": {"code": 3, "name": "bad-input", "message": MSG}}.
+ */
 int cli_fail(rt_status status);
 
-/** Prints "retrace NAME: MSG" and the subcommand's usage on stderr; returns 2. */
+/**
+ * JSON mode: main() turns it on when --json appears among a subcommand's
+ * arguments (before any "--"), so every error of every subcommand, usage
+ * errors included, is a JSON object on stdout.
+ */
+void cli_set_json_errors(bool on);
+bool cli_json_errors(void);
+
+/**
+ * Prints "retrace NAME: MSG (see retrace NAME --help)" on stderr (or, in JSON
+ * mode, the error object with code 2 on stdout); returns 2. args.h words the
+ * option errors.
+ */
 int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

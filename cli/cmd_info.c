@@ -297,7 +297,12 @@ static void add_verdict_json(cJSON *o, const struct info *in)
     cJSON_AddBoolToObject(o, "ok", rt_ok(&in->status));
     if (rt_ok(&in->status))
         return;
-    cJSON_AddStringToObject(o, "error", in->status.msg);
+    /* The error object every subcommand prints with --json (cli_fail), here
+     * inside the report so stdout stays one JSON document. */
+    cJSON *error = cJSON_AddObjectToObject(o, "error");
+    cJSON_AddNumberToObject(error, "code", in->status.code);
+    cJSON_AddStringToObject(error, "name", rt_code_name(in->status.code));
+    cJSON_AddStringToObject(error, "message", in->status.msg);
     cJSON *good = cJSON_AddObjectToObject(o, "good_prefix");
     cJSON_AddNumberToObject(good, "bytes", (double)p->good_bytes);
     cJSON_AddNumberToObject(good, "blocks", (double)p->blocks);
@@ -368,7 +373,9 @@ int cmd_info_run(int argc, char **argv)
         if (in.check)
             print_check_text(&in);
     }
-    int code = rt_ok(&in.status) ? 0 : cli_fail(rt_status_wrap(in.status, "%s", in.path));
+    int code = rt_ok(&in.status) ? 0
+               : in.json      ? (int)in.status.code /* the report holds the error */
+                              : cli_fail(rt_status_wrap(in.status, "%s", in.path));
     free(in.per_command);
     rt_trace_reader_destroy(r);
     return code;

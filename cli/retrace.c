@@ -30,28 +30,6 @@ const struct rt_command *cli_find_command(const char *name)
     return NULL;
 }
 
-int cli_fail(rt_status status)
-{
-    if (status.code == RT_OK)
-        return 0;
-    fprintf(stderr, "retrace: error: %s\n", status.msg);
-    if (getenv("RETRACE_DEBUG") && status.file)
-        fprintf(stderr, "retrace: (made at %s:%d)\n", status.file, status.line);
-    return (int)status.code;
-}
-
-int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "retrace %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    cmd->usage(stderr);
-    return RT_ERR_USAGE;
-}
-
 static void print_overview(FILE *out)
 {
     fprintf(out, "usage: retrace COMMAND [ARGS...]\n"
@@ -79,6 +57,15 @@ static int run_help(int argc, char **argv)
     return 0;
 }
 
+/* --json among the subcommand's arguments; PROGRAM's own after "--" are not. */
+static bool wants_json(int argc, char **argv)
+{
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -92,10 +79,18 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return run_help(argc, argv);
     const struct rt_command *cmd = cli_find_command(argv[1]);
+    cli_set_json_errors(wants_json(argc, argv));
     if (!cmd) {
+        if (cli_json_errors())
+            return cli_fail(rt_errorf(RT_ERR_USAGE, "unknown command '%s'", argv[1]));
         fprintf(stderr, "retrace: unknown command '%s'\n", argv[1]);
         print_overview(stderr);
         return RT_ERR_USAGE;
+    }
+    /* Every subcommand answers -h and --help, also one that reads no options. */
+    if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+        cmd->usage(stdout);
+        return 0;
     }
     return cmd->run(argc - 1, argv + 1);
 }

@@ -1,0 +1,63 @@
+/* cli/errors.c — how every subcommand reports an error: one line on stderr, or
+ * with --json one object on stdout (see cli.h). */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static bool json_errors;
+
+void cli_set_json_errors(bool on) { json_errors = on; }
+
+bool cli_json_errors(void) { return json_errors; }
+
+/* {"error": {"code": N, "name": "...", "message": "..."}} on stdout; cJSON
+ * escapes whatever bytes the message holds. */
+static void print_json_error(enum rt_code code, const char *command, const char *message)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *error = cJSON_AddObjectToObject(root, "error");
+    cJSON_AddNumberToObject(error, "code", code);
+    cJSON_AddStringToObject(error, "name", rt_code_name(code));
+    if (command)
+        cJSON_AddStringToObject(error, "command", command);
+    cJSON_AddStringToObject(error, "message", message);
+    char *text = cJSON_PrintUnformatted(root);
+    if (text)
+        printf("%s\n", text);
+    else /* out of memory: still one valid object */
+        printf("{\"error\":{\"code\":%d}}\n", (int)code);
+    fflush(stdout);
+    cJSON_free(text);
+    cJSON_Delete(root);
+}
+
+int cli_fail(rt_status status)
+{
+    if (status.code == RT_OK)
+        return 0;
+    if (json_errors)
+        print_json_error(status.code, NULL, status.msg);
+    else
+        fprintf(stderr, "retrace: error: %s\n", status.msg);
+    if (getenv("RETRACE_DEBUG") && status.file)
+        fprintf(stderr, "retrace: (made at %s:%d)\n", status.file, status.line);
+    return (int)status.code;
+}
+
+int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
+{
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (json_errors)
+        print_json_error(RT_ERR_USAGE, cmd->name, message);
+    else
+        fprintf(stderr, "retrace %s: %s (see retrace %s --help)\n", cmd->name, message,
+                cmd->name);
+    return RT_ERR_USAGE;
+}
