@@ -2,7 +2,8 @@
  * cli/cmd_info.c — `retrace info TRACE [--check] [--json]`: what a trace
  * holds (header, capture device, frames, calls per command, sizes), read
  * streaming; --check adds an explicit verdict and, on a bad trace, how far it
- * is good. Bad traces exit 3 either way.
+ * is good, and decodes every call as replay would (the first call replay
+ * would refuse is named). Bad traces exit 3 either way.
  */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "replay.h"
 #include "trace.h"
 
 struct info {
@@ -22,6 +24,9 @@ struct info {
     uint64_t frames, calls, unsupported, memory_updates, memory_bytes, annotations;
     struct rt_trace_progress progress;
     rt_status status; /* how reading ended */
+    struct rt_replay_checker *checker; /* --check: decodes every call */
+    rt_status refused;                 /* the first call replay would refuse */
+    uint64_t refused_seq;
 };
 
 struct command_count {
@@ -35,9 +40,11 @@ void cmd_info_usage(FILE *out)
             "usage: retrace info TRACE [--check] [--json]\n"
             "  Prints the trace's header (application, capture device, driver), its frames,\n"
             "  calls per command and compressed/raw sizes. Reads every block.\n"
-            "  --check  also print a verdict; on a bad trace, how far it is good\n"
+            "  --check  also decode every call as replay does and print a verdict: on a bad\n"
+            "           trace how far it is good, or the first call replay would refuse\n"
             "  --json   machine-readable output\n"
-            "exit: 0 good trace, 2 usage, 3 unreadable or corrupt trace\n");
+            "exit: 0 good trace, 2 usage, 3 unreadable or corrupt trace or a call that does\n"
+            "not decode, 4 a command this build of retrace does not know\n");
 }
 
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
@@ -72,12 +79,21 @@ static void read_trace(struct info *in, struct rt_trace_reader *r)
         in->status = rt_errorf(RT_ERR_INTERNAL, "out of memory");
         return;
     }
+    if (in->check) {
+        in->status = rt_replay_checker_create(in->header, &in->checker);
+        if (!rt_ok(&in->status))
+            return;
+    }
     struct rt_trace_packet p;
     for (;;) {
         in->status = rt_trace_reader_next(r, &p);
         if (!rt_ok(&in->status) || p.type == RT_TRACE_PACKET_END)
             break;
         count_packet(in, &p);
+        if (in->checker && rt_ok(&in->refused)) {
+            in->refused = rt_replay_check_packet(in->checker, &p);
+            in->refused_seq = p.seq;
+        }
     }
     rt_trace_reader_progress(r, &in->progress);
 }
@@ -188,11 +204,15 @@ static void print_counts_text(const struct info *in)
 static void print_check_text(const struct info *in)
 {
     const struct rt_trace_progress *p = &in->progress;
-    if (rt_ok(&in->status)) {
-        printf("check        ok: %" PRIu64 " blocks, checksums, sizes and packets valid\n",
-               p->blocks);
+    if (rt_ok(&in->status) && rt_ok(&in->refused)) {
+        printf("check        ok: %" PRIu64 " blocks, checksums, sizes and packets valid, every call "
+               "decodes\n", p->blocks);
         return;
     }
+    if (!rt_ok(&in->refused))
+        printf("check        FAILED: replay would refuse %s\n", in->refused.msg);
+    if (rt_ok(&in->status))
+        return;
     printf("check        FAILED: %s\n", in->status.msg);
     printf("good prefix  %" PRIu64 " bytes, %" PRIu64 " blocks, %" PRIu64 " calls, %" PRIu64
            " complete frames\n", p->good_bytes, p->blocks, p->calls, p->frames);
@@ -294,15 +314,22 @@ static void add_counts_json(cJSON *o, const struct info *in)
 static void add_verdict_json(cJSON *o, const struct info *in)
 {
     const struct rt_trace_progress *p = &in->progress;
-    cJSON_AddBoolToObject(o, "ok", rt_ok(&in->status));
-    if (rt_ok(&in->status))
+    rt_status verdict = rt_ok(&in->status) ? in->refused : in->status;
+    cJSON_AddBoolToObject(o, "ok", rt_ok(&verdict));
+    if (!rt_ok(&in->refused)) {
+        cJSON_AddNumberToObject(o, "refused_call", (double)in->refused_seq);
+        cJSON_AddStringToObject(o, "refused", in->refused.msg);
+    }
+    if (rt_ok(&verdict))
         return;
     /* The error object every subcommand prints with --json (cli_fail), here
      * inside the report so stdout stays one JSON document. */
     cJSON *error = cJSON_AddObjectToObject(o, "error");
-    cJSON_AddNumberToObject(error, "code", in->status.code);
-    cJSON_AddStringToObject(error, "name", rt_code_name(in->status.code));
-    cJSON_AddStringToObject(error, "message", in->status.msg);
+    cJSON_AddNumberToObject(error, "code", verdict.code);
+    cJSON_AddStringToObject(error, "name", rt_code_name(verdict.code));
+    cJSON_AddStringToObject(error, "message", verdict.msg);
+    if (rt_ok(&in->status))
+        return;
     cJSON *good = cJSON_AddObjectToObject(o, "good_prefix");
     cJSON_AddNumberToObject(good, "bytes", (double)p->good_bytes);
     cJSON_AddNumberToObject(good, "blocks", (double)p->blocks);
@@ -373,9 +400,11 @@ int cmd_info_run(int argc, char **argv)
         if (in.check)
             print_check_text(&in);
     }
-    int code = rt_ok(&in.status) ? 0
-               : in.json      ? (int)in.status.code /* the report holds the error */
-                              : cli_fail(rt_status_wrap(in.status, "%s", in.path));
+    rt_status verdict = rt_ok(&in.status) ? in.refused : in.status;
+    int code = rt_ok(&verdict) ? 0
+               : in.json      ? (int)verdict.code /* the report holds the error */
+                              : cli_fail(rt_status_wrap(verdict, "%s", in.path));
+    rt_replay_checker_destroy(in.checker);
     free(in.per_command);
     rt_trace_reader_destroy(r);
     return code;

@@ -17,12 +17,14 @@ void cmd_replay_usage(FILE *out)
             "usage: retrace replay TRACE [OPTIONS]\n"
             "Re-executes TRACE on a Vulkan device, headless: no window system is needed.\n"
             "  --device INDEX|NAME       replay device (default: one of the capture's vendor, else the first)\n"
-            "  --screenshots DIR         save frames as DIR/frame_NNNNNN.png (8-bit RGBA)\n"
-            "  --frames LIST             frames to save, 1-based: 1,10,100-120, 5- or all (default 1)\n"
+            "  --screenshots DIR         save frames as DIR/frame_NNNNNN.png (see README for formats)\n"
+            "  --frames LIST             frames to save, 1-based: 1,10,100-120, 5- or all (default 1);\n"
+            "                            a frame past the last one replayed is a warning and exit 2\n"
             "  --readbacks DIR           save every image the trace copies into a buffer (what a program\n"
             "                            without a swapchain reads back) as DIR/readback_NNNNNN.png\n"
             "  --end-frame N             stop after frame N\n"
-            "  --loop N                  replay the whole trace N times\n"
+            "  --loop N                  replay the whole trace N times (screenshots and readbacks\n"
+            "                            of pass K are named ..._loopK.png)\n"
             "  --window                  also show the frames in an X11 window (needs DISPLAY)\n"
             "  --validate                enable the Khronos validation layer; count its messages;\n"
             "                            exit 1 if it reports errors\n"
@@ -31,8 +33,9 @@ void cmd_replay_usage(FILE *out)
             "                            allocation per buffer and image, for devices whose memory\n"
             "                            layout differs (auto picks by comparing devices)\n"
             "  --stats                   frames per second, calls and time per command\n"
-            "exit: 0 ok, 1 validation errors, 2 usage, 3 unreadable or corrupt trace (the good part\n"
-            "is replayed first), 4 the device cannot run the trace (the message names what is missing)\n");
+            "exit: 0 ok, 1 validation errors, 2 usage (also --frames past the last frame), 3 unreadable\n"
+            "or corrupt trace (the good part is replayed first), 4 the device cannot run the trace (the\n"
+            "message names what is missing), 5 internal error\n");
 }
 
 static int parse_number(const struct rt_command *self, const char *flag, const char *text, uint64_t *out)
@@ -145,18 +148,59 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
                 res->unsupported);
 }
 
+/* Every output directory exists (made if needed) and is a writable directory,
+ * before anything is replayed. */
+static rt_status check_dirs(const struct rt_replay_options *o)
+{
+    const char *dirs[] = {o->screenshot_dir, o->readback_dir}, *flags[] = {"--screenshots", "--readbacks"};
+    for (size_t i = 0; i < 2; i++) {
+        struct stat st;
+        if (!dirs[i])
+            continue;
+        if (mkdir(dirs[i], 0777) != 0 && errno != EEXIST)
+            return rt_errorf(RT_ERR_USAGE, "%s: cannot create %s: %s", flags[i], dirs[i], strerror(errno));
+        if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+            return rt_errorf(RT_ERR_USAGE, "%s: %s is not a directory", flags[i], dirs[i]);
+        if (access(dirs[i], W_OK | X_OK) != 0)
+            return rt_errorf(RT_ERR_USAGE, "%s: cannot write into %s: %s", flags[i], dirs[i], strerror(errno));
+    }
+    return rt_ok_status();
+}
+
+/* The first frame --frames names that the replay never reached, or 0. */
+static uint64_t frame_past_end(const struct rt_frame_list *frames, uint64_t last)
+{
+    for (size_t i = 0; i < frames->count; i++) {
+        const struct rt_frame_range *f = &frames->ranges[i];
+        if (f->first > last)
+            return f->first;
+        if (f->last != UINT64_MAX && f->last > last)
+            return last + 1;
+    }
+    return 0;
+}
+
+/* A frame asked for that does not exist is said, never a silent "0 screenshots". */
+static int check_frames_reached(const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    uint64_t past = o->screenshot_dir ? frame_past_end(&o->frames, res->last_frame) : 0;
+    if (!past)
+        return 0;
+    fprintf(stderr, "retrace: warning: --frames names frame %" PRIu64 ", past the last frame replayed (%" PRIu64
+            "%s); no screenshot of it\n", past, res->last_frame, o->end_frame ? ", --end-frame" : " of the trace");
+    return RT_ERR_USAGE;
+}
+
 int cmd_replay_run(int argc, char **argv)
 {
     struct rt_replay_options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
-    const char *dirs[] = {o.screenshot_dir, o.readback_dir};
-    for (size_t i = 0; i < 2; i++) {
-        if (dirs[i] && mkdir(dirs[i], 0777) != 0 && errno != EEXIST) {
-            rt_frame_list_finish(&o.frames);
-            return cli_fail(rt_errorf(RT_ERR_USAGE, "cannot create %s: %s", dirs[i], strerror(errno)));
-        }
+    rt_status dirs = check_dirs(&o);
+    if (!rt_ok(&dirs)) {
+        rt_frame_list_finish(&o.frames);
+        return cli_fail(dirs);
     }
     o.progress = isatty(STDERR_FILENO);
     if (o.progress)
@@ -164,8 +208,9 @@ int cmd_replay_run(int argc, char **argv)
     struct rt_replay_result res;
     rt_status s = rt_replay_run(&o, &res);
     print_result(&o, &res);
+    int frames_rc = rt_ok(&s) ? check_frames_reached(&o, &res) : 0;
     rt_frame_list_finish(&o.frames);
     if (rt_ok(&s) && o.validate && res.validation_errors)
         return RT_ERR_FAILED;
-    return cli_fail(s);
+    return rt_ok(&s) ? frames_rc : cli_fail(s);
 }

@@ -252,18 +252,9 @@ static double now_seconds(void)
 
 static rt_status replay_call_packet(struct replay *r, const struct rt_trace_packet *p)
 {
-    enum rt_vk_cmd cmd = r->commands[p->u.call.command_id];
-    const char *name = r->header->command_names[p->u.call.command_id];
-    if (cmd == RT_VK_CMD_COUNT || rt_vk_args_size(cmd) == 0)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s is not known to this build of retrace",
-                         p->seq, name);
-    rt_arena_reset(&r->arena);
-    void *args = rt_arena_calloc(&r->arena, 1, rt_vk_args_size(cmd), 16);
-    if (!args)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    struct rt_dec dec;
-    rt_dec_init(&dec, p->u.call.params, p->u.call.size, &r->arena);
-    RT_TRY(rt_status_wrap(rt_vk_decode_call(&dec, cmd, args), "call %" PRIu64 " (%s)", p->seq, name));
+    enum rt_vk_cmd cmd;
+    void *args;
+    RT_TRY(replay_decode_call(r->header, r->commands, p, &r->arena, &cmd, &args));
     double start = r->opts->stats ? now_seconds() : 0;
     replay_handler_fn handler = replay_handler(cmd);
     rt_status s = handler ? handler(r, args, p->u.call.return_value)
@@ -333,15 +324,11 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
 
 static rt_status map_commands(struct replay *r)
 {
-    r->commands = calloc(r->header->command_count + 1, sizeof *r->commands);
     r->calls_per_command = calloc(RT_VK_CMD_COUNT, sizeof *r->calls_per_command);
     r->seconds_per_command = calloc(RT_VK_CMD_COUNT, sizeof *r->seconds_per_command);
-    if (!r->commands || !r->calls_per_command || !r->seconds_per_command)
+    if (!r->calls_per_command || !r->seconds_per_command)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    for (uint32_t i = 0; i < r->header->command_count; i++)
-        if (!rt_vk_cmd_from_name(r->header->command_names[i], &r->commands[i]))
-            r->commands[i] = RT_VK_CMD_COUNT;
-    return rt_ok_status();
+    return replay_map_commands(r->header, &r->commands);
 }
 
 /* Reads and replays packets until the end, the end frame, or an error. */
@@ -394,14 +381,16 @@ static void replay_finish(struct replay *r)
     rt_arena_finish(&r->arena);
     free(r->walk);
     free(r->commands);
+    free(r->calls_per_command);
+    free(r->seconds_per_command);
 }
 
 static rt_status replay_once(const struct rt_replay_options *opts, struct rt_replay_result *result,
-                             struct replay *r)
+                             struct replay *r, uint32_t pass)
 {
     struct rt_trace_reader *reader = NULL;
     RT_TRY(rt_status_wrap(rt_trace_reader_open(opts->trace_path, &reader), "%s", opts->trace_path));
-    *r = (struct replay){.opts = opts, .result = result, .header = rt_trace_reader_header(reader)};
+    *r = (struct replay){.opts = opts, .result = result, .header = rt_trace_reader_header(reader), .pass = pass};
     rt_arena_init(&r->arena, 0, (size_t)1 << 30);
     rt_typed_map_init(&r->handles);
     rt_hashmap_init(&r->devices);
@@ -426,6 +415,7 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
                            pr.calls, pr.frames, opts->trace_path);
     }
     result->frames += r->frame;
+    result->last_frame = r->frame;
     rt_trace_reader_destroy(reader);
     return s;
 }
@@ -443,7 +433,7 @@ rt_status rt_replay_run(const struct rt_replay_options *opts, struct rt_replay_r
         if (!r)
             return rt_errorf(RT_ERR_INTERNAL, "out of memory");
         double loop_start = now_seconds();
-        s = replay_once(opts, result, r);
+        s = replay_once(opts, result, r, i + 1);
         if (opts->stats && rt_ok(&s))
             print_stats(r, now_seconds() - loop_start);
         replay_finish(r);

@@ -82,8 +82,9 @@ rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t
 static rt_status save_copy(struct replay *r, const struct image_copy *c)
 {
     enum rt_pixel_layout layout;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/readback_%06" PRIu64 ".png", r->opts->readback_dir, ++r->readbacks_saved);
+    char path[PATH_MAX + 64];
+    replay_output_stem(r, r->opts->readback_dir, "readback", ++r->readbacks_saved, path, sizeof path - 4);
+    strcat(path, ".png");
     if (!rt_readback_pixel_layout(c->format, &layout))
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: cannot convert format %d", path, (int)c->format);
     const uint8_t *bytes = replay_buffer_host_pointer(r, c->buffer);

@@ -20,6 +20,7 @@
 
 #include "framelist.h"
 #include "status.h"
+#include "trace.h"
 
 enum rt_replay_memory_mode {
     RT_REPLAY_MEMORY_AUTO,   /* direct on the capture's device, rebind elsewhere */
@@ -47,6 +48,9 @@ struct rt_replay_options {
 
 struct rt_replay_result {
     uint64_t frames, calls, skipped_calls, memory_updates, screenshots;
+    uint64_t last_frame; /* frames of one pass (--loop replays several) */
+    uint64_t readbacks;  /* images saved by --readbacks */
+    uint64_t conversion_warnings; /* images that could not be saved (each one warned) */
     uint64_t unsupported; /* packets the capture could not record */
     uint64_t validation_errors, validation_warnings, validation_infos;
     double seconds;
@@ -60,5 +64,17 @@ struct rt_replay_result {
  * when the device lacks something the trace needs (named in the message).
  */
 rt_status rt_replay_run(const struct rt_replay_options *options, struct rt_replay_result *result) RT_MUST_CHECK;
+
+/**
+ * Checks that replay can decode every call of a trace, without a device: the
+ * same decoding replay does first, so a trace replay would refuse at call N
+ * (a command this build does not know, parameters that do not decode) is
+ * refused at call N. For `retrace info --check`. HEADER must outlive it.
+ */
+struct rt_replay_checker;
+rt_status rt_replay_checker_create(const struct rt_trace_header *header, struct rt_replay_checker **out) RT_MUST_CHECK;
+/** RT_ERR_CANNOT_REPLAY or RT_ERR_BAD_INPUT naming the call; other packets pass. */
+rt_status rt_replay_check_packet(struct rt_replay_checker *checker, const struct rt_trace_packet *p) RT_MUST_CHECK;
+void rt_replay_checker_destroy(struct rt_replay_checker *checker);
 
 #endif

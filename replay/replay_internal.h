@@ -61,6 +61,7 @@ struct replay {
     bool address_replay;            /* ...with the trace's opaque capture addresses (addresses.c) */
     uint32_t captured_family_count;  /* queue families the application saw (queues.c) */
     VkQueueFlags captured_family_flags[REPLAY_MAX_FAMILIES];
+    uint32_t pass;                /* 1-based pass of --loop */
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
     uint64_t *calls_per_command;
@@ -69,6 +70,14 @@ struct replay {
 
 /* A hand-written command: args are decoded, handles still captured ids. */
 typedef rt_status (*replay_handler_fn)(struct replay *r, void *args, uint64_t captured_result);
+
+/* decode.c */
+/** Trace command ids -> codec commands (RT_VK_CMD_COUNT where unknown), malloc'd. */
+rt_status replay_map_commands(const struct rt_trace_header *h, enum rt_vk_cmd **out);
+/** Decodes call packet P into ARENA (reset first); refuses what replay cannot run. */
+rt_status replay_decode_call(const struct rt_trace_header *h, const enum rt_vk_cmd *commands,
+                             const struct rt_trace_packet *p, struct rt_arena *arena, enum rt_vk_cmd *cmd_out,
+                             void **args_out);
 
 /* engine.c */
 /** Maps input handles, calls, maps outputs, checks the result: the path of
@@ -160,6 +169,10 @@ void replay_addresses_finish(struct replay *r);
 rt_status replay_window_present(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t family,
                                 VkImage image, VkExtent2D extent);
 void replay_window_finish(struct replay *r);
+
+/* outputs.c: DIR/STEM_NNNNNN, or DIR/STEM_NNNNNN_loopK under --loop N > 1 (no extension). */
+void replay_output_stem(const struct replay *r, const char *dir, const char *stem, uint64_t number, char *out,
+                        size_t size);
 
 /* screenshot.c */
 rt_status replay_screenshot(struct replay *r, struct replay_device *dev, VkQueue queue, VkImage image,

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "readback.h"
@@ -189,8 +190,9 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
                             struct replay_swapchain *sc, uint32_t index, const VkPresentInfoKHR *info,
                             uint64_t frame, bool *waited)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/frame_%06" PRIu64 ".png", r->opts->screenshot_dir, frame);
+    char path[PATH_MAX + 64];
+    replay_output_stem(r, r->opts->screenshot_dir, "frame", frame, path, sizeof path - 4);
+    strcat(path, ".png");
     if (index >= sc->image_count)
         return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": presents image %u of %u", r->call_seq, index,
                          sc->image_count);

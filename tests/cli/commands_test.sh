@@ -26,7 +26,7 @@ check() {
 head -c 30000 "$traces/textured.rtrace" > "$work/cut.rtrace"
 "$make_trace" "$work/synthetic.rtrace" --frames 2 >/dev/null
 
-echo "1..24"
+echo "1..29"
 check "no command" 2 "usage: retrace" -- "$retrace"
 check "version" 0 "retrace 0" -- "$retrace" --version
 check "help lists replay" 0 "replay" -- "$retrace" help
@@ -44,6 +44,12 @@ check "replay: no such device" 4 "no Vulkan device matches" -- "$retrace" replay
 check "replay: --end-frame" 0 "replayed 3 frames" -- "$retrace" replay --end-frame 3 "$traces/vkcube.rtrace"
 check "replay: --loop" 0 "replayed 20 frames" -- "$retrace" replay --loop 2 "$traces/vkcube.rtrace"
 check "replay: --stats" 0 "frames per second" -- "$retrace" replay --stats --device llvmpipe "$traces/vkcube.rtrace"
+check "info --check: a real trace decodes" 0 "every call decodes" -- "$retrace" info --check "$traces/vkcube.rtrace"
+check "info --check: names the call replay refuses" 3 "replay would refuse call 0 (vkCreateInstance)" -- "$retrace" info --check "$work/synthetic.rtrace"
+check "replay: --frames past the end" 2 "names frame 50, past the last frame replayed (10" -- "$retrace" replay --screenshots "$work/s" --frames 2,50 "$traces/vkcube.rtrace"
+: >"$work/a-file"
+check "replay: a screenshot directory that is a file" 2 "is not a directory" -- "$retrace" replay --screenshots "$work/a-file" "$traces/vkcube.rtrace"
+check "replay: --loop names screenshots per pass" 0 "frame_000003_loop2.png" -- sh -c "\"\$0\" replay --loop 2 --screenshots \"\$1\" --frames 3 \"\$2\" && ls \"\$1\"" "$retrace" "$work/loop" "$traces/vkcube.rtrace"
 check "capture: no program" 2 "no program" -- "$retrace" capture -o "$work/x.rtrace"
 check "capture: bad setting" 2 "RETRACE_MEMORY_TRACKING" -- "$retrace" capture --memory-tracking shadow -- true
 check "capture: a program without Vulkan" 3 "wrote no trace" -- "$retrace" capture -o "$work/t.rtrace" -- true
