@@ -18,6 +18,20 @@ static const struct capture_entry *find_entry(const char *name)
     return bsearch(name, capture_entries, capture_entry_count, sizeof capture_entries[0], by_name);
 }
 
+/* What vkGetInstanceProcAddr answers without an instance we know (Vulkan
+ * 1.3 "vkGetInstanceProcAddr": only these with a NULL instance). Anything
+ * else would be a wrapper with no next layer to call. */
+static bool is_global(const char *name)
+{
+    static const char *const globals[] = {
+        "vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
+        "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion", "vkGetInstanceProcAddr"};
+    for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++)
+        if (!strcmp(name, globals[i]))
+            return true;
+    return false;
+}
+
 /* Our intercept, but only where the next layer has the command: an
  * application must never be told we implement what the driver lacks. */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstance instance,
@@ -28,7 +42,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstanc
      * with its own handle (it does when no implicit layer comes first). */
     struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
     if (!data)
-        return entry ? entry->function : NULL;
+        return entry && is_global(name) ? entry->function : NULL;
     PFN_vkVoidFunction next = data->next_gipa(instance, name);
     return entry && next ? entry->function : next;
 }
@@ -195,6 +209,40 @@ VKAPI_ATTR void VKAPI_CALL capture_vkDestroyInstance(VkInstance instance, const 
     capture_session_close();
 }
 
+/* The device table as the loader builds its own: a command the next layer's
+ * vkGetDeviceProcAddr does not give (a device-level command of an instance
+ * extension, vkSetDebugUtilsObjectNameEXT without VK_EXT_debug_utils, as
+ * libplacebo calls it) is what the next layer's vkGetInstanceProcAddr gives,
+ * so our intercept calls exactly what the application would have called. */
+static _Thread_local struct {
+    PFN_vkGetDeviceProcAddr gdpa;
+    const struct capture_instance *instance;
+} loading;
+
+/* vk.xml's device-level commands of instance extensions (VK_EXT_debug_utils
+ * has the only ones). The loader fills these through vkGetInstanceProcAddr;
+ * asking its terminator that way for other device commands crashes it. */
+static bool from_instance_extension(const char *name)
+{
+    static const char *const names[] = {
+        "vkSetDebugUtilsObjectNameEXT", "vkSetDebugUtilsObjectTagEXT",
+        "vkQueueBeginDebugUtilsLabelEXT", "vkQueueEndDebugUtilsLabelEXT",
+        "vkQueueInsertDebugUtilsLabelEXT", "vkCmdBeginDebugUtilsLabelEXT",
+        "vkCmdEndDebugUtilsLabelEXT", "vkCmdInsertDebugUtilsLabelEXT"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+static PFN_vkVoidFunction VKAPI_CALL load_device_command(VkDevice device, const char *name)
+{
+    PFN_vkVoidFunction f = loading.gdpa(device, name);
+    if (!f && from_instance_extension(name))
+        f = loading.instance->next_gipa(loading.instance->handle, name);
+    return f;
+}
+
 static struct capture_device *new_device(struct capture_instance *instance, VkPhysicalDevice gpu,
                                          VkDevice device, PFN_vkGetDeviceProcAddr gdpa)
 {
@@ -208,7 +256,9 @@ static struct capture_device *new_device(struct capture_instance *instance, VkPh
     rt_hashmap_init(&data->memories);
     rt_hashmap_init(&data->swapchains);
     rt_hashmap_init(&data->queue_families);
-    rt_vk_device_dispatch_load(&data->dispatch, gdpa, device);
+    loading.gdpa = gdpa;
+    loading.instance = instance;
+    rt_vk_device_dispatch_load(&data->dispatch, load_device_command, device);
     instance->dispatch.vkGetPhysicalDeviceMemoryProperties(gpu, &data->memory_properties);
     return data;
 }
