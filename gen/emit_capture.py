@@ -4,53 +4,17 @@ Writes capture_intercepts_gen.c: for every command of the API, a function
 with the command's exact signature that forwards the call to the next layer
 and records it with capture_record_call() (capture/capture.h), and a table of
 every entry point sorted by name for the layer's vkGet*ProcAddr. Commands
-whose meaning vk.xml does not carry are hand-written in capture/ (HAND_WRITTEN
-below, one reason each); the table names their symbol, so a missing one
-fails at link time. Commands in BEFORE_SUBMIT first hand the mapped-memory
-writes to the trace; commands in AFTER_SYNC let the application observe GPU
-writes, so the memory tracker fetches pages again afterwards.
+whose meaning vk.xml does not carry are hand-written in capture/ (the
+"capture" entries of gen/handwritten.py); they are declared here from vk.xml
+and the table names their symbol, so a missing or mismatched one fails the
+build. Commands that submit (RT_VK_CMD_FLAG_SUBMITS) first hand the
+mapped-memory writes to the trace; after commands that let the application
+observe GPU writes (RT_VK_CMD_FLAG_WAITS) the memory tracker fetches pages
+again.
 """
+import command_flags
+import handwritten
 from emit_common import banner, guarded, write
-
-HAND_WRITTEN = {
-    "vkCreateInstance": "capture/layer.c: walks the loader's layer chain, opens the trace",
-    "vkDestroyInstance": "capture/layer.c: closes the trace with the last instance",
-    "vkCreateDevice": "capture/layer.c: walks the loader's layer chain, records the device identity",
-    "vkDestroyDevice": "capture/layer.c: drops the device's dispatch table",
-    "vkGetInstanceProcAddr": "capture/layer.c: the layer's own entry point",
-    "vkGetDeviceProcAddr": "capture/layer.c: the layer's own entry point",
-    "vkEnumerateInstanceLayerProperties": "capture/layer.c: describes this layer",
-    "vkEnumerateInstanceExtensionProperties": "capture/layer.c: this layer adds no extension",
-    "vkEnumerateDeviceLayerProperties": "capture/layer.c: describes this layer",
-    "vkEnumerateDeviceExtensionProperties": "capture/layer.c: answers for this layer's name, forwards the rest",
-    "vkAllocateMemory": "capture/cmd_memory.c: remembers each allocation's memory type (coherence), opaque addresses",
-    "vkCreateBuffer": "capture/cmd_addresses.c: capture-replay buffer device addresses",
-    "vkFreeMemory": "capture/cmd_memory.c: freeing a mapped allocation unmaps it",
-    "vkMapMemory": "capture/cmd_memory.c: hands the application a tracked pointer",
-    "vkMapMemory2KHR": "capture/cmd_memory.c: hands the application a tracked pointer",
-    "vkUnmapMemory": "capture/cmd_memory.c: records the last writes, stops tracking",
-    "vkUnmapMemory2KHR": "capture/cmd_memory.c: records the last writes, stops tracking",
-    "vkFlushMappedMemoryRanges": "capture/cmd_memory.c: records exactly the flushed bytes",
-    "vkQueuePresentKHR": "capture/cmd_present.c: ends a frame, takes capture-time screenshots",
-    "vkCreateSwapchainKHR": "capture/cmd_present.c: adds TRANSFER_SRC usage for screenshots, records the original",
-    "vkDestroySwapchainKHR": "capture/cmd_present.c: forgets the swapchain's format and extent",
-    "vkCreateDescriptorUpdateTemplate": "capture/cmd_templates.c: remembers the template's data layout",
-    "vkCreateDescriptorUpdateTemplateKHR": "capture/cmd_templates.c: remembers the template's data layout",
-    "vkDestroyDescriptorUpdateTemplate": "capture/cmd_templates.c: forgets the template",
-    "vkDestroyDescriptorUpdateTemplateKHR": "capture/cmd_templates.c: forgets the template",
-    "vkUpdateDescriptorSetWithTemplate": "capture/cmd_templates.c: recorded as the vkUpdateDescriptorSets it stands for",
-    "vkUpdateDescriptorSetWithTemplateKHR": "capture/cmd_templates.c: recorded as the vkUpdateDescriptorSets it stands for",
-    "vkCmdPushDescriptorSetWithTemplateKHR": "capture/cmd_templates.c: recorded as the vkCmdPushDescriptorSetKHR it stands for",
-    "vkGetDeviceQueue": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
-    "vkGetDeviceQueue2": "capture/cmd_present.c: remembers each queue's family, for screenshot copies",
-}
-
-BEFORE_SUBMIT = ["vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse"]
-
-AFTER_SYNC = ["vkWaitForFences", "vkGetFenceStatus", "vkQueueWaitIdle", "vkDeviceWaitIdle",
-              "vkWaitSemaphores", "vkWaitSemaphoresKHR", "vkGetSemaphoreCounterValue",
-              "vkGetSemaphoreCounterValueKHR", "vkGetEventStatus", "vkGetQueryPoolResults",
-              "vkInvalidateMappedMemoryRanges"]
 
 SIGNED_RESULTS = ("VkResult", "int32_t")
 
@@ -93,11 +57,12 @@ def _intercept(reg, name, guard):
     lines = [_signature(name, target, "rt__capture_") + "\n{\n"]
     pfn = f"PFN_{name}"
     lines.append(f"    {pfn} rt__next = ({pfn}){table}.{name};\n")
-    if name in BEFORE_SUBMIT:
+    flags = command_flags.flags(reg, name)
+    if "SUBMITS" in flags:
         lines.append(f"    capture_before_submit((const void *){target.params[0].name});\n")
     call = f"rt__next({call_args});\n"
     lines.append(f"    {target.ret} rt__result = {call}" if has_result else f"    {call}")
-    if name in AFTER_SYNC:
+    if "WAITS" in flags:
         lines.append(f"    capture_after_sync((const void *){target.params[0].name});\n")
     inits, copies = _args_init(target, has_result)
     lines.append(f"    struct rt_vk_args_{name} rt__args = {{{', '.join(inits)}}};\n")
@@ -107,7 +72,7 @@ def _intercept(reg, name, guard):
         ret = ("(uint64_t)(int64_t)rt__result" if target.ret in SIGNED_RESULTS
                else "(uint64_t)rt__result")
     lines.append(f"    capture_record_call(RT_VK_CMD_{name}, &rt__args, {ret});\n")
-    if name in BEFORE_SUBMIT:
+    if "SUBMITS" in flags:
         lines.append(f"    capture_after_submit((const void *){target.params[0].name});\n")
     if has_result:
         lines.append("    return rt__result;\n")
@@ -124,9 +89,11 @@ def emit(reg, names, out_dir):
         target = _target(reg, n)
         guard = target.guard or reg.commands[n].guard
         level = reg.command_level(target)
-        if n in HAND_WRITTEN:
-            c.append(f"/* {n}: hand-written in {HAND_WRITTEN[n]} */\n")
+        hand = handwritten.side(n, "capture")
+        if hand:
+            c.append(f"/* {n}: hand-written in capture/{hand[0]}: {hand[1]} */\n")
             symbol = f"capture_{n}"
+            c.append(guarded(guard, _signature(n, target, "capture_").replace("static ", "", 1) + ";\n"))
         elif level == "global":
             c.append(f"/* {n}: a global command the loader answers itself; not intercepted */\n")
             continue

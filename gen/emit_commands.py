@@ -5,6 +5,7 @@ struct rt_vk_args_<vkName> per command) and vk_commands_gen.c (the command
 table and a sorted name index). rt_vk_cmd values are internal: traces store
 command names, never these numbers.
 """
+import command_flags
 from emit_common import banner, c_str, guarded, write
 
 LEVELS = {"global": "RT_VK_LEVEL_GLOBAL", "instance": "RT_VK_LEVEL_INSTANCE",
@@ -46,7 +47,12 @@ def emit_header(reg, names, out_dir):
                  "/** Looks a command up by name; false when vk.xml does not have it. */\n"
                  "bool rt_vk_cmd_from_name(const char *name, enum rt_vk_cmd *cmd_out);\n"
                  "/** Global, instance, physical-device or device, from the first parameter. */\n"
-                 "enum rt_vk_level rt_vk_cmd_level(enum rt_vk_cmd cmd);\n\n#endif\n")
+                 "enum rt_vk_level rt_vk_cmd_level(enum rt_vk_cmd cmd);\n"
+                 "/** What the command does: enum rt_vk_cmd_flag bits; 0 when out of range. */\n"
+                 "unsigned rt_vk_cmd_flags(enum rt_vk_cmd cmd);\n"
+                 "/** For RT_VK_CMD_FLAG_DESTROYS: the argument-block member (index into its\n"
+                 " * struct rt_vk_struct_desc) holding the handle or handles it destroys; else -1. */\n"
+                 "int rt_vk_cmd_destroyed_arg(enum rt_vk_cmd cmd);\n\n#endif\n")
     write(out_dir, "vk_commands_gen.h", "".join(lines))
 
 
@@ -74,8 +80,10 @@ def emit_source(reg, names, containers, out_dir):
         c = containers[cmd.alias or n]
         alias = f"RT_VK_CMD_{cmd.alias}" if cmd.alias else "-1"
         level = LEVELS[reg.command_level(reg.commands[cmd.alias or n])]
+        flags = " | ".join(f"RT_VK_CMD_FLAG_{f}" for f in command_flags.flags(reg, n)) or "0"
+        destroyed = command_flags.destroyed_arg(reg, n)
         head = f"    [RT_VK_CMD_{n}] = {{{c_str(n)}, "
-        tail = f", {c_str(c.guard)}, {c_str(c.excluded)}, {alias}, {level}}},\n"
+        tail = f", {c_str(c.guard)}, {c_str(c.excluded)}, {alias}, {level}, {flags}, {destroyed}}},\n"
         if c.excluded and not c.members:
             lines.append(head + "NULL" + tail)
         else:
@@ -118,5 +126,21 @@ enum rt_vk_level rt_vk_cmd_level(enum rt_vk_cmd cmd)
         return RT_VK_LEVEL_GLOBAL;
     }
     return (enum rt_vk_level)rt_vk_commands[cmd].level;
+}
+
+unsigned rt_vk_cmd_flags(enum rt_vk_cmd cmd)
+{
+    if ((unsigned)cmd >= RT_VK_CMD_COUNT) {
+        return 0;
+    }
+    return rt_vk_commands[cmd].flags;
+}
+
+int rt_vk_cmd_destroyed_arg(enum rt_vk_cmd cmd)
+{
+    if ((unsigned)cmd >= RT_VK_CMD_COUNT) {
+        return -1;
+    }
+    return rt_vk_commands[cmd].destroyed_arg;
 }
 """

@@ -1,13 +1,18 @@
-"""gen/emit_replay.py - the replayer's generated calls.
+"""gen/emit_replay.py - the replayer's generated calls and handler table.
 
 Writes replay_calls_gen.c: for every command of the API, a function that
 calls the command through a dispatch table with the parameters of its
 decoded argument block (struct rt_vk_args_<name>) and stores the result in
-the block, and replay_calls[], indexed by enum rt_vk_cmd. What replay does
-around the call (handle mapping, skipping pure queries, hand-written
-commands) is replay/'s business; this file only makes the calls.
+the block, and replay_calls[], indexed by enum rt_vk_cmd; then
+replay_handlers[], the hand-written functions of the "replay" entries of
+gen/handwritten.py, each declared here so one that replay/ does not define
+fails to link. What replay does around the call (handle mapping, skipping
+pure queries) is replay/'s business.
 """
+import handwritten
 from emit_common import banner, guarded, write
+
+HANDLER_ARGS = "(struct replay *r, void *args, uint64_t captured_result)"
 
 
 def _target(reg, name):
@@ -48,6 +53,20 @@ def emit(reg, names, out_dir):
                             f"    [RT_VK_CMD_{n}] = NULL,\n"))
     c.append("const replay_call_fn replay_calls[RT_VK_CMD_COUNT] = {\n")
     c += rows
-    c.append("};\n")
+    c.append("};\n\n")
+    c += _handlers(names)
     write(out_dir, "replay_calls_gen.c", "".join(c))
 
+
+
+def _handlers(names):
+    """replay_handlers[]: unguarded, as the functions are platform-free; a
+    platform's command never reaches them where its block is not compiled."""
+    hands = [(n, handwritten.side(n, "replay")) for n in names]
+    hands = [(n, h) for n, h in hands if h]
+    out = ["/* Hand-written in replay/ (gen/handwritten.py). */\n"]
+    out += [f"rt_status {fn}{HANDLER_ARGS};\n" for fn in sorted({h[0] for _, h in hands})]
+    out.append("\nconst replay_handler_fn replay_handlers[RT_VK_CMD_COUNT] = {\n")
+    out += [f"    [RT_VK_CMD_{n}] = {fn}, /* {why} */\n" for n, (fn, why) in hands]
+    out.append("};\n")
+    return out

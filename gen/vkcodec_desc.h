@@ -108,6 +108,18 @@ enum rt_vk_level {
     RT_VK_LEVEL_DEVICE,
 };
 
+/* What a command does, decided once by gen/vkgen.py (gen/command_flags.py
+ * says how each is worked out), so no module classifies commands by name. */
+enum rt_vk_cmd_flag {
+    RT_VK_CMD_FLAG_QUERY = 1u << 0,     /* vkGet*, vkEnumerate*: tells the application something */
+    RT_VK_CMD_FLAG_ENUMERATE = 1u << 1, /* two-call pattern: a count, then an array of that many */
+    RT_VK_CMD_FLAG_CREATES = 1u << 2,   /* writes handles of objects it makes (not a query) */
+    RT_VK_CMD_FLAG_DESTROYS = 1u << 3,  /* ends the lives of the handles in destroyed_arg */
+    RT_VK_CMD_FLAG_WAITS = 1u << 4,     /* the host may see device writes after it returns */
+    RT_VK_CMD_FLAG_SUBMITS = 1u << 5,   /* hands work to a queue, with a fence to signal */
+    RT_VK_CMD_FLAG_MAPS = 1u << 6,      /* returns a host pointer to memory the device sees */
+};
+
 struct rt_vk_command_desc {
     const char *name;
     const struct rt_vk_struct_desc *args; /* shared by aliases */
@@ -115,6 +127,8 @@ struct rt_vk_command_desc {
     const char *excluded; /* why the codec refuses it, or NULL */
     int32_t alias_of;     /* enum rt_vk_cmd of the canonical command, or -1 */
     uint8_t level;        /* enum rt_vk_level */
+    uint16_t flags;       /* enum rt_vk_cmd_flag bits */
+    int8_t destroyed_arg; /* DESTROYS: argument-block member holding the handle(s), else -1 */
 };
 
 #endif

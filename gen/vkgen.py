@@ -16,11 +16,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import classify  # noqa: E402
+import command_flags  # noqa: E402
 import emit_capture  # noqa: E402
 import emit_commands  # noqa: E402
 import emit_dispatch  # noqa: E402
 import emit_replay  # noqa: E402
 import emit_tables  # noqa: E402
+import handwritten  # noqa: E402
 import overrides  # noqa: E402
 import vkxml  # noqa: E402
 from emit_common import write  # noqa: E402
@@ -101,6 +103,14 @@ def check_overrides(cls):
                  + "\n  ".join(unlisted))
 
 
+def check_command_lists(cmd_names):
+    """A stale entry in a hand-kept command list fails the build."""
+    errors = handwritten.check(cmd_names) + command_flags.check(cmd_names)
+    if errors:
+        sys.exit("vkgen: stale or malformed entries in gen/handwritten.py or gen/command_flags.py:\n  "
+                 + "\n  ".join(errors))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--xml", required=True)
@@ -120,6 +130,7 @@ def main():
     except classify.Unexpressible as e:
         sys.exit(f"vkgen: cannot express {e}")
     check_overrides(cls)
+    check_command_lists(cmd_names)
     by_name = {s.name: s for s in structs}
     mark_cross_lengths(by_name, structs + list(commands.values()))
     os.makedirs(args.out_dir, exist_ok=True)

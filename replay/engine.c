@@ -121,12 +121,11 @@ static const struct replay_dispatch *dispatch_for(struct replay *r, enum rt_vk_c
     return instance_only;
 }
 
-/* vkGet* and vkEnumerate* that make no handle only tell the application
- * something about the capture device; replaying them is pointless. */
+/* Queries (vkGet*, vkEnumerate*) that make no handle only tell the
+ * application something about the capture device; replaying them is pointless. */
 static bool is_pure_query(enum rt_vk_cmd cmd, size_t outputs)
 {
-    const char *name = rt_vk_cmd_name(cmd);
-    return outputs == 0 && (!strncmp(name, "vkGet", 5) || !strncmp(name, "vkEnumerate", 11));
+    return outputs == 0 && (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_QUERY);
 }
 
 rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result)
@@ -155,84 +154,10 @@ rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, 
     return s;
 }
 
-/* Commands whose meaning the generic path cannot know. */
-static const struct {
-    enum rt_vk_cmd cmd;
-    replay_handler_fn fn;
-} handlers[] = {
-    {RT_VK_CMD_vkCreateInstance, replay_create_instance},
-    {RT_VK_CMD_vkDestroyInstance, replay_destroy_instance},
-    {RT_VK_CMD_vkEnumeratePhysicalDevices, replay_enumerate_physical_devices},
-    {RT_VK_CMD_vkCreateDevice, replay_create_device},
-    {RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties, replay_queue_family_properties},
-    {RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties2, replay_queue_family_properties2},
-    {RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties2KHR, replay_queue_family_properties2},
-    {RT_VK_CMD_vkDestroyDevice, replay_destroy_device},
-    {RT_VK_CMD_vkGetDeviceQueue, replay_get_device_queue},
-    {RT_VK_CMD_vkGetDeviceQueue2, replay_get_device_queue2},
-    {RT_VK_CMD_vkAllocateMemory, replay_allocate_memory},
-    {RT_VK_CMD_vkFreeMemory, replay_free_memory},
-    {RT_VK_CMD_vkMapMemory, replay_skip},   /* memory updates carry the bytes */
-    {RT_VK_CMD_vkUnmapMemory, replay_skip},
-    {RT_VK_CMD_vkFlushMappedMemoryRanges, replay_skip},
-    {RT_VK_CMD_vkInvalidateMappedMemoryRanges, replay_skip},
-    {RT_VK_CMD_vkCreateBuffer, replay_create_buffer},
-    {RT_VK_CMD_vkCreateImage, replay_create_image},
-    {RT_VK_CMD_vkGetBufferDeviceAddress, replay_get_buffer_device_address},
-    {RT_VK_CMD_vkGetBufferDeviceAddressKHR, replay_get_buffer_device_address},
-    {RT_VK_CMD_vkGetBufferDeviceAddressEXT, replay_get_buffer_device_address},
-    {RT_VK_CMD_vkCmdPushConstants, replay_cmd_push_constants},
-    {RT_VK_CMD_vkBeginCommandBuffer, replay_begin_command_buffer},
-    {RT_VK_CMD_vkCmdCopyImageToBuffer, replay_cmd_copy_image_to_buffer},
-    {RT_VK_CMD_vkQueueSubmit, replay_queue_submit},
-    {RT_VK_CMD_vkQueueSubmit2, replay_queue_submit2},
-    {RT_VK_CMD_vkQueueSubmit2KHR, replay_queue_submit2},
-    {RT_VK_CMD_vkBindBufferMemory, replay_bind_buffer_memory},
-    {RT_VK_CMD_vkBindImageMemory, replay_bind_image_memory},
-    {RT_VK_CMD_vkBindBufferMemory2, replay_bind_buffer_memory2},
-    {RT_VK_CMD_vkBindBufferMemory2KHR, replay_bind_buffer_memory2},
-    {RT_VK_CMD_vkBindImageMemory2, replay_bind_image_memory2},
-    {RT_VK_CMD_vkBindImageMemory2KHR, replay_bind_image_memory2},
-    {RT_VK_CMD_vkCreateXcbSurfaceKHR, replay_create_surface},
-    {RT_VK_CMD_vkCreateXlibSurfaceKHR, replay_create_surface},
-    {RT_VK_CMD_vkCreateWaylandSurfaceKHR, replay_create_surface},
-    {RT_VK_CMD_vkCreateWin32SurfaceKHR, replay_create_surface},
-    {RT_VK_CMD_vkCreateAndroidSurfaceKHR, replay_create_surface},
-    {RT_VK_CMD_vkCreateMetalSurfaceEXT, replay_create_surface},
-    {RT_VK_CMD_vkCreateHeadlessSurfaceEXT, replay_create_surface},
-    {RT_VK_CMD_vkDestroySurfaceKHR, replay_skip},
-    {RT_VK_CMD_vkCreateSwapchainKHR, replay_create_swapchain},
-    {RT_VK_CMD_vkDestroySwapchainKHR, replay_destroy_swapchain},
-    {RT_VK_CMD_vkGetSwapchainImagesKHR, replay_get_swapchain_images},
-    {RT_VK_CMD_vkAcquireNextImageKHR, replay_acquire_next_image},
-    {RT_VK_CMD_vkAcquireNextImage2KHR, replay_acquire_next_image2},
-    {RT_VK_CMD_vkQueuePresentKHR, replay_queue_present},
-    {RT_VK_CMD_vkWaitForFences, replay_wait_for_fences},
-    {RT_VK_CMD_vkGetFenceStatus, replay_get_fence_status},
-    {RT_VK_CMD_vkGetEventStatus, replay_get_event_status},
-    {RT_VK_CMD_vkGetSemaphoreCounterValue, replay_get_semaphore_counter_value},
-    {RT_VK_CMD_vkGetSemaphoreCounterValueKHR, replay_get_semaphore_counter_value},
-    {RT_VK_CMD_vkWaitSemaphores, replay_wait_semaphores},
-    {RT_VK_CMD_vkWaitSemaphoresKHR, replay_wait_semaphores},
-    {RT_VK_CMD_vkGetQueryPoolResults, replay_get_query_pool_results},
-    {RT_VK_CMD_vkSetDebugUtilsObjectNameEXT, replay_set_object_name},
-    {RT_VK_CMD_vkSetDebugUtilsObjectTagEXT, replay_set_object_tag},
-    {RT_VK_CMD_vkSetPrivateData, replay_set_private_data},
-    {RT_VK_CMD_vkSetPrivateDataEXT, replay_set_private_data},
-    {RT_VK_CMD_vkDebugMarkerSetObjectNameEXT, replay_skip}, /* object types of a deprecated enum */
-    {RT_VK_CMD_vkDebugMarkerSetObjectTagEXT, replay_skip},
-    {RT_VK_CMD_vkCreateDebugUtilsMessengerEXT, replay_skip}, /* the application's callback is not here */
-    {RT_VK_CMD_vkDestroyDebugUtilsMessengerEXT, replay_skip},
-    {RT_VK_CMD_vkCreateDebugReportCallbackEXT, replay_skip},
-    {RT_VK_CMD_vkDestroyDebugReportCallbackEXT, replay_skip},
-};
-
+/* Commands whose meaning the generic path cannot know (gen/handwritten.py). */
 replay_handler_fn replay_handler(enum rt_vk_cmd cmd)
 {
-    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
-        if (handlers[i].cmd == cmd)
-            return handlers[i].fn;
-    return NULL;
+    return (unsigned)cmd < RT_VK_CMD_COUNT ? replay_handlers[cmd] : NULL;
 }
 
 rt_status replay_skip(struct replay *r, void *args, uint64_t captured_result)

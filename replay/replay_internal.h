@@ -68,9 +68,6 @@ struct replay {
     double *seconds_per_command;
 };
 
-/* A hand-written command: args are decoded, handles still captured ids. */
-typedef rt_status (*replay_handler_fn)(struct replay *r, void *args, uint64_t captured_result);
-
 /* decode.c */
 /** Trace command ids -> codec commands (RT_VK_CMD_COUNT where unknown), malloc'd. */
 rt_status replay_map_commands(const struct rt_trace_header *h, enum rt_vk_cmd **out);

@@ -429,6 +429,72 @@ Test(vkcodec, names_and_levels)
     cr_assert_eq(rt_vk_args_size(RT_VK_CMD_vkUpdateDescriptorSetWithTemplate), 0);
 }
 
+static bool has(enum rt_vk_cmd cmd, unsigned flag) { return (rt_vk_cmd_flags(cmd) & flag) != 0; }
+
+Test(vkcodec, command_flags)
+{
+    cr_assert(has(RT_VK_CMD_vkGetPhysicalDeviceProperties, RT_VK_CMD_FLAG_QUERY));
+    cr_assert_not(has(RT_VK_CMD_vkGetPhysicalDeviceProperties, RT_VK_CMD_FLAG_ENUMERATE));
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkEnumeratePhysicalDevices),
+                 RT_VK_CMD_FLAG_QUERY | RT_VK_CMD_FLAG_ENUMERATE, "a query of handles makes none");
+    cr_assert(has(RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties, RT_VK_CMD_FLAG_ENUMERATE));
+    cr_assert(has(RT_VK_CMD_vkGetPipelineCacheData, RT_VK_CMD_FLAG_ENUMERATE), "a size_t count");
+    cr_assert_not(has(RT_VK_CMD_vkGetQueryPoolResults, RT_VK_CMD_FLAG_ENUMERATE), "dataSize is an input");
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkCreateBuffer), RT_VK_CMD_FLAG_CREATES);
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkAllocateCommandBuffers), RT_VK_CMD_FLAG_CREATES);
+    cr_assert_not(has(RT_VK_CMD_vkGetDeviceQueue, RT_VK_CMD_FLAG_CREATES), "a queue exists already");
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkDestroyBuffer), RT_VK_CMD_FLAG_DESTROYS);
+    cr_assert(has(RT_VK_CMD_vkReleasePerformanceConfigurationINTEL, RT_VK_CMD_FLAG_DESTROYS));
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkQueueSubmit), RT_VK_CMD_FLAG_SUBMITS);
+    cr_assert(has(RT_VK_CMD_vkQueueSubmit2KHR, RT_VK_CMD_FLAG_SUBMITS));
+    cr_assert(has(RT_VK_CMD_vkQueueBindSparse, RT_VK_CMD_FLAG_SUBMITS));
+    cr_assert_not(has(RT_VK_CMD_vkQueuePresentKHR, RT_VK_CMD_FLAG_SUBMITS));
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkWaitForFences), RT_VK_CMD_FLAG_WAITS);
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkGetFenceStatus), RT_VK_CMD_FLAG_QUERY | RT_VK_CMD_FLAG_WAITS);
+    cr_assert(has(RT_VK_CMD_vkInvalidateMappedMemoryRanges, RT_VK_CMD_FLAG_WAITS));
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkMapMemory), RT_VK_CMD_FLAG_MAPS);
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_vkCmdDraw), 0);
+    cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_COUNT), 0);
+}
+
+/* replay skips queries that make no handle: the flag must stay exactly the
+ * API's naming rule it replaced, or replays would change. */
+Test(vkcodec, query_flag_is_the_get_and_enumerate_commands)
+{
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++) {
+        const char *name = rt_vk_cmd_name((enum rt_vk_cmd)c);
+        bool named = !strncmp(name, "vkGet", 5) || !strncmp(name, "vkEnumerate", 11);
+        cr_assert_eq(has((enum rt_vk_cmd)c, RT_VK_CMD_FLAG_QUERY), named, "%s", name);
+    }
+}
+
+static const char *destroyed_name(enum rt_vk_cmd cmd)
+{
+    int i = rt_vk_cmd_destroyed_arg(cmd);
+    return i < 0 ? NULL : rt_vk_commands[cmd].args->members[i].name;
+}
+
+Test(vkcodec, destroyed_argument)
+{
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkDestroyBuffer), "buffer");
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkDestroyDevice), "device");
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkFreeMemory), "memory");
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkFreeCommandBuffers), "pCommandBuffers");
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkFreeDescriptorSets), "pDescriptorSets");
+    cr_assert_str_eq(destroyed_name(RT_VK_CMD_vkDestroySamplerYcbcrConversionKHR), "ycbcrConversion");
+    cr_assert_null(destroyed_name(RT_VK_CMD_vkCreateBuffer));
+    cr_assert_eq(rt_vk_cmd_destroyed_arg(RT_VK_CMD_COUNT), -1);
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++) {
+        bool destroys = has((enum rt_vk_cmd)c, RT_VK_CMD_FLAG_DESTROYS);
+        const struct rt_vk_struct_desc *args = rt_vk_commands[c].args;
+        int i = rt_vk_cmd_destroyed_arg((enum rt_vk_cmd)c);
+        if (!destroys || !args || !args->members)
+            continue;
+        cr_assert_geq(i, 0, "%s", rt_vk_cmd_name((enum rt_vk_cmd)c));
+        cr_assert_eq(args->members[i].kind, RT_VK_KIND_HANDLE, "%s", rt_vk_cmd_name((enum rt_vk_cmd)c));
+    }
+}
+
 static void fake_fn(void) {}
 
 static PFN_vkVoidFunction VKAPI_PTR fake_gdpa(VkDevice device, const char *name)
