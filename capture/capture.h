@@ -118,11 +118,12 @@ struct capture_entry {
     const char *name;
     PFN_vkVoidFunction function;
     bool device_level;
+    enum rt_vk_cmd cmd; /* its level and flags: rt_vk_cmd_level, rt_vk_cmd_flags */
 };
 extern const struct capture_entry capture_entries[];
 extern const size_t capture_entry_count;
 
-/* Hand-written commands (see gen/emit_capture.py HAND_WRITTEN). */
+/* Hand-written commands (see gen/handwritten.py). */
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateInstance(const VkInstanceCreateInfo *, const VkAllocationCallbacks *, VkInstance *);
 VKAPI_ATTR void VKAPI_CALL capture_vkDestroyInstance(VkInstance, const VkAllocationCallbacks *);
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateDevice(VkPhysicalDevice, const VkDeviceCreateInfo *, const VkAllocationCallbacks *, VkDevice *);

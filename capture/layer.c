@@ -19,17 +19,11 @@ static const struct capture_entry *find_entry(const char *name)
 }
 
 /* What vkGetInstanceProcAddr answers without an instance we know (Vulkan
- * 1.3 "vkGetInstanceProcAddr": only these with a NULL instance). Anything
- * else would be a wrapper with no next layer to call. */
-static bool is_global(const char *name)
+ * 1.3 "vkGetInstanceProcAddr": only the global commands with a NULL
+ * instance). Anything else would be a wrapper with no next layer to call. */
+static bool is_global(const struct capture_entry *entry)
 {
-    static const char *const globals[] = {
-        "vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
-        "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion", "vkGetInstanceProcAddr"};
-    for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++)
-        if (!strcmp(name, globals[i]))
-            return true;
-    return false;
+    return rt_vk_cmd_level(entry->cmd) == RT_VK_LEVEL_GLOBAL;
 }
 
 /* Our intercept, but only where the next layer has the command: an
@@ -42,7 +36,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstanc
      * with its own handle (it does when no implicit layer comes first). */
     struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
     if (!data)
-        return entry && is_global(name) ? entry->function : NULL;
+        return entry && is_global(entry) ? entry->function : NULL;
     PFN_vkVoidFunction next = data->next_gipa(instance, name);
     return entry && next ? entry->function : next;
 }
@@ -224,15 +218,8 @@ static _Thread_local struct {
  * asking its terminator that way for other device commands crashes it. */
 static bool from_instance_extension(const char *name)
 {
-    static const char *const names[] = {
-        "vkSetDebugUtilsObjectNameEXT", "vkSetDebugUtilsObjectTagEXT",
-        "vkQueueBeginDebugUtilsLabelEXT", "vkQueueEndDebugUtilsLabelEXT",
-        "vkQueueInsertDebugUtilsLabelEXT", "vkCmdBeginDebugUtilsLabelEXT",
-        "vkCmdEndDebugUtilsLabelEXT", "vkCmdInsertDebugUtilsLabelEXT"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(name, names[i]))
-            return true;
-    return false;
+    enum rt_vk_cmd cmd;
+    return rt_vk_cmd_from_name(name, &cmd) && (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_INSTANCE_EXTENSION);
 }
 
 static PFN_vkVoidFunction VKAPI_CALL load_device_command(VkDevice device, const char *name)

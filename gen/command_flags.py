@@ -27,7 +27,7 @@ ALSO_DESTROYS = {
 }
 
 # Each has an RT_VK_CMD_FLAG_<name> in gen/vkcodec_desc.h (the build fails otherwise).
-FLAGS = ["QUERY", "ENUMERATE", "CREATES", "DESTROYS", "WAITS", "SUBMITS", "MAPS"]
+FLAGS = ["QUERY", "ENUMERATE", "CREATES", "DESTROYS", "WAITS", "SUBMITS", "MAPS", "INSTANCE_EXTENSION"]
 
 
 def _target(reg, name):
@@ -89,6 +89,12 @@ def is_map(target):
                for p in target.params)
 
 
+def is_device_command_of_instance_extension(reg, name):
+    """A device command an instance extension brings (VK_EXT_debug_utils has
+    the only ones): the loader resolves it through vkGetInstanceProcAddr."""
+    return name in reg.instance_extension_commands and reg.command_level(_target(reg, name)) == "device"
+
+
 def flags(reg, name):
     """The FLAGS that hold for command `name`, in FLAGS order."""
     t = _target(reg, name)
@@ -101,6 +107,7 @@ def flags(reg, name):
         "WAITS": name in WAITS,
         "SUBMITS": is_submit(t),
         "MAPS": is_map(t),
+        "INSTANCE_EXTENSION": is_device_command_of_instance_extension(reg, name),
     }
     return [f for f in FLAGS if have[f]]
 

@@ -103,7 +103,8 @@ def emit(reg, names, out_dir):
         entries.append((n, symbol, guard, level == "device"))
     c.append("const struct capture_entry capture_entries[] = {\n")
     for n, symbol, guard, is_device in sorted(entries):
-        c.append(guarded(guard, f"    {{\"{n}\", (PFN_vkVoidFunction){symbol}, {str(is_device).lower()}}},\n"))
+        c.append(guarded(guard, f"    {{\"{n}\", (PFN_vkVoidFunction){symbol}, {str(is_device).lower()}, "
+                                f"RT_VK_CMD_{n}}},\n"))
     c.append("};\n\nconst size_t capture_entry_count = sizeof capture_entries / sizeof capture_entries[0];\n")
     write(out_dir, "capture_intercepts_gen.c", "".join(c))
 

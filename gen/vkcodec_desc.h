@@ -118,6 +118,8 @@ enum rt_vk_cmd_flag {
     RT_VK_CMD_FLAG_WAITS = 1u << 4,     /* the host may see device writes after it returns */
     RT_VK_CMD_FLAG_SUBMITS = 1u << 5,   /* hands work to a queue, with a fence to signal */
     RT_VK_CMD_FLAG_MAPS = 1u << 6,      /* returns a host pointer to memory the device sees */
+    /* a device command from an instance extension: resolved through vkGetInstanceProcAddr */
+    RT_VK_CMD_FLAG_INSTANCE_EXTENSION = 1u << 7,
 };
 
 struct rt_vk_command_desc {

@@ -98,6 +98,7 @@ class Registry:
         self.tags = set()        # vendor suffixes: KHR, EXT, NV, ...
         self.required_types = {}     # type name -> guard (None = always)
         self.required_commands = {}  # command name -> guard
+        self.instance_extension_commands = set()  # required by an extension of type "instance"
         root = ET.parse(xml_path).getroot()
         self._parse_root(root, video=False)
         if video_xml_path:
@@ -220,6 +221,9 @@ class Registry:
                 continue
             guard = self.platforms.get(ext.get("platform")) if ext.get("platform") else None
             self._take_requires(ext, guard, ext.get("number"))
+            if ext.get("type") == "instance":
+                self.instance_extension_commands |= {c.get("name") for req in ext.findall("require")
+                                                     if _for_vulkan(req) for c in req.findall("command")}
         self._close_types()
         for name in self.required_commands:
             cmd = self.commands[name]

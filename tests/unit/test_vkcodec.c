@@ -457,6 +457,26 @@ Test(vkcodec, command_flags)
     cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_COUNT), 0);
 }
 
+/* capture's vkGetDeviceProcAddr resolves these through the instance. */
+Test(vkcodec, device_commands_of_instance_extensions)
+{
+    static const char *const want[] = {
+        "vkSetDebugUtilsObjectNameEXT", "vkSetDebugUtilsObjectTagEXT", "vkQueueBeginDebugUtilsLabelEXT",
+        "vkQueueEndDebugUtilsLabelEXT", "vkQueueInsertDebugUtilsLabelEXT", "vkCmdBeginDebugUtilsLabelEXT",
+        "vkCmdEndDebugUtilsLabelEXT", "vkCmdInsertDebugUtilsLabelEXT"};
+    size_t flagged = 0;
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++)
+        flagged += has((enum rt_vk_cmd)c, RT_VK_CMD_FLAG_INSTANCE_EXTENSION);
+    cr_assert_eq(flagged, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        enum rt_vk_cmd c;
+        cr_assert(rt_vk_cmd_from_name(want[i], &c));
+        cr_assert(has(c, RT_VK_CMD_FLAG_INSTANCE_EXTENSION), "%s", want[i]);
+    }
+    cr_assert_not(has(RT_VK_CMD_vkCreateDebugUtilsMessengerEXT, RT_VK_CMD_FLAG_INSTANCE_EXTENSION), "instance level");
+    cr_assert_not(has(RT_VK_CMD_vkCmdDebugMarkerBeginEXT, RT_VK_CMD_FLAG_INSTANCE_EXTENSION), "a device extension");
+}
+
 /* replay skips queries that make no handle: the flag must stay exactly the
  * API's naming rule it replaced, or replays would change. */
 Test(vkcodec, query_flag_is_the_get_and_enumerate_commands)
