@@ -26,7 +26,7 @@ HAND_WRITTEN = {
     },
     "vkDestroyInstance": {
         "capture": "layer.c: closes the trace with the last instance",
-        "replay": "replay_destroy_instance: drops every device and handle, so the next instance starts afresh",
+        "replay": "replay_destroy_instance: drops that instance and its devices; other instances live on",
     },
     "vkEnumeratePhysicalDevices": {
         "replay": "replay_enumerate_physical_devices: picks the replay GPU (--device) for the captured one",
@@ -108,6 +108,12 @@ HAND_WRITTEN = {
     "vkCreateImage": {
         "replay": "replay_create_image: remembers linear images and formats (rebind mode, readbacks)",
     },
+    "vkDestroyBuffer": {
+        "replay": "replay_destroy_buffer: its record (and rebound allocation) goes, so a reused handle starts afresh",
+    },
+    "vkDestroyImage": {
+        "replay": "replay_destroy_image: its record (and rebound allocation) goes, so a reused handle starts afresh",
+    },
     "vkBindBufferMemory": {
         "replay": "replay_bind_buffer_memory: in rebind mode, an allocation made for the replay device",
     },
@@ -144,6 +150,15 @@ HAND_WRITTEN = {
     # ---- read-backs and submission ---------------------------------------
     "vkBeginCommandBuffer": {
         "replay": "replay_begin_command_buffer: forgets the buffer's recorded image copies",
+    },
+    "vkAllocateCommandBuffers": {
+        "replay": "replay_allocate_command_buffers: a new command buffer starts with no recorded copies",
+    },
+    "vkFreeCommandBuffers": {
+        "replay": "replay_free_command_buffers: their recorded copies go",
+    },
+    "vkDestroyCommandPool": {
+        "replay": "replay_destroy_command_pool: the recorded copies of its command buffers go",
     },
     "vkCmdCopyImageToBuffer": {
         "replay": "replay_cmd_copy_image_to_buffer: records the copy, for --readbacks",

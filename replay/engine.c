@@ -45,6 +45,13 @@ rt_status replay_live(struct replay *r, VkObjectType type, uint64_t captured, ui
     return rt_ok_status();
 }
 
+rt_status replay_remember(struct replay *r, VkObjectType type, uint64_t captured, uint64_t live)
+{
+    if (!rt_typed_map_put(&r->handles, type, captured, live))
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory for the handle map", r->call_seq);
+    return rt_ok_status();
+}
+
 static void map_one(void *user, VkObjectType type, void *slot, bool output)
 {
     struct handle_walk *w = user;
@@ -52,6 +59,9 @@ static void map_one(void *user, VkObjectType type, void *slot, bool output)
     if (output) {
         if (w->output_count < MAX_OUTPUTS)
             w->outputs[w->output_count++] = (struct output_handle){slot, type, captured};
+        else if (rt_ok(&w->status)) /* a handle replay could not map later: never drop it silently */
+            w->status = rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 " makes more than %d handles, more than replay "
+                                  "can follow", w->r->call_seq, MAX_OUTPUTS);
         return;
     }
     uint64_t live = 0;
@@ -111,13 +121,14 @@ rt_status replay_check_result(struct replay *r, enum rt_vk_cmd cmd, VkResult cap
 static const struct replay_dispatch *dispatch_for(struct replay *r, enum rt_vk_cmd cmd, const void *args,
                                                   struct replay_dispatch *instance_only)
 {
+    const void *first;
+    memcpy(&first, args, sizeof first); /* instance and device commands start with a dispatchable handle */
     if (rt_vk_cmd_level(cmd) == RT_VK_LEVEL_DEVICE) {
-        const void *first;
-        memcpy(&first, args, sizeof first); /* every device command starts with a dispatchable handle */
         struct replay_device *dev = replay_device_of(r, first);
         return dev ? &dev->dispatch : NULL;
     }
-    instance_only->instance = r->instance_dispatch;
+    const struct replay_instance *inst = rt_vk_cmd_level(cmd) == RT_VK_LEVEL_GLOBAL ? NULL : replay_instance_of(r, first);
+    instance_only->instance = inst ? inst->dispatch : r->instance_dispatch;
     return instance_only;
 }
 
@@ -144,12 +155,12 @@ rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, 
                       r->call_seq, rt_vk_cmd_name(cmd));
     } else if (rt_ok(&s)) {
         VkResult result = replay_calls[cmd](d, args);
-        for (size_t i = 0; i < w->output_count; i++) {
+        s = replay_check_result(r, cmd, (VkResult)(int32_t)captured_result, result);
+        for (size_t i = 0; i < w->output_count && rt_ok(&s); i++) {
             uint64_t live = slot_read(w->outputs[i].slot);
             if (w->outputs[i].captured && live)
-                rt_typed_map_put(&r->handles, w->outputs[i].type, w->outputs[i].captured, live);
+                s = replay_remember(r, w->outputs[i].type, w->outputs[i].captured, live);
         }
-        s = replay_check_result(r, cmd, (VkResult)(int32_t)captured_result, result);
     }
     return s;
 }
@@ -296,12 +307,8 @@ static void replay_finish(struct replay *r)
     rt_typed_map_finish(&r->handles);
     rt_hashmap_finish(&r->memories);
     rt_hashmap_finish(&r->swapchains);
-    rt_hashmap_finish(&r->buffer_sizes);
+    replay_resources_finish(&r->resources);
     rt_hashmap_finish(&r->queue_families);
-    rt_hashmap_finish(&r->linear_images);
-    rt_hashmap_finish(&r->image_formats);
-    rt_hashmap_finish(&r->buffer_memory);
-    rt_hashmap_finish(&r->buffer_offset);
     rt_hashmap_finish(&r->recorded_copies);
     rt_arena_finish(&r->arena);
     free(r->walk);
@@ -319,14 +326,11 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
     rt_arena_init(&r->arena, 0, (size_t)1 << 30);
     rt_typed_map_init(&r->handles);
     rt_hashmap_init(&r->devices);
+    rt_hashmap_init(&r->instances);
     rt_hashmap_init(&r->memories);
     rt_hashmap_init(&r->swapchains);
-    rt_hashmap_init(&r->buffer_sizes);
+    replay_resources_init(&r->resources);
     rt_hashmap_init(&r->queue_families);
-    rt_hashmap_init(&r->linear_images);
-    rt_hashmap_init(&r->image_formats);
-    rt_hashmap_init(&r->buffer_memory);
-    rt_hashmap_init(&r->buffer_offset);
     rt_hashmap_init(&r->recorded_copies);
     rt_status s = map_commands(r);
     if (rt_ok(&s))

@@ -51,7 +51,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageS
     return VK_FALSE;
 }
 
-static rt_status create_messenger(struct replay *r)
+static rt_status create_messenger(struct replay *r, struct replay_instance *inst)
 {
     VkDebugUtilsMessengerCreateInfoEXT info = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
@@ -62,8 +62,8 @@ static rt_status create_messenger(struct replay *r)
         .pfnUserCallback = on_validation_message,
         .pUserData = r,
     };
-    if (!r->instance_dispatch.vkCreateDebugUtilsMessengerEXT ||
-        r->instance_dispatch.vkCreateDebugUtilsMessengerEXT(r->instance, &info, NULL, &r->messenger) != VK_SUCCESS)
+    if (!inst->dispatch.vkCreateDebugUtilsMessengerEXT ||
+        inst->dispatch.vkCreateDebugUtilsMessengerEXT(inst->handle, &info, NULL, &inst->messenger) != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot create a debug messenger for --validate");
     return rt_ok_status();
 }
@@ -123,11 +123,46 @@ static rt_status instance_extensions(struct replay *r, const VkInstanceCreateInf
     return rt_ok_status();
 }
 
+struct replay_instance *replay_instance_of(struct replay *r, const void *live_dispatchable)
+{
+    uint64_t value = 0;
+    if (!live_dispatchable)
+        return NULL;
+    /* The loader gives an instance and its physical devices one dispatch key. */
+    uint64_t key = (uint64_t)(uintptr_t) * (void *const *)live_dispatchable;
+    return rt_hashmap_get(&r->instances, key, &value) ? (struct replay_instance *)(uintptr_t)value : NULL;
+}
+
+/* The instance whose calls are being replayed: the newest, or the one the
+ * last enumeration or device creation went through. Several may be alive. */
+static void make_current(struct replay *r, const struct replay_instance *inst)
+{
+    r->instance = inst ? inst->handle : VK_NULL_HANDLE;
+    r->instance_dispatch = inst ? inst->dispatch : (struct rt_vk_instance_dispatch){0};
+    r->gpu = inst ? inst->gpu : VK_NULL_HANDLE;
+}
+
+static rt_status register_instance(struct replay *r, VkInstance instance, uint64_t captured_id)
+{
+    struct replay_instance *inst = calloc(1, sizeof *inst);
+    if (!inst)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    inst->handle = instance;
+    rt_vk_instance_dispatch_load(&inst->dispatch, vkGetInstanceProcAddr, instance);
+    if (!rt_hashmap_put(&r->instances, (uint64_t)(uintptr_t) * (void **)instance, (uint64_t)(uintptr_t)inst)) {
+        free(inst);
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    }
+    make_current(r, inst);
+    RT_TRY(replay_remember(r, VK_OBJECT_TYPE_INSTANCE, captured_id, (uint64_t)(uintptr_t)instance));
+    return r->opts->validate ? create_messenger(r, inst) : rt_ok_status();
+}
+
 rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkCreateInstance *a = args;
-    if (r->instance)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace creates a second VkInstance, which replay does not support yet");
+    if ((VkResult)(int32_t)captured_result != VK_SUCCESS)
+        return replay_skip(r, args, captured_result); /* the program got no instance */
     VkInstanceCreateInfo info = *a->pCreateInfo;
     info.pNext = without_debug_nodes(info.pNext);
     info.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
@@ -142,46 +177,75 @@ rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured
     if (result != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "vkCreateInstance failed (%s)%s", replay_result_name(result),
                          r->opts->validate ? "; is the Khronos validation layer installed?" : "");
-    (void)captured_result;
-    r->instance = instance;
-    volkLoadInstanceOnly(instance);
-    rt_vk_instance_dispatch_load(&r->instance_dispatch, vkGetInstanceProcAddr, instance);
-    rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_INSTANCE, captured_id, (uint64_t)(uintptr_t)instance);
-    return r->opts->validate ? create_messenger(r) : rt_ok_status();
+    volkLoadInstanceOnly(instance); /* volk's globals serve every instance: the loader dispatches by handle */
+    return register_instance(r, instance, captured_id);
+}
+
+/* Forgets the devices made from INST (NULL: every device), waiting for their work. */
+static void forget_devices(struct replay *r, const struct replay_instance *inst)
+{
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &r->devices);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        struct replay_device *dev = (struct replay_device *)(uintptr_t)value;
+        if (inst && dev->instance != inst)
+            continue;
+        dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
+        replay_swapchain_finish_device(r, dev); /* the program never destroyed the device: its state goes now */
+        replay_memory_finish_device(r, dev);
+        if (r->device == dev)
+            r->device = NULL;
+        free(dev);
+        rt_hashmap_remove(&r->devices, key);
+    }
+}
+
+static void release_instance(struct replay *r, struct replay_instance *inst, bool destroy)
+{
+    uint64_t key = (uint64_t)(uintptr_t) * (void **)inst->handle; /* read while the instance lives */
+    forget_devices(r, inst);
+    if (inst->messenger)
+        inst->dispatch.vkDestroyDebugUtilsMessengerEXT(inst->handle, inst->messenger, NULL);
+    if (destroy && inst->dispatch.vkDestroyInstance)
+        inst->dispatch.vkDestroyInstance(inst->handle, NULL);
+    rt_hashmap_remove(&r->instances, key);
+    if (r->instance == inst->handle)
+        make_current(r, NULL);
+    free(inst);
 }
 
 rt_status replay_destroy_instance(struct replay *r, void *args, uint64_t captured_result)
 {
-    (void)args;
+    struct rt_vk_args_vkDestroyInstance *a = args;
     (void)captured_result;
-    VkInstance instance = r->instance;
-    PFN_vkDestroyInstance destroy = r->instance_dispatch.vkDestroyInstance;
-    replay_instance_finish(r);
-    /* A program may make another instance next (one to look at the devices,
-     * then the real one): start that one afresh. */
-    if (instance && destroy)
-        destroy(instance, NULL);
-    r->gpu = VK_NULL_HANDLE;
+    RT_TRY(replay_map_inputs(r, RT_VK_CMD_vkDestroyInstance, args));
+    struct replay_instance *inst = replay_instance_of(r, a->instance);
+    if (!inst)
+        return rt_ok_status();
+    /* Another instance may live on (a probe instance kept open), or the
+     * program may make the next one afresh: only this one goes. */
+    release_instance(r, inst, true);
+    struct rt_hashmap_iter it;
+    uint64_t value;
+    rt_hashmap_iter_init(&it, &r->instances);
+    if (!r->instance && rt_hashmap_iter_next(&it, NULL, &value))
+        make_current(r, (struct replay_instance *)(uintptr_t)value);
     return rt_ok_status();
 }
 
 void replay_instance_finish(struct replay *r)
 {
+    forget_devices(r, NULL);
     struct rt_hashmap_iter it;
     uint64_t value;
-    rt_hashmap_iter_init(&it, &r->devices);
-    while (rt_hashmap_iter_next(&it, NULL, &value)) {
-        struct replay_device *dev = (struct replay_device *)(uintptr_t)value;
-        dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
-        free(dev);
-    }
+    rt_hashmap_iter_init(&it, &r->instances);
+    while (rt_hashmap_iter_next(&it, NULL, &value))
+        release_instance(r, (struct replay_instance *)(uintptr_t)value, false); /* the driver cleans up with the process */
     rt_hashmap_finish(&r->devices);
     rt_hashmap_init(&r->devices);
-    r->device = NULL;
-    if (r->messenger)
-        r->instance_dispatch.vkDestroyDebugUtilsMessengerEXT(r->instance, r->messenger, NULL);
-    r->messenger = VK_NULL_HANDLE;
-    r->instance = VK_NULL_HANDLE; /* the driver cleans up with the process */
+    rt_hashmap_finish(&r->instances);
+    rt_hashmap_init(&r->instances);
 }
 
 /* --device INDEX|NAME, else the capture's vendor, else the first device. */
@@ -228,7 +292,14 @@ rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64
     (void)captured_result;
     if (!a->pPhysicalDevices || !a->pPhysicalDeviceCount)
         return replay_skip(r, args, captured_result);
-    if (!r->gpu) {
+    uint64_t live_instance = 0;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)a->instance, &live_instance));
+    struct replay_instance *inst = replay_instance_of(r, (const void *)(uintptr_t)live_instance);
+    if (!inst)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": vkEnumeratePhysicalDevices on an instance the trace "
+                         "destroyed", r->call_seq);
+    make_current(r, inst);
+    if (!inst->gpu) {
         uint32_t count = 0;
         r->instance_dispatch.vkEnumeratePhysicalDevices(r->instance, &count, NULL);
         VkPhysicalDevice *gpus = rt_arena_calloc(&r->arena, count ? count : 1, sizeof *gpus, 8);
@@ -238,6 +309,7 @@ rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64
         if (count == 0)
             return rt_errorf(RT_ERR_CANNOT_REPLAY, "no Vulkan device to replay on");
         RT_TRY(choose_gpu(r, gpus, count));
+        inst->gpu = r->gpu;
         r->rebind = r->opts->memory_mode == RT_REPLAY_MEMORY_REBIND ||
                     (r->opts->memory_mode == RT_REPLAY_MEMORY_AUTO && !same_memory_layout(r));
         if (r->opts->verbose)
@@ -246,8 +318,8 @@ rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64
     }
     /* Every device the application saw is the one we replay on. */
     for (uint32_t i = 0; i < *a->pPhysicalDeviceCount; i++)
-        rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_PHYSICAL_DEVICE, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
-                           (uint64_t)(uintptr_t)r->gpu);
+        RT_TRY(replay_remember(r, VK_OBJECT_TYPE_PHYSICAL_DEVICE, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
+                               (uint64_t)(uintptr_t)inst->gpu));
     return rt_ok_status();
 }
 
@@ -293,13 +365,15 @@ static bool enables_device_address(const VkDeviceCreateInfo *info)
     return false;
 }
 
-static rt_status register_device(struct replay *r, VkDevice device, const VkDeviceCreateInfo *info)
+static rt_status register_device(struct replay *r, struct replay_instance *inst, VkDevice device,
+                                 const VkDeviceCreateInfo *info)
 {
     struct replay_device *dev = calloc(1, sizeof *dev);
     if (!dev)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     dev->handle = device;
-    dev->dispatch.instance = r->instance_dispatch;
+    dev->instance = inst;
+    dev->dispatch.instance = inst->dispatch;
     rt_vk_device_dispatch_load(&dev->dispatch.device, vkGetDeviceProcAddr, device); /* volk's, loaded with the instance */
     dev->any_queue_family = info->queueCreateInfoCount ? info->pQueueCreateInfos[0].queueFamilyIndex : 0;
     dev->dispatch.device.vkGetDeviceQueue(device, dev->any_queue_family, 0, &dev->any_queue);
@@ -317,6 +391,11 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     struct rt_vk_args_vkCreateDevice *a = args;
     uint64_t captured_id = (uint64_t)(uintptr_t)*a->pDevice;
     RT_TRY(replay_map_inputs(r, RT_VK_CMD_vkCreateDevice, args));
+    struct replay_instance *inst = replay_instance_of(r, a->physicalDevice);
+    if (!inst)
+        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": vkCreateDevice on a physical device of no live "
+                         "instance", r->call_seq);
+    make_current(r, inst); /* the checks below ask this instance's device */
     VkDeviceCreateInfo info = *a->pCreateInfo;
     info.enabledLayerCount = 0;
     info.ppEnabledLayerNames = NULL;
@@ -330,9 +409,20 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkCreateDevice, (VkResult)(int32_t)captured_result, result));
     if (result != VK_SUCCESS)
         return rt_ok_status();
-    rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device);
+    RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device));
     r->device_address_enabled = enables_device_address(&info);
-    return register_device(r, device, &info);
+    return register_device(r, inst, device, &info);
+}
+
+/* A device's queues go with it (their dispatch key is the device's). */
+static void forget_queues(struct replay *r, uint64_t device_key)
+{
+    struct rt_hashmap_iter it;
+    uint64_t queue;
+    rt_hashmap_iter_init(&it, &r->queue_families);
+    while (rt_hashmap_iter_next(&it, &queue, NULL))
+        if ((uint64_t)(uintptr_t) * (void **)(uintptr_t)queue == device_key)
+            rt_hashmap_remove(&r->queue_families, queue);
 }
 
 rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_result)
@@ -343,10 +433,11 @@ rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_
     struct replay_device *dev = replay_device_of(r, a->device);
     if (!dev)
         return rt_ok_status();
-    replay_swapchain_finish(r); /* its images belong to this device */
-    replay_memory_finish(r);
     uint64_t key = (uint64_t)(uintptr_t) * (void **)dev->handle;
     dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
+    replay_swapchain_finish_device(r, dev); /* its images and memory belong to it; other devices' stay */
+    replay_memory_finish_device(r, dev);
+    forget_queues(r, key);
     dev->dispatch.device.vkDestroyDevice(dev->handle, NULL);
     rt_hashmap_remove(&r->devices, key);
     if (r->device == dev)
@@ -355,13 +446,19 @@ rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_
     return rt_ok_status();
 }
 
+static rt_status remember_queue(struct replay *r, VkQueue queue, uint32_t family)
+{
+    if (queue && !rt_hashmap_put(&r->queue_families, (uint64_t)(uintptr_t)queue, family))
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+    return rt_ok_status();
+}
+
 rt_status replay_get_device_queue(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkGetDeviceQueue *a = args;
     uint32_t family = a->queueFamilyIndex;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkGetDeviceQueue, args, captured_result));
-    rt_hashmap_put(&r->queue_families, (uint64_t)(uintptr_t)*a->pQueue, family);
-    return rt_ok_status();
+    return remember_queue(r, *a->pQueue, family);
 }
 
 rt_status replay_get_device_queue2(struct replay *r, void *args, uint64_t captured_result)
@@ -369,8 +466,7 @@ rt_status replay_get_device_queue2(struct replay *r, void *args, uint64_t captur
     struct rt_vk_args_vkGetDeviceQueue2 *a = args;
     uint32_t family = a->pQueueInfo->queueFamilyIndex;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkGetDeviceQueue2, args, captured_result));
-    rt_hashmap_put(&r->queue_families, (uint64_t)(uintptr_t)*a->pQueue, family);
-    return rt_ok_status();
+    return remember_queue(r, *a->pQueue, family);
 }
 
 uint32_t replay_queue_family(struct replay *r, VkQueue queue)

@@ -109,7 +109,7 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
     m.coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkResult result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
-    rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live);
+    RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live));
     return remember_memory(r, captured, &m);
 }
 
@@ -137,13 +137,23 @@ rt_status replay_free_memory(struct replay *r, void *args, uint64_t captured_res
     return rt_ok_status();
 }
 
-void replay_memory_finish(struct replay *r)
+void replay_memory_finish_device(struct replay *r, const struct replay_device *dev)
 {
     struct rt_hashmap_iter it;
-    uint64_t value;
+    uint64_t key, value;
     rt_hashmap_iter_init(&it, &r->memories);
-    while (rt_hashmap_iter_next(&it, NULL, &value))
-        release((struct replay_memory *)(uintptr_t)value);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        struct replay_memory *m = (struct replay_memory *)(uintptr_t)value;
+        if (dev && m->dev != dev)
+            continue;
+        release(m);
+        rt_hashmap_remove(&r->memories, key);
+    }
+}
+
+void replay_memory_finish(struct replay *r)
+{
+    replay_memory_finish_device(r, NULL);
     rt_hashmap_finish(&r->memories);
     rt_hashmap_init(&r->memories);
 }
@@ -192,10 +202,19 @@ static rt_status allocate_for(struct replay *r, struct replay_memory *m, const V
 static rt_status remember_buffer_binding(struct replay *r, VkBuffer buffer, uint64_t captured_memory,
                                          VkDeviceSize offset)
 {
-    if (!rt_hashmap_put(&r->buffer_memory, (uint64_t)(uintptr_t)buffer, captured_memory) ||
-        !rt_hashmap_put(&r->buffer_offset, (uint64_t)(uintptr_t)buffer, offset))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    struct replay_buffer *b = replay_resources_buffer(&r->resources, (uint64_t)(uintptr_t)buffer);
+    if (b)
+        *b = (struct replay_buffer){.size = b->size, .bound = true, .memory = captured_memory, .offset = offset};
     return rt_ok_status();
+}
+
+static void remember_image_binding(struct replay *r, VkImage image, uint64_t captured_memory)
+{
+    struct replay_image *i = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)image);
+    if (i) {
+        i->bound = true;
+        i->memory = captured_memory;
+    }
 }
 
 static rt_status rebind_buffer(struct replay *r, VkBuffer buffer, uint64_t captured_memory, VkDeviceSize offset)
@@ -226,11 +245,11 @@ static rt_status rebind_image(struct replay *r, VkImage image, uint64_t captured
     struct binding b = {.is_image = true, .resource = (uint64_t)(uintptr_t)image, .offset = offset, .size = req.size};
     /* Linear images written through a mapping get their bytes at the same
      * offsets: right whenever the row pitch is the same on both devices. */
-    uint64_t linear = 0;
-    rt_hashmap_get(&r->linear_images, (uint64_t)(uintptr_t)image, &linear);
-    RT_TRY(allocate_for(r, m, &req, true, linear != 0, &b));
+    const struct replay_image *record = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)image);
+    RT_TRY(allocate_for(r, m, &req, true, record && record->linear, &b));
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkBindImageMemory, VK_SUCCESS,
                                d->vkBindImageMemory(m->dev->handle, image, b.memory, 0)));
+    remember_image_binding(r, image, captured_memory);
     return add_binding(m, &b);
 }
 
@@ -306,8 +325,12 @@ rt_status replay_create_buffer(struct replay *r, void *args, uint64_t captured_r
     VkDeviceSize size = a->pCreateInfo->size;
     replay_strip_buffer_address(r, (VkBufferCreateInfo *)a->pCreateInfo); /* decoded: ours to change */
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCreateBuffer, args, captured_result));
-    if (a->result == VK_SUCCESS && !rt_hashmap_put(&r->buffer_sizes, (uint64_t)(uintptr_t)*a->pBuffer, size))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    if (a->result != VK_SUCCESS)
+        return rt_ok_status();
+    struct replay_buffer *b = replay_resources_add_buffer(&r->resources, (uint64_t)(uintptr_t)*a->pBuffer);
+    if (!b)
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+    b->size = size;
     return rt_ok_status();
 }
 
@@ -319,18 +342,62 @@ rt_status replay_create_image(struct replay *r, void *args, uint64_t captured_re
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCreateImage, args, captured_result));
     if (a->result != VK_SUCCESS)
         return rt_ok_status();
-    uint64_t image = (uint64_t)(uintptr_t)*a->pImage;
-    if ((linear && !rt_hashmap_put(&r->linear_images, image, 1)) ||
-        !rt_hashmap_put(&r->image_formats, image, (uint64_t)format))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    struct replay_image *i = replay_resources_add_image(&r->resources, (uint64_t)(uintptr_t)*a->pImage);
+    if (!i)
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+    i->format = format;
+    i->linear = linear;
+    return rt_ok_status();
+}
+
+/* A rebound resource's own allocation goes with it: a later object under the
+ * same handle must not find it. */
+static void drop_binding(struct replay *r, uint64_t captured_memory, uint64_t resource)
+{
+    struct replay_memory *m = memory_of(r, captured_memory);
+    for (size_t i = 0; m && i < m->binding_count; i++) {
+        if (m->bindings[i].resource != resource)
+            continue;
+        m->dev->dispatch.device.vkFreeMemory(m->dev->handle, m->bindings[i].memory, NULL);
+        m->bindings[i] = m->bindings[--m->binding_count];
+        return;
+    }
+}
+
+rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkDestroyBuffer *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkDestroyBuffer, args, captured_result));
+    uint64_t buffer = (uint64_t)(uintptr_t)a->buffer;
+    const struct replay_buffer *b = replay_resources_buffer(&r->resources, buffer);
+    if (b && b->bound && r->rebind)
+        drop_binding(r, b->memory, buffer);
+    replay_resources_remove_buffer(&r->resources, buffer);
+    return rt_ok_status();
+}
+
+rt_status replay_destroy_image(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkDestroyImage *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkDestroyImage, args, captured_result));
+    uint64_t image = (uint64_t)(uintptr_t)a->image;
+    const struct replay_image *i = replay_resources_image(&r->resources, image);
+    if (i && i->bound && r->rebind)
+        drop_binding(r, i->memory, image);
+    replay_resources_remove_image(&r->resources, image);
     return rt_ok_status();
 }
 
 VkDeviceSize replay_buffer_size(struct replay *r, VkBuffer buffer)
 {
-    uint64_t size = 0;
-    rt_hashmap_get(&r->buffer_sizes, (uint64_t)(uintptr_t)buffer, &size);
-    return size;
+    const struct replay_buffer *b = replay_resources_buffer(&r->resources, (uint64_t)(uintptr_t)buffer);
+    return b ? b->size : 0;
+}
+
+VkFormat replay_image_format(struct replay *r, VkImage image)
+{
+    const struct replay_image *i = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)image);
+    return i ? i->format : VK_FORMAT_UNDEFINED;
 }
 
 /* --- memory updates --------------------------------------------------------- */
@@ -407,11 +474,11 @@ rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t of
 
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer)
 {
-    uint64_t captured = 0, offset = 0;
-    if (!rt_hashmap_get(&r->buffer_memory, (uint64_t)(uintptr_t)buffer, &captured))
+    const struct replay_buffer *b = replay_resources_buffer(&r->resources, (uint64_t)(uintptr_t)buffer);
+    if (!b || !b->bound)
         return NULL;
-    rt_hashmap_get(&r->buffer_offset, (uint64_t)(uintptr_t)buffer, &offset);
-    struct replay_memory *m = memory_of(r, captured);
+    uint64_t offset = b->offset;
+    struct replay_memory *m = memory_of(r, b->memory);
     if (!m)
         return NULL;
     if (r->rebind) {

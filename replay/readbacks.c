@@ -22,6 +22,7 @@ struct image_copy {
 };
 
 struct copy_list {
+    VkCommandPool pool; /* live; its destruction frees the command buffer */
     size_t count, capacity;
     struct image_copy *items;
 };
@@ -51,14 +52,64 @@ rt_status replay_begin_command_buffer(struct replay *r, void *args, uint64_t cap
     return rt_ok_status();
 }
 
+static void drop_list(struct replay *r, uint64_t cmd)
+{
+    uint64_t value = 0;
+    if (!rt_hashmap_get(&r->recorded_copies, cmd, &value))
+        return;
+    struct copy_list *l = (struct copy_list *)(uintptr_t)value;
+    free(l->items);
+    free(l);
+    rt_hashmap_remove(&r->recorded_copies, cmd);
+}
+
+/* A new command buffer starts with no copies, whatever an earlier one under
+ * the same handle recorded; its pool is remembered for vkDestroyCommandPool. */
+rt_status replay_allocate_command_buffers(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkAllocateCommandBuffers *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkAllocateCommandBuffers, args, captured_result));
+    if (a->result != VK_SUCCESS || !r->opts->readback_dir)
+        return rt_ok_status();
+    for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+        drop_list(r, (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
+        struct copy_list *l = list_of(r, a->pCommandBuffers[i], true);
+        if (!l)
+            return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+        l->pool = a->pAllocateInfo->commandPool;
+    }
+    return rt_ok_status();
+}
+
+rt_status replay_free_command_buffers(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkFreeCommandBuffers *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkFreeCommandBuffers, args, captured_result));
+    for (uint32_t i = 0; i < a->commandBufferCount && a->pCommandBuffers; i++)
+        drop_list(r, (uint64_t)(uintptr_t)a->pCommandBuffers[i]);
+    return rt_ok_status();
+}
+
+rt_status replay_destroy_command_pool(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkDestroyCommandPool *a = args;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkDestroyCommandPool, args, captured_result));
+    struct rt_hashmap_iter it;
+    uint64_t cmd, value;
+    rt_hashmap_iter_init(&it, &r->recorded_copies);
+    while (rt_hashmap_iter_next(&it, &cmd, &value))
+        if (a->commandPool && ((struct copy_list *)(uintptr_t)value)->pool == a->commandPool)
+            drop_list(r, cmd); /* removing the entry just returned is allowed */
+    return rt_ok_status();
+}
+
 rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkCmdCopyImageToBuffer *a = args;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCmdCopyImageToBuffer, args, captured_result));
     if (!r->opts->readback_dir)
         return rt_ok_status();
-    uint64_t format = 0;
-    rt_hashmap_get(&r->image_formats, (uint64_t)(uintptr_t)a->srcImage, &format);
+    VkFormat format = replay_image_format(r, a->srcImage);
     struct copy_list *l = list_of(r, a->commandBuffer, true);
     if (!l)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");

@@ -11,6 +11,7 @@
 #include "typedmap.h"
 #include "replay.h"
 #include "replay_calls.h"
+#include "resources.h"
 #include "trace.h"
 #include "vkcodec.h"
 
@@ -20,8 +21,18 @@ struct address_range;
 struct handle_walk;
 struct replay_window;
 
+/* One per live VkInstance: a program may keep several (a probe instance
+ * alongside the real one). */
+struct replay_instance {
+    VkInstance handle;
+    struct rt_vk_instance_dispatch dispatch;
+    VkPhysicalDevice gpu; /* the device every physical device of this instance maps to */
+    VkDebugUtilsMessengerEXT messenger; /* --validate */
+};
+
 struct replay_device {
     VkDevice handle;
+    struct replay_instance *instance;
     struct replay_dispatch dispatch;
     VkQueue any_queue;    /* for the submits the virtual swapchain makes */
     uint32_t any_queue_family;
@@ -35,23 +46,21 @@ struct replay {
     struct rt_arena arena;    /* one decoded call's memory; reset after each call */
     struct handle_walk *walk; /* handle mapping state, reused by every call (engine.c) */
     struct rt_typed_map handles; /* captured handle id -> live handle, per VkObjectType */
+    struct rt_hashmap instances; /* dispatch key -> struct replay_instance * */
+    /* The current instance (instance.c: newest, or the one last enumerated or
+     * made a device from), its dispatch table and its chosen device. */
     struct rt_vk_instance_dispatch instance_dispatch;
     VkInstance instance;
     VkPhysicalDevice gpu;
     VkPhysicalDeviceProperties gpu_properties;
     VkPhysicalDeviceMemoryProperties gpu_memory;
-    VkDebugUtilsMessengerEXT messenger;
     struct rt_hashmap devices; /* dispatch key -> struct replay_device * */
     struct replay_device *device; /* the last device created */
     bool rebind;                  /* memory mode chosen for this trace */
     struct rt_hashmap memories;   /* captured VkDeviceMemory id -> struct replay_memory * */
     struct rt_hashmap swapchains; /* captured VkSwapchainKHR id -> struct replay_swapchain * */
-    struct rt_hashmap buffer_sizes; /* live VkBuffer -> its size, for rebinding */
-    struct rt_hashmap queue_families; /* live VkQueue -> its family */
-    struct rt_hashmap linear_images;  /* live VkImage with linear tiling -> 1 */
-    struct rt_hashmap image_formats;   /* live VkImage -> VkFormat */
-    struct rt_hashmap buffer_memory;   /* live VkBuffer -> captured VkDeviceMemory id */
-    struct rt_hashmap buffer_offset;   /* live VkBuffer -> its offset in that memory */
+    struct replay_resources resources; /* live buffers and images: one record each (resources.h) */
+    struct rt_hashmap queue_families; /* live VkQueue -> its family; removed with its device */
     struct rt_hashmap recorded_copies; /* live VkCommandBuffer -> image-to-buffer copies (readbacks.c) */
     uint64_t readbacks_saved;
     struct replay_window *window; /* --window (window.c) */
@@ -84,6 +93,8 @@ rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, 
 rt_status replay_map_inputs(struct replay *r, enum rt_vk_cmd cmd, void *args);
 /** The live handle for a captured id, or an error naming the call. */
 rt_status replay_live(struct replay *r, VkObjectType type, uint64_t captured, uint64_t *live_out);
+/** Maps a captured handle to its live one; a failed insertion is an internal error. */
+rt_status replay_remember(struct replay *r, VkObjectType type, uint64_t captured, uint64_t live);
 struct replay_device *replay_device_of(struct replay *r, const void *live_dispatchable);
 replay_handler_fn replay_handler(enum rt_vk_cmd cmd);
 const char *replay_result_name(VkResult result);
@@ -98,6 +109,8 @@ rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_
 rt_status replay_get_device_queue(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_get_device_queue2(struct replay *r, void *args, uint64_t captured_result);
 uint32_t replay_queue_family(struct replay *r, VkQueue queue);
+/** The live instance a live instance or physical device belongs to, or NULL. */
+struct replay_instance *replay_instance_of(struct replay *r, const void *live_dispatchable);
 rt_status replay_destroy_instance(struct replay *r, void *args, uint64_t captured_result);
 void replay_instance_finish(struct replay *r);
 
@@ -119,9 +132,15 @@ rt_status replay_bind_buffer_memory2(struct replay *r, void *args, uint64_t capt
 rt_status replay_bind_image_memory2(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_create_buffer(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_create_image(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_destroy_image(struct replay *r, void *args, uint64_t captured_result);
 VkDeviceSize replay_buffer_size(struct replay *r, VkBuffer buffer);
+/** The format an image was created with; VK_FORMAT_UNDEFINED for one replay did not create. */
+VkFormat replay_image_format(struct replay *r, VkImage image);
 rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t offset, const void *data, size_t size);
 void replay_memory_finish(struct replay *r);
+/** Frees the allocations made on DEV only (vkDestroyDevice with other devices alive). */
+void replay_memory_finish_device(struct replay *r, const struct replay_device *dev);
 
 /* swapchain.c */
 rt_status replay_create_surface(struct replay *r, void *args, uint64_t captured_result);
@@ -133,9 +152,13 @@ rt_status replay_acquire_next_image2(struct replay *r, void *args, uint64_t capt
 rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_skip(struct replay *r, void *args, uint64_t captured_result);
 void replay_swapchain_finish(struct replay *r);
+void replay_swapchain_finish_device(struct replay *r, const struct replay_device *dev);
 
 /* readbacks.c */
 rt_status replay_begin_command_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_allocate_command_buffers(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_free_command_buffers(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_destroy_command_pool(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count);
 void replay_readbacks_finish(struct replay *r);
@@ -166,6 +189,8 @@ void replay_addresses_finish(struct replay *r);
 rt_status replay_window_present(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t family,
                                 VkImage image, VkExtent2D extent);
 void replay_window_finish(struct replay *r);
+/** The device the --window swapchain belongs to, or NULL. */
+const struct replay_device *replay_window_device(const struct replay *r);
 
 /* outputs.c: DIR/STEM_NNNNNN, or DIR/STEM_NNNNNN_loopK under --loop N > 1 (no extension). */
 void replay_output_stem(const struct replay *r, const char *dir, const char *stem, uint64_t number, char *out,

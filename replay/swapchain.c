@@ -120,14 +120,25 @@ rt_status replay_destroy_swapchain(struct replay *r, void *args, uint64_t captur
     return rt_ok_status();
 }
 
+void replay_swapchain_finish_device(struct replay *r, const struct replay_device *dev)
+{
+    if (r->window && (!dev || replay_window_device(r) == dev))
+        replay_window_finish(r);
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &r->swapchains);
+    while (rt_hashmap_iter_next(&it, &key, &value)) {
+        struct replay_swapchain *sc = (struct replay_swapchain *)(uintptr_t)value;
+        if (dev && sc->dev != dev)
+            continue;
+        destroy_swapchain(sc);
+        rt_hashmap_remove(&r->swapchains, key);
+    }
+}
+
 void replay_swapchain_finish(struct replay *r)
 {
-    replay_window_finish(r);
-    struct rt_hashmap_iter it;
-    uint64_t value;
-    rt_hashmap_iter_init(&it, &r->swapchains);
-    while (rt_hashmap_iter_next(&it, NULL, &value))
-        destroy_swapchain((struct replay_swapchain *)(uintptr_t)value);
+    replay_swapchain_finish_device(r, NULL);
     rt_hashmap_finish(&r->swapchains);
     rt_hashmap_init(&r->swapchains);
 }
@@ -145,8 +156,8 @@ rt_status replay_get_swapchain_images(struct replay *r, void *args, uint64_t cap
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "a swapchain of %u images (at most %d)", count, MAX_IMAGES);
     RT_TRY(create_images(r, sc, count));
     for (uint32_t i = 0; i < count; i++)
-        rt_typed_map_put(&r->handles, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
-                           (uint64_t)(uintptr_t)sc->images[i]);
+        RT_TRY(replay_remember(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
+                               (uint64_t)(uintptr_t)sc->images[i]));
     return rt_ok_status();
 }
 

@@ -39,17 +39,18 @@ static rt_status open_window(struct replay_window *w, VkExtent2D extent)
     return rt_ok_status();
 }
 
-static rt_status make_swapchain(struct replay *r, struct replay_window *w, VkExtent2D extent)
+static rt_status make_swapchain(struct replay_window *w, VkExtent2D extent)
 {
     const struct rt_vk_device_dispatch *d = &w->dev->dispatch.device;
+    const struct replay_instance *inst = w->dev->instance; /* the window's device's, of those alive */
     VkXcbSurfaceCreateInfoKHR si = {.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR, .connection = w->conn,
                                     .window = w->window};
     /* Platform entries are PFN_vkVoidFunction in the shared table layout. */
-    PFN_vkCreateXcbSurfaceKHR create = (PFN_vkCreateXcbSurfaceKHR)r->instance_dispatch.vkCreateXcbSurfaceKHR;
-    if (!create || create(r->instance, &si, NULL, &w->surface) != VK_SUCCESS)
+    PFN_vkCreateXcbSurfaceKHR create = (PFN_vkCreateXcbSurfaceKHR)inst->dispatch.vkCreateXcbSurfaceKHR;
+    if (!create || create(inst->handle, &si, NULL, &w->surface) != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "--window: cannot create an XCB surface");
     VkSurfaceCapabilitiesKHR caps;
-    r->instance_dispatch.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(r->gpu, w->surface, &caps);
+    inst->dispatch.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(inst->gpu, w->surface, &caps);
     w->extent = caps.currentExtent.width == UINT32_MAX ? extent : caps.currentExtent;
     VkSwapchainCreateInfoKHR ci = {
         .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR, .surface = w->surface,
@@ -119,12 +120,12 @@ static void record_blit(struct replay_window *w, VkImage from, VkExtent2D extent
     d->vkEndCommandBuffer(w->cmd);
 }
 
-static rt_status open_all(struct replay *r, struct replay_window *w, struct replay_device *dev, uint32_t family,
+static rt_status open_all(struct replay_window *w, struct replay_device *dev, uint32_t family,
                           VkExtent2D extent)
 {
     w->dev = dev;
     RT_TRY(open_window(w, extent));
-    RT_TRY(make_swapchain(r, w, extent));
+    RT_TRY(make_swapchain(w, extent));
     return make_sync(w, family);
 }
 
@@ -135,7 +136,7 @@ rt_status replay_window_present(struct replay *r, struct replay_device *dev, VkQ
         r->window = calloc(1, sizeof *r->window);
         if (!r->window)
             return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-        RT_TRY(open_all(r, r->window, dev, family, extent));
+        RT_TRY(open_all(r->window, dev, family, extent));
     }
     struct replay_window *w = r->window;
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
@@ -158,6 +159,11 @@ rt_status replay_window_present(struct replay *r, struct replay_device *dev, VkQ
     return rt_ok_status();
 }
 
+const struct replay_device *replay_window_device(const struct replay *r)
+{
+    return r->window ? r->window->dev : NULL;
+}
+
 void replay_window_finish(struct replay *r)
 {
     struct replay_window *w = r->window;
@@ -177,8 +183,8 @@ void replay_window_finish(struct replay *r)
         if (w->swapchain)
             d->vkDestroySwapchainKHR(w->dev->handle, w->swapchain, NULL);
     }
-    if (w->surface)
-        r->instance_dispatch.vkDestroySurfaceKHR(r->instance, w->surface, NULL);
+    if (w->surface && w->dev)
+        w->dev->instance->dispatch.vkDestroySurfaceKHR(w->dev->instance->handle, w->surface, NULL);
     if (w->conn)
         xcb_disconnect(w->conn);
     free(w);
