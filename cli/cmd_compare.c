@@ -1,9 +1,9 @@
 /* cli/cmd_compare.c — `retrace compare`: SSIM, PSNR and pixel differences of two PNGs. */
 #include <errno.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "args.h"
 #include "cli.h"
 #include "compare.h"
 
@@ -11,21 +11,26 @@ void cmd_compare_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace compare [--json] [--diff OUT.png] [--threshold T]\n"
-            "                       [--tile-threshold T] [--channels luma|rgb] [--threads N]\n"
-            "                       GOLDEN.png ACTUAL.png\n"
+            "                       [--tile-threshold T] [--colour-threshold DE]\n"
+            "                       [--channels luma|rgb] [--threads N] GOLDEN.png ACTUAL.png\n"
             "\n"
             "Prints one line (or one JSON object with --json):\n"
-            "  ssim=0.998765 min_tile_ssim=0.981234 psnr=45.67 diff_pixels=123 max_delta=17\n"
-            "  width=1280 height=720 result=pass\n"
+            "  ssim=0.998765 min_tile_ssim=0.981234 delta_e=0.42 psnr=45.67 diff_pixels=123\n"
+            "  max_delta=17 width=1280 height=720 result=pass\n"
             "ssim is the mean SSIM (Gaussian 11x11, sigma 1.5) on luma, or with\n"
             "--channels rgb the mean of the R, G and B SSIMs; min_tile_ssim is the worst\n"
-            "32x32 tile of the SSIM map. The result fails when ssim < --threshold\n"
-            "(default %.2f) or min_tile_ssim < --tile-threshold (default %.2f).\n"
+            "32x32 tile of the SSIM map; delta_e is the largest CIEDE2000 difference\n"
+            "between the mean colours of a 32x32 tile of each image (luma cannot see a\n"
+            "red/blue swap or a grey frame; this can). The result fails when\n"
+            "ssim < --threshold (default %.2f), min_tile_ssim < --tile-threshold\n"
+            "(default %.2f) or delta_e > --colour-threshold (default %.1f).\n"
             "Images of different sizes give result=size-mismatch.\n"
-            "--diff writes a diff image (heat map over a dimmed golden), pass or fail.\n"
+            "--diff writes a diff image (heat map over a dimmed golden), pass or fail;\n"
+            "it may not name GOLDEN or ACTUAL.\n"
             "\n"
             "exit: 0 pass, 1 fail or size mismatch, 2 usage, 3 unreadable or broken PNG\n",
-            RT_COMPARE_DEFAULT_THRESHOLD, RT_COMPARE_DEFAULT_TILE_THRESHOLD);
+            RT_COMPARE_DEFAULT_THRESHOLD, RT_COMPARE_DEFAULT_TILE_THRESHOLD,
+            RT_COMPARE_DEFAULT_DELTA_E);
 }
 
 struct compare_args {
@@ -35,87 +40,74 @@ struct compare_args {
     const char *paths[2];
 };
 
-static bool parse_unit(const char *text, double *out)
+enum { OPT_JSON = 1, OPT_DIFF, OPT_THRESHOLD, OPT_TILE, OPT_COLOUR, OPT_CHANNELS, OPT_THREADS };
+
+static const struct cli_option options[] = {
+    {"json", 0, CLI_FLAG, OPT_JSON},
+    {"diff", 0, CLI_VALUE, OPT_DIFF},
+    {"threshold", 0, CLI_VALUE, OPT_THRESHOLD},
+    {"tile-threshold", 0, CLI_VALUE, OPT_TILE},
+    {"colour-threshold", 0, CLI_VALUE, OPT_COLOUR},
+    {"color-threshold", 0, CLI_VALUE, OPT_COLOUR},
+    {"channels", 0, CLI_VALUE, OPT_CHANNELS},
+    {"threads", 0, CLI_VALUE, OPT_THREADS},
+    {0},
+};
+
+static int parse_option(struct cli_args *p, int id, struct compare_args *a)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= 0.0 && v <= 1.0))
-        return false;
-    *out = v;
-    return true;
+    static const char *const channels[] = {"luma", "rgb", NULL};
+    struct rt_compare_options *o = &a->options;
+    int index = 0, rc = 0;
+    switch (id) {
+    case OPT_JSON: a->json = true; break;
+    case OPT_DIFF: a->diff_path = p->value; break;
+    case OPT_THRESHOLD: rc = cli_args_double(p, 0, 1, &o->threshold); break;
+    case OPT_TILE: rc = cli_args_double(p, 0, 1, &o->tile_threshold); break;
+    case OPT_COLOUR: rc = cli_args_double(p, 0, 1000, &o->delta_e_threshold); break;
+    case OPT_CHANNELS:
+        rc = cli_args_choice(p, channels, &index);
+        o->channels = index ? RT_SSIM_RGB : RT_SSIM_LUMA;
+        break;
+    case OPT_THREADS: rc = cli_args_u32(p, 1, 8, &o->threads); break;
+    }
+    return rc;
 }
 
-/* Returns the value of option NAME at argv[*i] ("--name V" or "--name=V"), or NULL. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+/* The same file, by name or by inode (a link, "./a.png"). */
+static bool same_file(const char *x, const char *y)
 {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n])
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static int parse_option(const struct rt_command *cmd, int argc, char **argv, int *i,
-                        struct compare_args *a)
-{
-    bool missing = false;
-    const char *v;
-    if (!strcmp(argv[*i], "--json")) {
-        a->json = true;
-    } else if ((v = option_value(argc, argv, i, "--diff", &missing))) {
-        a->diff_path = v;
-    } else if ((v = option_value(argc, argv, i, "--threshold", &missing))) {
-        if (!parse_unit(v, &a->options.threshold))
-            return cli_usage_error(cmd, "--threshold must be a number in 0..1, not '%s'", v);
-    } else if ((v = option_value(argc, argv, i, "--tile-threshold", &missing))) {
-        if (!parse_unit(v, &a->options.tile_threshold))
-            return cli_usage_error(cmd, "--tile-threshold must be a number in 0..1, not '%s'", v);
-    } else if ((v = option_value(argc, argv, i, "--channels", &missing))) {
-        if (strcmp(v, "luma") && strcmp(v, "rgb"))
-            return cli_usage_error(cmd, "--channels must be luma or rgb, not '%s'", v);
-        a->options.channels = strcmp(v, "rgb") ? RT_SSIM_LUMA : RT_SSIM_RGB;
-    } else if ((v = option_value(argc, argv, i, "--threads", &missing))) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (end == v || *end || n < 1 || n > 8)
-            return cli_usage_error(cmd, "--threads must be 1..8, not '%s'", v);
-        a->options.threads = (unsigned)n;
-    } else {
-        return missing ? cli_usage_error(cmd, "%s needs a value", argv[*i])
-                       : cli_usage_error(cmd, "unknown option '%s'", argv[*i]);
-    }
-    return 0;
+    if (!strcmp(x, y))
+        return true;
+    struct stat sx, sy;
+    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev &&
+           sx.st_ino == sy.st_ino;
 }
 
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
     const struct rt_command *cmd = cli_find_command("compare");
     int npaths = 0;
-    bool options_done = false;
+    struct cli_args p;
     rt_compare_options_init(&a->options);
-    for (int i = 1; i < argc; i++) {
-        if (!options_done && !strcmp(argv[i], "--")) {
-            options_done = true;
-        } else if (!options_done && argv[i][0] == '-' && argv[i][1]) {
-            int rc = parse_option(cmd, argc, argv, &i, a);
-            if (rc)
-                return rc;
-        } else if (npaths < 2) {
-            a->paths[npaths++] = argv[i];
-        } else {
-            return cli_usage_error(cmd, "too many arguments ('%s')", argv[i]);
-        }
+    cli_args_init(&p, cmd, argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        int rc = 0;
+        if (id == CLI_ARGS_STOP)
+            return p.result;
+        if (id == CLI_ARGS_POSITIONAL && npaths == 2)
+            return cli_usage_error(cmd, "too many arguments ('%s')", p.value);
+        if (id == CLI_ARGS_POSITIONAL)
+            a->paths[npaths++] = p.value;
+        else if ((rc = parse_option(&p, id, a)))
+            return rc;
     }
     if (npaths != 2)
         return cli_usage_error(cmd, "needs two images, GOLDEN.png and ACTUAL.png");
+    for (int i = 0; a->diff_path && i < 2; i++)
+        if (same_file(a->diff_path, a->paths[i]))
+            return cli_usage_error(cmd, "--diff %s would overwrite the %s image", a->diff_path,
+                                   i ? "actual" : "golden");
     a->options.want_diff = a->diff_path != NULL;
     return 0;
 }
@@ -139,7 +131,7 @@ int cmd_compare_run(int argc, char **argv)
     struct compare_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
+        return cli_exit_code(rc);
     struct rt_image golden, actual;
     rt_status st = rt_compare_read_pair(a.paths[0], a.paths[1], &golden, &actual);
     if (!rt_ok(&st))

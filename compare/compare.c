@@ -12,6 +12,7 @@ void rt_compare_options_init(struct rt_compare_options *options)
         .channels = RT_SSIM_LUMA,
         .threshold = RT_COMPARE_DEFAULT_THRESHOLD,
         .tile_threshold = RT_COMPARE_DEFAULT_TILE_THRESHOLD,
+        .delta_e_threshold = RT_COMPARE_DEFAULT_DELTA_E,
     };
 }
 
@@ -23,6 +24,9 @@ static rt_status check_inputs(const struct rt_image *golden, const struct rt_ima
     if (!unit_interval(o->threshold) || !unit_interval(o->tile_threshold))
         return rt_errorf(RT_ERR_USAGE, "thresholds must lie in 0..1 (got %g and %g)",
                          o->threshold, o->tile_threshold);
+    if (!(o->delta_e_threshold >= 0) || isinf(o->delta_e_threshold))
+        return rt_errorf(RT_ERR_USAGE, "the delta E threshold must be a number >= 0 (got %g)",
+                         o->delta_e_threshold);
     if (!golden->rgba || !actual->rgba || !golden->width || !golden->height ||
         !actual->width || !actual->height)
         return rt_errorf(RT_ERR_USAGE, "cannot compare an empty image");
@@ -59,13 +63,16 @@ rt_status rt_compare_images(const struct rt_image *golden, const struct rt_image
                                      .want_map = options->want_diff};
         RT_TRY(rt_ssim_compute(golden, actual, &so, &out->ssim));
         rt_status st = rt_pixel_metrics_compute(golden, actual, &out->pixels);
+        if (rt_ok(&st))
+            st = rt_colour_compute(golden, actual, &out->colour);
         if (!rt_ok(&st)) {
             rt_ssim_result_finish(&out->ssim);
             return st;
         }
     }
     bool fail = out->ssim.mean < options->threshold ||
-                out->ssim.min_tile < options->tile_threshold;
+                out->ssim.min_tile < options->tile_threshold ||
+                out->colour.max_delta_e > options->delta_e_threshold;
     out->verdict = fail ? RT_COMPARE_FAIL : RT_COMPARE_PASS;
     rt_status st = rt_ok_status();
     if (options->want_diff)
@@ -102,9 +109,9 @@ int rt_compare_format_line(const struct rt_compare_result *r, char *buf, size_t 
     else
         snprintf(psnr, sizeof psnr, "%.2f", r->pixels.psnr);
     return snprintf(buf, size,
-                    "ssim=%.6f min_tile_ssim=%.6f psnr=%s diff_pixels=%llu max_delta=%u "
-                    "width=%u height=%u result=%s",
-                    r->ssim.mean, r->ssim.min_tile, psnr, (unsigned long long)r->pixels.diff_pixels,
+                    "ssim=%.6f min_tile_ssim=%.6f delta_e=%.2f psnr=%s diff_pixels=%llu "
+                    "max_delta=%u width=%u height=%u result=%s",
+                    r->ssim.mean, r->ssim.min_tile, r->colour.max_delta_e, psnr, (unsigned long long)r->pixels.diff_pixels,
                     r->pixels.max_delta, r->width, r->height, verdict);
 }
 
@@ -122,9 +129,10 @@ int rt_compare_format_json(const struct rt_compare_result *r, char *buf, size_t 
     else
         snprintf(psnr, sizeof psnr, "%.2f", r->pixels.psnr);
     return snprintf(buf, size,
-                    "{\"ssim\":%.6f,\"min_tile_ssim\":%.6f,\"psnr\":%s,\"diff_pixels\":%llu,"
-                    "\"max_delta\":%u,\"width\":%u,\"height\":%u,\"result\":\"%s\"}",
-                    r->ssim.mean, r->ssim.min_tile, psnr, (unsigned long long)r->pixels.diff_pixels,
+                    "{\"ssim\":%.6f,\"min_tile_ssim\":%.6f,\"delta_e\":%.4f,\"psnr\":%s,"
+                    "\"diff_pixels\":%llu,\"max_delta\":%u,\"width\":%u,\"height\":%u,"
+                    "\"result\":\"%s\"}",
+                    r->ssim.mean, r->ssim.min_tile, r->colour.max_delta_e, psnr, (unsigned long long)r->pixels.diff_pixels,
                     r->pixels.max_delta, r->width, r->height, verdict);
 }
 

@@ -294,6 +294,7 @@ Test(compare, a_missing_object_fails_on_the_worst_tile_only)
     cr_assert_geq(r.ssim.tile_y + r.ssim.tile_h, 82);
     rt_compare_result_finish(&r);
     o.tile_threshold = 0.7;
+    o.delta_e_threshold = 10; /* the object's tile also changed colour (7.8) */
     compare_pair("missing_object", &o, &r);
     cr_assert_eq(r.verdict, RT_COMPARE_PASS);
     o.threshold = 0.9905;
@@ -379,14 +380,16 @@ Test(compare, line_and_json_carry_the_same_values)
     struct rt_compare_result r = {
         .verdict = RT_COMPARE_PASS, .width = 1280, .height = 720,
         .ssim = {.mean = 0.9987654, .min_tile = 0.9812341},
+        .colour = {.max_delta_e = 0.4234},
         .pixels = {.psnr = 45.671, .diff_pixels = 123, .max_delta = 17},
     };
     char buf[512];
     rt_compare_format_line(&r, buf, sizeof buf);
-    cr_assert_str_eq(buf, "ssim=0.998765 min_tile_ssim=0.981234 psnr=45.67 diff_pixels=123 "
-                          "max_delta=17 width=1280 height=720 result=pass");
+    cr_assert_str_eq(buf, "ssim=0.998765 min_tile_ssim=0.981234 delta_e=0.42 psnr=45.67 "
+                          "diff_pixels=123 max_delta=17 width=1280 height=720 result=pass");
     rt_compare_format_json(&r, buf, sizeof buf);
-    cr_assert_str_eq(buf, "{\"ssim\":0.998765,\"min_tile_ssim\":0.981234,\"psnr\":45.67,"
+    cr_assert_str_eq(buf, "{\"ssim\":0.998765,\"min_tile_ssim\":0.981234,\"delta_e\":0.4234,"
+                          "\"psnr\":45.67,"
                           "\"diff_pixels\":123,\"max_delta\":17,\"width\":1280,\"height\":720,"
                           "\"result\":\"pass\"}");
     r.pixels.psnr = INFINITY;
@@ -420,8 +423,8 @@ Test(cli, compare_prints_one_line_and_exits_by_verdict)
     char out[4096];
     cr_assert_eq(run_compare("ssim/identical_a.png ssim/identical_b.png", out, sizeof out), 0,
                  "%s", out);
-    cr_assert_str_eq(out, "ssim=1.000000 min_tile_ssim=1.000000 psnr=inf diff_pixels=0 "
-                          "max_delta=0 width=96 height=64 result=pass\n");
+    cr_assert_str_eq(out, "ssim=1.000000 min_tile_ssim=1.000000 delta_e=0.00 psnr=inf "
+                          "diff_pixels=0 max_delta=0 width=96 height=64 result=pass\n");
     cr_assert_eq(run_compare("ssim/noise_a.png ssim/noise_b.png", out, sizeof out), 1, "%s", out);
     cr_assert_not_null(strstr(out, "ssim=0.696455 "), "%s", out);
     cr_assert_not_null(strstr(out, " result=fail\n"), "%s", out);
@@ -449,6 +452,40 @@ Test(cli, compare_size_mismatch_bad_files_and_usage)
     cr_assert_eq(run_compare("--tile-threshold x a.png b.png", out, sizeof out), 2, "%s", out);
     cr_assert_eq(run_compare("only_one.png", out, sizeof out), 2, "%s", out);
     cr_assert_eq(run_compare("--bogus a.png b.png", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_compare("--colour-threshold -1 a.png b.png", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run_compare("--threads 99999999999999999999 a.png b.png", out, sizeof out), 2,
+                 "%s", out);
+}
+
+Test(cli, compare_fails_a_colour_change_by_default_and_its_threshold_moves)
+{
+    char out[4096];
+    /* colour_shift: luma SSIM 0.99987, but every pixel's colour moved */
+    cr_assert_eq(run_compare("ssim/colour_shift_a.png ssim/colour_shift_b.png", out, sizeof out),
+                 1, "%s", out);
+    cr_assert_not_null(strstr(out, " delta_e=8.70 "), "%s", out);
+    cr_assert_eq(run_compare("--colour-threshold 9 ssim/colour_shift_a.png "
+                             "ssim/colour_shift_b.png", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run_compare("--json ssim/colour_shift_a.png ssim/colour_shift_b.png", out,
+                             sizeof out), 1, "%s", out);
+    cr_assert_not_null(strstr(out, "\"delta_e\":8.70"), "%s", out);
+}
+
+Test(cli, compare_refuses_a_diff_path_that_is_an_input)
+{
+    char out[4096];
+    cr_assert_eq(run_compare("--diff ssim/noise_b.png ssim/noise_a.png ssim/noise_b.png", out,
+                             sizeof out), 2, "%s", out);
+    cr_assert_not_null(strstr(out, "--diff"), "%s", out);
+    cr_assert_eq(run_compare("--diff ./ssim/../ssim/noise_a.png ssim/noise_a.png "
+                             "ssim/noise_b.png", out, sizeof out), 2, "%s", out);
+    struct rt_image im;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/images/ssim/noise_a.png", env_or_fail("RT_TEST_DATA"));
+    rt_status st = rt_png_read_file(path, &im);
+    cr_assert(rt_ok(&st), "the golden was overwritten: %s", st.msg);
+    cr_assert_eq(im.width, 96);
+    rt_image_finish(&im);
 }
 
 Test(cli, compare_writes_the_diff_image_even_on_pass)
