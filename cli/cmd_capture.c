@@ -1,6 +1,5 @@
 /* cli/cmd_capture.c — `retrace capture`: run a program under the capture layer. */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -10,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
+#include "framelist.h"
 #include "settings.h"
 #include "trace.h"
 
@@ -56,36 +57,62 @@ static void set_flag(const char *var, const char *value)
     flag_env[i + 1] = value;
 }
 
-static int parse_flags(int argc, char **argv, const struct rt_command *self)
+/* Each flag, the variable it sets, and the values it takes (NULL: any). */
+static const struct capture_flag {
+    struct cli_option option;
+    const char *var;
+    const char *const *choices;
+} flags[] = {
+    {{"output", 'o', CLI_VALUE, 1}, "RETRACE_OUTPUT", NULL},
+    {{"compression", 0, CLI_VALUE, 2}, "RETRACE_COMPRESSION", (const char *const[]){"zstd", "none", NULL}},
+    {{"memory-tracking", 0, CLI_VALUE, 3}, "RETRACE_MEMORY_TRACKING",
+     (const char *const[]){"page-guard", "full", NULL}},
+    {{"frame-delimiter", 0, CLI_VALUE, 4}, "RETRACE_FRAME_DELIMITER",
+     (const char *const[]){"present", "submit", NULL}},
+    {{"screenshots", 0, CLI_VALUE, 5}, "RETRACE_SCREENSHOTS", NULL},
+    {{"screenshot-frames", 0, CLI_VALUE, 6}, "RETRACE_SCREENSHOT_FRAMES", NULL},
+};
+
+#define FLAG_COUNT (sizeof flags / sizeof flags[0])
+
+/* A flag's value, checked here so the error names the flag, not the variable. */
+static int check_flag(struct cli_args *p, const struct capture_flag *f)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"compression", required_argument, NULL, 'c'},
-        {"memory-tracking", required_argument, NULL, 'm'},
-        {"frame-delimiter", required_argument, NULL, 'f'},
-        {"screenshots", required_argument, NULL, 's'},
-        {"screenshot-frames", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    static const char *const vars[128] = {
-        ['o'] = "RETRACE_OUTPUT", ['c'] = "RETRACE_COMPRESSION",
-        ['m'] = "RETRACE_MEMORY_TRACKING", ['f'] = "RETRACE_FRAME_DELIMITER",
-        ['s'] = "RETRACE_SCREENSHOTS", ['S'] = "RETRACE_SCREENSHOT_FRAMES",
-    };
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
-        if (c == 'h') {
-            cmd_capture_usage(stdout);
-            return -1;
-        }
-        if (c == '?' || c == ':' || c < 0 || c >= 128 || !vars[c])
-            return cli_usage_error(self, "unknown or incomplete option '%s'", argv[optind - 1]);
-        set_flag(vars[c], optarg);
+    int index;
+    if (f->choices)
+        return cli_args_choice(p, f->choices, &index);
+    if (strcmp(f->var, "RETRACE_SCREENSHOT_FRAMES"))
+        return 0;
+    struct rt_frame_list list;
+    rt_status s = rt_frame_list_parse(p->value, &list);
+    if (!rt_ok(&s))
+        return cli_usage_error(p->cmd, "%s: %s", p->option, s.msg);
+    rt_frame_list_finish(&list);
+    return 0;
+}
+
+/* Options come before PROGRAM (its own flags are its own); *program_out is
+ * PROGRAM's index in argv. 0, CLI_HELP_SHOWN or an exit code. */
+static int parse_flags(int argc, char **argv, const struct rt_command *self, int *program_out)
+{
+    struct cli_option options[FLAG_COUNT + 1] = {{0}};
+    for (size_t i = 0; i < FLAG_COUNT; i++)
+        options[i] = flags[i].option;
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, options, CLI_ARGS_STOP_AT_POSITIONAL);
+    int id;
+    while ((id = cli_args_next(&p)) > 0) {
+        const struct capture_flag *f = &flags[id - 1];
+        int rc = check_flag(&p, f);
+        if (rc)
+            return rc;
+        set_flag(f->var, p.value);
     }
-    if (optind >= argc)
+    if (id == CLI_ARGS_STOP)
+        return p.result;
+    if (id != CLI_ARGS_POSITIONAL)
         return cli_usage_error(self, "no program to run (put it after --)");
+    *program_out = p.next - 1;
     return 0;
 }
 
@@ -228,10 +255,11 @@ int cmd_capture_run(int argc, char **argv)
 {
     const struct rt_command *self = cli_find_command("capture");
     memset(flag_env, 0, sizeof flag_env);
-    int rc = parse_flags(argc, argv, self);
+    int program_index = 0;
+    int rc = parse_flags(argc, argv, self, &program_index);
     if (rc)
-        return rc < 0 ? 0 : rc;
-    char **program = argv + optind;
+        return cli_exit_code(rc);
+    char **program = argv + program_index;
     struct rt_capture_settings settings;
     rt_status s = rt_capture_settings_load(flag_getenv, "app", &settings);
     if (!rt_ok(&s))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "replay.h"
 #include "trace.h"
@@ -356,25 +357,29 @@ static void print_json(const struct info *in)
 
 /* ------------------------------------------------------------------- main */
 
+/* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct info *in)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--check"))
+    enum { OPT_CHECK = 1, OPT_JSON };
+    static const struct cli_option options[] = {
+        {"check", 0, CLI_FLAG, OPT_CHECK}, {"json", 0, CLI_FLAG, OPT_JSON}, {0}};
+    const struct rt_command *self = cli_find_command("info");
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        if (id == CLI_ARGS_STOP)
+            return p.result;
+        if (id == OPT_CHECK)
             in->check = true;
-        else if (!strcmp(a, "--json"))
+        else if (id == OPT_JSON)
             in->json = true;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return -1;
-        else if (a[0] == '-' && a[1])
-            return cli_usage_error(cli_find_command("info"), "unknown option '%s'", a);
         else if (in->path)
-            return cli_usage_error(cli_find_command("info"), "more than one trace given");
+            return cli_usage_error(self, "more than one trace given");
         else
-            in->path = a;
+            in->path = p.value;
     }
     if (!in->path)
-        return cli_usage_error(cli_find_command("info"), "no trace given");
+        return cli_usage_error(self, "no trace given");
     return 0;
 }
 
@@ -382,12 +387,8 @@ int cmd_info_run(int argc, char **argv)
 {
     struct info in = {0};
     int rc = parse_args(argc, argv, &in);
-    if (rc < 0) {
-        cmd_info_usage(stdout);
-        return 0;
-    }
-    if (rc > 0)
-        return rc;
+    if (rc)
+        return cli_exit_code(rc);
     struct rt_trace_reader *r = NULL;
     in.status = rt_trace_reader_open(in.path, &r);
     if (rt_ok(&in.status))

@@ -1,12 +1,12 @@
 /* cli/cmd_replay.c — `retrace replay TRACE`: re-execute a trace headless. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "replay.h"
 #include "trace.h"
@@ -38,79 +38,62 @@ void cmd_replay_usage(FILE *out)
             "message names what is missing), 5 internal error\n");
 }
 
-static int parse_number(const struct rt_command *self, const char *flag, const char *text, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(text, &end, 10);
-    if (errno || *end || end == text || *out == 0)
-        return cli_usage_error(self, "%s needs a positive number, not '%s'", flag, text);
-    return 0;
-}
+enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
+       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW };
 
-static int parse_memory(const struct rt_command *self, const char *text, struct rt_replay_options *o)
-{
-    if (!strcmp(text, "auto"))
-        o->memory_mode = RT_REPLAY_MEMORY_AUTO;
-    else if (!strcmp(text, "direct"))
-        o->memory_mode = RT_REPLAY_MEMORY_DIRECT;
-    else if (!strcmp(text, "rebind"))
-        o->memory_mode = RT_REPLAY_MEMORY_REBIND;
-    else
-        return cli_usage_error(self, "--memory is auto, direct or rebind, not '%s'", text);
-    return 0;
-}
+static const struct cli_option options[] = {
+    {"device", 0, CLI_VALUE, OPT_DEVICE},       {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS},
+    {"frames", 0, CLI_VALUE, OPT_FRAMES},       {"end-frame", 0, CLI_VALUE, OPT_END_FRAME},
+    {"readbacks", 0, CLI_VALUE, OPT_READBACKS}, {"loop", 0, CLI_VALUE, OPT_LOOP},
+    {"validate", 0, CLI_FLAG, OPT_VALIDATE},    {"stats", 0, CLI_FLAG, OPT_STATS},
+    {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
+    {0},
+};
 
-static int parse_option(const struct rt_command *self, int c, struct rt_replay_options *o, const char **frames)
+static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o, const char **frames)
 {
-    uint64_t n;
-    switch (c) {
-    case 'd': o->device = optarg; return 0;
-    case 's': o->screenshot_dir = optarg; return 0;
-    case 'r': o->readback_dir = optarg; return 0;
-    case 'f': *frames = optarg; return 0;
-    case 'e': return parse_number(self, "--end-frame", optarg, &o->end_frame);
-    case 'l':
-        if (parse_number(self, "--loop", optarg, &n) || n > UINT32_MAX)
-            return RT_ERR_USAGE;
-        o->loop = (uint32_t)n;
-        return 0;
-    case 'v': o->validate = true; return 0;
-    case 'w': o->window = true; return 0;
-    case 't': o->stats = true; return 0;
-    case 'm': return parse_memory(self, optarg, o);
-    default: return cli_usage_error(self, "unknown option '%s'", optarg ? optarg : "");
+    static const char *const modes[] = {"auto", "direct", "rebind", NULL};
+    static const enum rt_replay_memory_mode mode_values[] = {
+        RT_REPLAY_MEMORY_AUTO, RT_REPLAY_MEMORY_DIRECT, RT_REPLAY_MEMORY_REBIND};
+    int index = 0, rc = 0;
+    switch (id) {
+    case OPT_DEVICE: o->device = p->value; break;
+    case OPT_SCREENSHOTS: o->screenshot_dir = p->value; break;
+    case OPT_READBACKS: o->readback_dir = p->value; break;
+    case OPT_FRAMES: *frames = p->value; break;
+    case OPT_END_FRAME: rc = cli_args_u64(p, 1, UINT64_MAX, &o->end_frame); break;
+    case OPT_LOOP: rc = cli_args_u32(p, 1, UINT32_MAX, &o->loop); break;
+    case OPT_VALIDATE: o->validate = true; break;
+    case OPT_WINDOW: o->window = true; break;
+    case OPT_STATS: o->stats = true; break;
+    case OPT_MEMORY:
+        if (!(rc = cli_args_choice(p, modes, &index)))
+            o->memory_mode = mode_values[index];
+        break;
     }
+    return rc;
 }
 
+/* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct rt_replay_options *o)
 {
-    static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'}, {"screenshots", required_argument, NULL, 's'},
-        {"frames", required_argument, NULL, 'f'}, {"end-frame", required_argument, NULL, 'e'},
-        {"readbacks", required_argument, NULL, 'r'},
-        {"loop", required_argument, NULL, 'l'}, {"validate", no_argument, NULL, 'v'},
-        {"stats", no_argument, NULL, 't'}, {"memory", required_argument, NULL, 'm'},
-        {"window", no_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'}, {0}};
     const struct rt_command *self = cli_find_command("replay");
     const char *frames = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (c == 'h') {
-            cmd_replay_usage(stdout);
-            return -1;
-        }
-        if (c == '?')
-            return cli_usage_error(self, "unknown or incomplete option '%s'", argv[optind - 1]);
-        int rc = parse_option(self, c, o, &frames);
-        if (rc)
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        int rc = 0;
+        if (id == CLI_ARGS_STOP)
+            return p.result;
+        if (id == CLI_ARGS_POSITIONAL && o->trace_path)
+            return cli_usage_error(self, "expected one TRACE, got '%s' too", p.value);
+        if (id == CLI_ARGS_POSITIONAL)
+            o->trace_path = p.value;
+        else if ((rc = parse_option(&p, id, o, &frames)))
             return rc;
     }
-    if (optind != argc - 1)
+    if (!o->trace_path)
         return cli_usage_error(self, "expected one TRACE");
-    o->trace_path = argv[optind];
     if (frames && !o->screenshot_dir)
         return cli_usage_error(self, "--frames needs --screenshots DIR");
     rt_status s = rt_frame_list_parse(frames ? frames : "1", &o->frames);

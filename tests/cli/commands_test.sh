@@ -51,7 +51,7 @@ check "replay: --frames past the end" 2 "names frame 50, past the last frame rep
 check "replay: a screenshot directory that is a file" 2 "is not a directory" -- "$retrace" replay --screenshots "$work/a-file" "$traces/vkcube.rtrace"
 check "replay: --loop names screenshots per pass" 0 "frame_000003_loop2.png" -- sh -c "\"\$0\" replay --loop 2 --screenshots \"\$1\" --frames 3 \"\$2\" && ls \"\$1\"" "$retrace" "$work/loop" "$traces/vkcube.rtrace"
 check "capture: no program" 2 "no program" -- "$retrace" capture -o "$work/x.rtrace"
-check "capture: bad setting" 2 "RETRACE_MEMORY_TRACKING" -- "$retrace" capture --memory-tracking shadow -- true
+check "capture: bad setting" 2 "--memory-tracking: expected page-guard or full" -- "$retrace" capture --memory-tracking shadow -- true
 check "capture: a program without Vulkan" 3 "wrote no trace" -- "$retrace" capture -o "$work/t.rtrace" -- true
 check "capture: a program that does not exist" 3 "wrote no trace" -- "$retrace" capture -o "$work/t.rtrace" -- "$work/nope"
 check "dump: first call" 0 "^0 vkCreateInstance(" -- "$retrace" dump --calls 0-0 "$traces/vkcube.rtrace"
