@@ -355,4 +355,80 @@ RT_MUST_CHECK rt_status rt_store_export_goldens(struct rt_store *store, const ch
 RT_MUST_CHECK rt_status rt_store_import_goldens(struct rt_store *store, const char *dir,
                                                 struct rt_store_io_counts *counts_out);
 
+
+/* ---- the dashboard's reads and writes (store_dashboard.c) --------------
+ * These answer with cJSON trees (the caller frees them with cJSON_Delete)
+ * shaped as the dashboard's JSON API (server/README.md): the queries are the
+ * store's, the JSON keys are the column names. A lookup of an unknown id is
+ * RT_OK with *json_out NULL, so the server can answer 404 without parsing a
+ * message. */
+
+struct cJSON;
+
+struct rt_dash_runs_query {
+    const char *label;  /* NULL = any */
+    const char *device; /* matches the device name or the device key; NULL = any */
+    const char *status; /* a run outcome ("failed") or a result status ("crash"); NULL = any */
+    uint32_t limit;     /* 1..500 */
+    uint32_t offset;
+};
+
+/** {"runs": [...], "total": N, "limit", "offset"}: newest first, each with its
+ * result counts by status ("approved" counts failures whose image became a
+ * golden) and "history", the outcomes of up to 10 earlier runs of the same
+ * label and device key. */
+RT_MUST_CHECK rt_status rt_store_dash_runs(struct rt_store *store,
+                                           const struct rt_dash_runs_query *query,
+                                           struct cJSON **json_out);
+
+/** One run with its counts and every result, failures first. */
+RT_MUST_CHECK rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id,
+                                          struct cJSON **json_out);
+
+/** One result with its run, the golden it was compared with and the goldens
+ * and expectation of its trace. */
+RT_MUST_CHECK rt_status rt_store_dash_result(struct rt_store *store, int64_t result_id,
+                                             struct cJSON **json_out);
+
+/** A trace's results over runs (oldest first), each with the run's device key;
+ * DEVICE_KEY NULL = every device. {"trace", "points": [...]}; NULL when the
+ * trace is unknown. */
+RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
+                                              const char *device_key, struct cJSON **json_out);
+
+/** Goldens without their bytes ({"goldens": [...]}); TRACE NULL = all. */
+RT_MUST_CHECK rt_status rt_store_dash_goldens(struct rt_store *store, const char *trace,
+                                              struct cJSON **json_out);
+
+/** Expectations ({"expectations": [...]}); TRACE NULL = all. */
+RT_MUST_CHECK rt_status rt_store_dash_expectations(struct rt_store *store, const char *trace,
+                                                   struct cJSON **json_out);
+
+enum rt_dash_image { RT_DASH_IMAGE_GOLDEN, RT_DASH_IMAGE_ACTUAL, RT_DASH_IMAGE_DIFF };
+
+/**
+ * A golden's or a result's PNG, malloc'd into *png_out (free() it), and its
+ * content hash (RT_STORE_HASH_HEX hex digits) into ETAG_OUT for HTTP caching.
+ * An unknown id, or a result without that image, is RT_OK with *png_out NULL.
+ */
+RT_MUST_CHECK rt_status rt_store_dash_image(struct rt_store *store, enum rt_dash_image which,
+                                            int64_t id, uint8_t **png_out, size_t *size_out,
+                                            char etag_out[RT_STORE_HASH_HEX + 1]);
+
+/**
+ * Stores result RESULT_ID's actual image as a golden with STATUS for its
+ * trace and frame (DEVICE_KEY NULL or "" = any device), or re-marks that
+ * golden when the same image is already stored: "approve" (accepted) and
+ * "mark known-bad" from the dashboard. *golden_id_out is 0 when the result
+ * is unknown; a result without an actual image is RT_ERR_BAD_INPUT.
+ */
+RT_MUST_CHECK rt_status rt_store_dash_review(struct rt_store *store, int64_t result_id,
+                                             const char *device_key, const char *approved_by,
+                                             enum rt_golden_status status,
+                                             int64_t *golden_id_out);
+
+/** True when S failed because another connection held the database locked
+ * beyond the busy timeout (worth retrying later, not bad input). */
+bool rt_store_status_busy(const rt_status *s);
+
 #endif

@@ -1,0 +1,145 @@
+/*
+ * server/api_read.c — GET /api/...: runs, one run, one result, a trace's
+ * history, goldens, expectations (server/README.md lists them). Each is one
+ * store call on the worker's own read connection.
+ */
+#include "server_internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_PAGE 50
+#define MAX_PAGE 500
+
+/* A number argument within 0..MAX (DEFAULT when absent); false when malformed. */
+static bool number_arg(struct rt_request *req, const char *name, uint32_t def, uint32_t max,
+                       uint32_t *out)
+{
+    const char *text = rt_http_arg(req, name);
+    *out = def;
+    if (!text)
+        return true;
+    char *end = NULL;
+    unsigned long value = strtoul(text, &end, 10);
+    if (*end || text[0] == '-' || text[0] == '+' || value > max)
+        return false;
+    *out = (uint32_t)value;
+    return true;
+}
+
+typedef rt_status (*read_fn)(struct rt_store *store, struct rt_request *req, const void *arg,
+                             cJSON **json_out);
+
+/* Runs FN on the worker's connection: 200 with its JSON, 404 when it found nothing. */
+static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *arg,
+                              const char *what)
+{
+    struct rt_store *store = NULL;
+    rt_status s = rt_server_reader(req->server, &store);
+    cJSON *json = NULL;
+    if (rt_ok(&s))
+        s = fn(store, req, arg, &json);
+    if (!rt_ok(&s))
+        return rt_http_store_error(req, &s);
+    if (!json)
+        return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such %s", what);
+    return rt_http_json(req, MHD_HTTP_OK, json);
+}
+
+static rt_status read_runs(struct rt_store *store, struct rt_request *req, const void *arg,
+                           cJSON **json_out)
+{
+    (void)req;
+    return rt_store_dash_runs(store, arg, json_out);
+}
+
+static rt_status read_run(struct rt_store *store, struct rt_request *req, const void *arg,
+                          cJSON **json_out)
+{
+    (void)req;
+    return rt_store_dash_run(store, *(const int64_t *)arg, json_out);
+}
+
+static rt_status read_result(struct rt_store *store, struct rt_request *req, const void *arg,
+                             cJSON **json_out)
+{
+    (void)req;
+    return rt_store_dash_result(store, *(const int64_t *)arg, json_out);
+}
+
+static rt_status read_history(struct rt_store *store, struct rt_request *req, const void *arg,
+                              cJSON **json_out)
+{
+    return rt_store_dash_history(store, arg, rt_http_arg(req, "device"), json_out);
+}
+
+static rt_status read_goldens(struct rt_store *store, struct rt_request *req, const void *arg,
+                              cJSON **json_out)
+{
+    (void)arg;
+    return rt_store_dash_goldens(store, rt_http_arg(req, "trace"), json_out);
+}
+
+static rt_status read_expectations(struct rt_store *store, struct rt_request *req,
+                                   const void *arg, cJSON **json_out)
+{
+    (void)arg;
+    return rt_store_dash_expectations(store, rt_http_arg(req, "trace"), json_out);
+}
+
+static rt_status read_health(struct rt_store *store, struct rt_request *req, const void *arg,
+                             cJSON **json_out)
+{
+    (void)store, (void)arg;
+    *json_out = cJSON_CreateObject();
+    if (!*json_out || !cJSON_AddBoolToObject(*json_out, "ok", 1) ||
+        !cJSON_AddStringToObject(*json_out, "version", RT_VERSION) ||
+        !cJSON_AddBoolToObject(*json_out, "writable", req->server->token_len > 0))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    return rt_ok_status();
+}
+
+static enum MHD_Result runs_list(struct rt_request *req)
+{
+    struct rt_dash_runs_query q = {.label = rt_http_arg(req, "label"),
+                                   .device = rt_http_arg(req, "device"),
+                                   .status = rt_http_arg(req, "status")};
+    if (!number_arg(req, "limit", DEFAULT_PAGE, MAX_PAGE, &q.limit) || q.limit == 0 ||
+        !number_arg(req, "offset", 0, 1000000000u, &q.offset))
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST,
+                             "limit must be 1..%d and offset a number", MAX_PAGE);
+    return answer(req, read_runs, &q, "runs");
+}
+
+static enum MHD_Result by_id(struct rt_request *req, const char *text, read_fn fn,
+                             const char *what)
+{
+    int64_t id = 0;
+    if (!rt_http_parse_id(text, &id))
+        return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such %s: '%s'", what, text);
+    return answer(req, fn, &id, what);
+}
+
+bool rt_api_read(struct rt_request *req, char **seg, int count, enum MHD_Result *result)
+{
+    if (count == 1 && !strcmp(seg[0], "runs"))
+        *result = runs_list(req);
+    else if (count == 2 && !strcmp(seg[0], "runs"))
+        *result = by_id(req, seg[1], read_run, "run");
+    else if (count == 2 && !strcmp(seg[0], "results"))
+        *result = by_id(req, seg[1], read_result, "result");
+    else if (count == 1 && !strcmp(seg[0], "history")) {
+        const char *trace = rt_http_arg(req, "trace");
+        *result = trace ? answer(req, read_history, trace, "trace")
+                        : rt_http_error(req, MHD_HTTP_BAD_REQUEST, "history needs ?trace=NAME");
+    } else if (count == 1 && !strcmp(seg[0], "goldens"))
+        *result = answer(req, read_goldens, NULL, "goldens");
+    else if (count == 1 && !strcmp(seg[0], "expectations"))
+        *result = answer(req, read_expectations, NULL, "expectations");
+    else if (count == 1 && !strcmp(seg[0], "health"))
+        *result = answer(req, read_health, NULL, "health");
+    else
+        return false;
+    return true;
+}

@@ -1,0 +1,92 @@
+/*
+ * server/http.c — building answers: JSON bodies, JSON errors, the headers
+ * every answer carries, query arguments and ids.
+ */
+#include "server_internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rt_http_common_headers(struct MHD_Response *response)
+{
+    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(response, "X-Frame-Options", "DENY");
+    MHD_add_response_header(response, "Referrer-Policy", "no-referrer");
+}
+
+static enum MHD_Result send_json_text(struct rt_request *req, unsigned status, char *text)
+{
+    if (!text)
+        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (!response) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "application/json; charset=utf-8");
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    rt_http_common_headers(response);
+    enum MHD_Result result = MHD_queue_response(req->conn, status, response);
+    MHD_destroy_response(response);
+    if (status >= 500)
+        fprintf(stderr, "retrace serve: %s %s -> %u\n", req->method, req->url, status);
+    return result;
+}
+
+enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, cJSON *json)
+{
+    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    return send_json_text(req, status, text);
+}
+
+enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    cJSON *json = cJSON_CreateObject();
+    if (json && !cJSON_AddStringToObject(json, "error", message)) {
+        cJSON_Delete(json);
+        json = NULL;
+    }
+    if (status >= 500)
+        fprintf(stderr, "retrace serve: %s\n", message);
+    return rt_http_json(req, status, json);
+}
+
+enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s)
+{
+    if (rt_store_status_busy(s))
+        return rt_http_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "%s (retry later)", s->msg);
+    if (s->code == RT_ERR_BAD_INPUT || s->code == RT_ERR_USAGE)
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "%s", s->msg);
+    return rt_http_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", s->msg);
+}
+
+const char *rt_http_arg(struct rt_request *req, const char *name)
+{
+    const char *value = MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+    return value && *value ? value : NULL;
+}
+
+bool rt_http_parse_id(const char *text, int64_t *id_out)
+{
+    if (!text || !*text || strlen(text) > 15)
+        return false;
+    int64_t value = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return false;
+        value = value * 10 + (*p - '0');
+    }
+    *id_out = value;
+    return value > 0;
+}

@@ -1,0 +1,118 @@
+/*
+ * server/server_internal.h — what the server's own files share: the server
+ * and request structs, response helpers and the store connections. Nothing
+ * outside server/ includes it.
+ */
+#ifndef RT_SERVER_INTERNAL_H
+#define RT_SERVER_INTERNAL_H
+
+#include "server.h"
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "store.h"
+
+struct cJSON;
+
+#define RT_SERVER_TOKEN_MAX 512
+
+struct rt_server {
+    struct rt_server_options options; /* strings below are our own copies */
+    char *db_path;
+    char *web_root;  /* realpath of the web root, NULL = API only */
+    char token[RT_SERVER_TOKEN_MAX];
+    size_t token_len; /* 0 = writes refused */
+    struct MHD_Daemon *daemon;
+    int listen_fd;
+    uint16_t port;
+    char url[96];
+
+    pthread_mutex_t write_lock; /* serialises every write through WRITER */
+    struct rt_store *writer;
+
+    pthread_mutex_t readers_lock; /* guards the list of per-worker read connections */
+    struct rt_store **readers;
+    size_t reader_count, reader_capacity;
+};
+
+/** One HTTP request: its body is gathered here across libmicrohttpd's calls. */
+struct rt_request {
+    struct rt_server *server;
+    struct MHD_Connection *conn;
+    const char *url, *method;
+    char *body; /* NUL-terminated once complete */
+    size_t body_size;
+    bool too_large;
+    bool answered; /* a response was queued early (too large) */
+};
+
+/* ---- responses (http.c) ------------------------------------------------ */
+
+/** Sends JSON (taking ownership of it) with STATUS and `Cache-Control: no-cache`. */
+enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, struct cJSON *json);
+
+/** Sends {"error": MESSAGE} with STATUS (a 4xx or 5xx). */
+enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** The answer for a store error: 503 when busy, 400 bad input, else 500. */
+enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s);
+
+/** Adds the headers every answer carries (nosniff, no framing, no referrer). */
+void rt_http_common_headers(struct MHD_Response *response);
+
+/** A query-string argument, NULL when absent or empty. */
+const char *rt_http_arg(struct rt_request *req, const char *name);
+
+/** Parses a positive decimal id (no sign, no spaces, < 2^53); false otherwise. */
+bool rt_http_parse_id(const char *text, int64_t *id_out);
+
+/* ---- store connections (db.c) ------------------------------------------ */
+
+/** The calling worker thread's read-only connection, opened on first use. */
+RT_MUST_CHECK rt_status rt_server_reader(struct rt_server *server, struct rt_store **store_out);
+
+/** Closes every read connection (after the workers have stopped). */
+void rt_server_close_readers(struct rt_server *server);
+
+/* ---- handlers ---------------------------------------------------------- */
+
+/** Routes a complete request to the API or the static files. */
+enum MHD_Result rt_server_route(struct rt_request *req);
+
+/** GET /api/... (api_read.c). False when PATH is no read route. */
+bool rt_api_read(struct rt_request *req, char **segments, int count, enum MHD_Result *result);
+
+/** GET /api/images/... (api_images.c). */
+enum MHD_Result rt_api_image(struct rt_request *req, char **segments, int count);
+
+/** POST /api/... (api_write.c): checks the token first. */
+enum MHD_Result rt_api_write(struct rt_request *req, char **segments, int count);
+
+/** POST /api/runs (api_upload.c): BODY is the parsed upload of docs/FORMATS.md §2. */
+enum MHD_Result rt_api_upload(struct rt_request *req, struct cJSON *body);
+
+typedef rt_status (*rt_server_write_fn)(struct rt_store *store, void *ctx);
+
+/** Runs FN on the write connection under the write lock, retrying while busy. */
+RT_MUST_CHECK rt_status rt_server_write(struct rt_server *server, rt_server_write_fn fn,
+                                        void *ctx);
+
+/** GET of a file under the web root (static.c). */
+enum MHD_Result rt_static_serve(struct rt_request *req);
+
+/* ---- tokens (auth.c) ---------------------------------------------------- */
+
+/** Reads the token file into SERVER (trailing white space dropped). */
+RT_MUST_CHECK rt_status rt_auth_load(struct rt_server *server, const char *path);
+
+/** True when the request carries `Authorization: Bearer <the token>`. */
+bool rt_auth_check(struct rt_request *req);
+
+/** Compares two byte strings in time that depends only on EXPECTED_LEN. */
+bool rt_auth_equal(const char *given, size_t given_len, const char *expected,
+                   size_t expected_len);
+
+#endif
