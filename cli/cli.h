@@ -58,5 +58,6 @@ CLI_DECLARE(compare);
 CLI_DECLARE(golden);
 CLI_DECLARE(capture);
 CLI_DECLARE(replay);
+CLI_DECLARE(serve);
 
 #endif

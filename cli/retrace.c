@@ -18,6 +18,8 @@ static const struct rt_command commands[] = {
      cmd_compare_usage, cmd_compare_run},
     {"golden", "manage golden images in the SQLite store", cmd_golden_usage,
      cmd_golden_run},
+    {"serve", "the dashboard: runs, diffs, history and approvals over HTTP", cmd_serve_usage,
+     cmd_serve_run},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -192,13 +192,13 @@ static rt_status start_daemon(struct rt_server *server)
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
             (strchr(server->url, '[') ? MHD_USE_IPv6 : 0),
         0, NULL, NULL, on_request, server,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, server,
         MHD_OPTION_LISTEN_SOCKET, server->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, server,
         MHD_OPTION_END);
     if (!server->daemon)
         return rt_errorf(RT_ERR_INTERNAL, "libmicrohttpd could not start on %s", server->url);

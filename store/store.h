@@ -427,6 +427,16 @@ RT_MUST_CHECK rt_status rt_store_dash_review(struct rt_store *store, int64_t res
                                              enum rt_golden_status status,
                                              int64_t *golden_id_out);
 
+/**
+ * Records a run upload (docs/FORMATS.md section 2, parsed: a cJSON object) in
+ * ONE transaction. Idempotent by run.id: a run already recorded with that id
+ * sets *duplicate_out and changes nothing. A malformed upload (a missing or
+ * mistyped key, a bad UUID, an image that is not base64 PNG) is
+ * RT_ERR_BAD_INPUT naming the field, and nothing is recorded.
+ */
+RT_MUST_CHECK rt_status rt_store_upload_import(struct rt_store *store, const struct cJSON *upload,
+                                               int64_t *run_id_out, bool *duplicate_out);
+
 /** True when S failed because another connection held the database locked
  * beyond the busy timeout (worth retrying later, not bad input). */
 bool rt_store_status_busy(const rt_status *s);

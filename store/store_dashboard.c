@@ -9,6 +9,7 @@
 #include "store_internal.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <string.h>
 
 #define HISTORY_LENGTH 10
@@ -120,7 +121,8 @@ static rt_status out_of_memory(cJSON *json)
 
 #define RUN_COLUMNS                                                                    \
     "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver," \
-    " u.device_key, u.workarounds, u.delays, u.version, u.label, u.shard"
+    " u.device_key, u.workarounds, u.delays, u.version AS retrace_version, u.label, u.shard," \
+    " u.uuid, u.configurations AS configurations_json"
 #define RUNS_MATCHING                                                                   \
     " FROM runs u WHERE (?1 IS NULL OR u.label = ?1)"                                   \
     " AND (?2 IS NULL OR u.device = ?2 OR u.device_key = ?2)"                           \
@@ -302,12 +304,13 @@ rt_status rt_store_dash_runs(struct rt_store *store, const struct rt_dash_runs_q
     " r.psnr, r.threshold, r.diff_pixels, r.max_diff, r.replay_ms, r.attempts,"          \
     " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
     " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
-    " g.status AS review"                                                                \
+    " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash"
+#define RESULT_FROM                                                                      \
     " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
     " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"
 
 static const char sql_run_results[] =
-    RESULT_COLUMNS " WHERE r.run_id = ?1"
+    RESULT_COLUMNS RESULT_FROM " WHERE r.run_id = ?1"
     " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2"
     " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"
     " t.name, r.frame, r.id";
@@ -352,7 +355,8 @@ rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id, cJSON **json
 
 /* ---- one result ----------------------------------------------------------- */
 
-static const char sql_result_one[] = RESULT_COLUMNS " WHERE r.id = ?1";
+static const char sql_result_one[] =
+    RESULT_COLUMNS ", r.report AS report_json" RESULT_FROM " WHERE r.id = ?1";
 #define GOLDEN_COLUMNS                                                                  \
     "SELECT g.id, t.name AS trace, g.frame, g.device_key, g.status, g.hash, g.size,"   \
     " g.width, g.height, g.approved_by, g.from_result, g.created_at"                   \
@@ -423,7 +427,7 @@ static const char sql_trace_exists[] = "SELECT id FROM traces WHERE name = ?1";
 static const char sql_history[] =
     "SELECT u.id AS run_id, u.started_at, u.label, u.device,"
     " coalesce(u.device_key, '') AS device_key, r.id AS result_id, r.frame, r.status,"
-    " r.ssim, r.ssim_worst_tile, r.threshold"
+    " r.ssim, r.ssim_worst_tile, r.threshold, r.tile_threshold, r.configuration"
     " FROM results r JOIN runs u ON u.id = r.run_id"
     " WHERE r.trace_id = ?1 AND (?2 IS NULL OR u.device_key = ?2)"
     " ORDER BY u.id, r.frame LIMIT 10000";

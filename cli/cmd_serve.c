@@ -1,0 +1,122 @@
+/* cli/cmd_serve.c — `retrace serve`: the dashboard (server/) until SIGINT or SIGTERM. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "args.h"
+#include "cli.h"
+#include "server.h"
+
+void cmd_serve_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace serve [--db DB] [--listen ADDR] [--token-file FILE] [--web DIR]\n"
+            "                     [--threads N] [--max-connections N] [--timeout SECONDS]\n"
+            "                     [--max-body BYTES]\n"
+            "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
+            "API over the golden store DB (default $RETRACE_DB; created when missing), and\n"
+            "prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n"
+            "  --listen ADDR       HOST:PORT, [IPV6]:PORT or PORT (default 127.0.0.1:8470;\n"
+            "                      only loopback unless you say otherwise; port 0 = any free)\n"
+            "  --token-file FILE   the bearer token that writes (upload, approve, known-bad)\n"
+            "                      need; without it the server is read-only\n"
+            "  --web DIR           the pages (default $RETRACE_WEB_DIR, else the source tree's\n"
+            "                      or the installed web/)\n"
+            "  --threads N         worker threads, each with its own read connection (4)\n"
+            "  --max-connections N open connections at once; more are refused (64)\n"
+            "  --timeout SECONDS   an idle connection is closed after this long (15)\n"
+            "  --max-body BYTES    largest request body (67108864, as docs/FORMATS.md says)\n"
+            "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
+            "5 the address is taken\n");
+}
+
+enum { OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY };
+
+static const struct cli_option options[] = {
+    {"db", 0, CLI_VALUE, OPT_DB},
+    {"listen", 0, CLI_VALUE, OPT_LISTEN},
+    {"token-file", 0, CLI_VALUE, OPT_TOKEN},
+    {"web", 0, CLI_VALUE, OPT_WEB},
+    {"threads", 0, CLI_VALUE, OPT_THREADS},
+    {"max-connections", 0, CLI_VALUE, OPT_CONNS},
+    {"timeout", 0, CLI_VALUE, OPT_TIMEOUT},
+    {"max-body", 0, CLI_VALUE, OPT_BODY},
+    {0},
+};
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The pages: $RETRACE_WEB_DIR, else the source tree's web/ (a build run in
+ * place), else the installed copy. */
+static const char *default_web_root(void)
+{
+    const char *env = getenv("RETRACE_WEB_DIR");
+    if (env && *env)
+        return env;
+    return is_dir(RT_WEB_SOURCE_DIR) ? RT_WEB_SOURCE_DIR : RT_WEB_INSTALL_DIR;
+}
+
+static int parse(int argc, char **argv, struct rt_server_options *o)
+{
+    struct cli_args p;
+    cli_args_init(&p, cli_find_command("serve"), argc, argv, options, 0);
+    uint32_t u32 = 0;
+    uint64_t u64 = 0;
+    int rc = 0;
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END && !rc;) {
+        switch (id) {
+        case CLI_ARGS_STOP: return p.result;
+        case CLI_ARGS_POSITIONAL:
+            return cli_usage_error(p.cmd, "unexpected argument '%s'", p.value);
+        case OPT_DB: o->db_path = p.value; break;
+        case OPT_LISTEN: o->listen = p.value; break;
+        case OPT_TOKEN: o->token_file = p.value; break;
+        case OPT_WEB: o->web_root = p.value; break;
+        case OPT_THREADS: rc = cli_args_u32(&p, 1, 256, &u32), o->threads = u32; break;
+        case OPT_CONNS: rc = cli_args_u32(&p, 1, 100000, &u32), o->max_connections = u32; break;
+        case OPT_TIMEOUT: rc = cli_args_u32(&p, 1, 86400, &u32), o->timeout_s = u32; break;
+        case OPT_BODY: rc = cli_args_u64(&p, 1, (uint64_t)1 << 32, &u64), o->max_body = u64; break;
+        }
+    }
+    if (!rc && !o->db_path)
+        return cli_usage_error(p.cmd, "no database: give --db DB or set RETRACE_DB");
+    return rc;
+}
+
+int cmd_serve_run(int argc, char **argv)
+{
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.db_path = getenv("RETRACE_DB");
+    o.web_root = default_web_root();
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return cli_exit_code(rc);
+    /* Block the stop signals before the workers start, so they inherit the
+     * mask and only this thread receives them, in sigwait. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct rt_server *server = NULL;
+    rt_status s = rt_server_start(&o, &server);
+    if (!rt_ok(&s))
+        return cli_fail(s);
+    printf("retrace serve: dashboard at %s (store %s%s)\n", rt_server_url(server), o.db_path,
+           o.token_file ? "" : "; read-only: no --token-file");
+    fflush(stdout);
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0 && errno == EINTR)
+        ;
+    fprintf(stderr, "retrace serve: %s, stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+    rt_server_stop(server);
+    return 0;
+}
