@@ -5,6 +5,7 @@
 #include "server_internal.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #define DEFAULT_LISTEN "127.0.0.1:8470"
+#define CONNECTION_SLACK 64 /* libmicrohttpd's limit over ours: see on_accept */
 
 void rt_server_options_init(struct rt_server_options *options)
 {
@@ -176,6 +178,49 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+/* Admission: connections over the limit are closed at once rather than left
+ * waiting in the kernel's backlog (libmicrohttpd's own limit, set higher,
+ * stops accepting instead). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    (void)addr, (void)len;
+    struct rt_server *server = cls;
+    return atomic_load(&server->open_connections) < (int)server->options.max_connections
+               ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)conn, (void)socket_context;
+    struct rt_server *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED)
+        atomic_fetch_add(&server->open_connections, 1);
+    else
+        atomic_fetch_sub(&server->open_connections, 1);
+}
+
+/* %XX decoding for the path and query, except %00: a NUL would cut the path
+ * short ("/index.html%00.png"), so it stays as the three characters, which
+ * no static path or id accepts. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls, (void)conn;
+    char *out = s;
+    for (const char *in = s; *in; in++) {
+        unsigned value;
+        if (in[0] == '%' && isxdigit((unsigned char)in[1]) && isxdigit((unsigned char)in[2]) &&
+            sscanf(in + 1, "%2x", &value) == 1 && value != 0) {
+            *out++ = (char)value;
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -191,11 +236,13 @@ static rt_status start_daemon(struct rt_server *server)
     server->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
             (strchr(server->url, '[') ? MHD_USE_IPv6 : 0),
-        0, NULL, NULL, on_request, server,
+        0, on_accept, server, on_request, server,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, server,
         MHD_OPTION_LISTEN_SOCKET, server->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections + CONNECTION_SLACK,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, server,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,

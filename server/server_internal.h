@@ -10,6 +10,7 @@
 
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "store.h"
@@ -28,6 +29,7 @@ struct rt_server {
     int listen_fd;
     uint16_t port;
     char url[96];
+    atomic_int open_connections;
 
     pthread_mutex_t write_lock; /* serialises every write through WRITER */
     struct rt_store *writer;

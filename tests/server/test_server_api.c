@@ -1,0 +1,342 @@
+/*
+ * tests/server/test_server_api.c — the dashboard's JSON API against a server
+ * on a free port over a test store: reads, filters, paging, images and their
+ * caching, the run upload (idempotent), approve and known-bad, tokens.
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture.h"
+
+static struct fixture f;
+
+static void setup(void)
+{
+    fixture_make(&f);
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.threads = 2;
+    o.token_file = f.token_file;
+    fixture_start(&f, &o);
+}
+
+static void teardown(void) { fixture_finish(&f); }
+
+TestSuite(api, .init = setup, .fini = teardown, .timeout = 60);
+
+/* GET PATH, expecting STATUS; returns the parsed body (caller deletes). */
+static cJSON *get_json(const char *path, int status)
+{
+    struct http_response r;
+    http_request(&f, "GET", path, NULL, NULL, &r);
+    cr_assert_eq(r.status, status, "GET %s: %d, expected %d: %s", path, r.status, status, r.body);
+    cr_assert(http_header(&r, "Content-Type") &&
+              strstr(http_header(&r, "Content-Type"), "application/json"));
+    cJSON *json = cJSON_Parse(r.body);
+    cr_assert(json, "GET %s: not JSON: %s", path, r.body);
+    http_response_finish(&r);
+    return json;
+}
+
+static double num(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert(cJSON_IsNumber(item), "no number %s", key);
+    return item->valuedouble;
+}
+
+static const char *str(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert(cJSON_IsString(item), "no string %s", key);
+    return item->valuestring;
+}
+
+static const cJSON *at(const cJSON *obj, const char *key, int index)
+{
+    const cJSON *item = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, key), index);
+    cr_assert(item, "no %s[%d]", key, index);
+    return item;
+}
+
+static int post(const char *path, const char *token, const char *body, cJSON **json_out)
+{
+    char header[256] = "";
+    if (token)
+        snprintf(header, sizeof header, "Authorization: Bearer %s\r\n", token);
+    struct http_response r;
+    http_request(&f, "POST", path, header, body, &r);
+    if (json_out)
+        *json_out = cJSON_Parse(r.body);
+    int status = r.status;
+    http_response_finish(&r);
+    return status;
+}
+
+Test(api, runs_newest_first_with_counts_and_history)
+{
+    cJSON *json = get_json("/api/runs", 200);
+    cr_assert_eq(num(json, "total"), 3);
+    const cJSON *newest_nightly = at(json, "runs", 1);
+    cr_assert_eq(num(newest_nightly, "id"), f.newest_run);
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(newest_nightly, "counts");
+    cr_assert_eq(num(counts, "fail"), 1);
+    cr_assert_eq(num(counts, "pass"), 1);
+    cr_assert_eq(num(counts, "approved"), 0);
+    /* history: runs of the same label and device key only (here: itself) */
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(newest_nightly, "history")), 1);
+    cJSON_Delete(json);
+}
+
+Test(api, runs_filtered_and_paged)
+{
+    cJSON *json = get_json("/api/runs?label=nightly", 200);
+    cr_assert_eq(num(json, "total"), 2);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?device=10de:2335/580", 200);
+    cr_assert_eq(num(json, "total"), 1);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?device=llvmpipe&label=ci", 200);
+    cr_assert_eq(num(json, "total"), 1);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?status=fail", 200); /* a result status */
+    cr_assert_eq(num(json, "total"), 1);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?status=passed", 200); /* a run outcome */
+    cr_assert_eq(num(json, "total"), 2);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?limit=1&offset=2", 200);
+    cr_assert_eq(num(json, "total"), 3);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "runs")), 1);
+    cr_assert_eq(num(at(json, "runs", 0), "id"), f.older_run);
+    cJSON_Delete(json);
+    cJSON_Delete(get_json("/api/runs?limit=0", 400));
+    cJSON_Delete(get_json("/api/runs?limit=-1", 400));
+    cJSON_Delete(get_json("/api/runs?offset=x", 400));
+    /* a quote in a filter is a value, never SQL */
+    json = get_json("/api/runs?label=x%27%20OR%20%271%27=%271", 200);
+    cr_assert_eq(num(json, "total"), 0);
+    cJSON_Delete(json);
+}
+
+Test(api, run_failures_first_and_unknown_ids)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long)f.newest_run);
+    cJSON *json = get_json(path, 200);
+    cr_assert_str_eq(str(at(json, "results", 0), "status"), "fail");
+    cr_assert_str_eq(str(at(json, "results", 1), "status"), "pass");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(at(json, "results", 0), "has_diff")));
+    cJSON_Delete(json);
+    cJSON_Delete(get_json("/api/runs/999999", 404));
+    cJSON_Delete(get_json("/api/runs/abc", 404));
+    cJSON_Delete(get_json("/api/runs/-1", 404));
+    cJSON_Delete(get_json("/api/results/999999", 404));
+    cJSON_Delete(get_json("/api/nothing", 404));
+}
+
+Test(api, result_with_its_run_goldens_and_expectations)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/results/%lld", (long long)f.failing_result);
+    cJSON *json = get_json(path, 200);
+    cr_assert_str_eq(str(json, "trace"), "cube");
+    cr_assert_eq(num(json, "ssim_worst_tile"), 0.1);
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(json, "run"), "id"), f.newest_run);
+    cr_assert_eq(num(at(json, "goldens", 0), "id"), f.golden);
+    cr_assert_str_eq(str(at(json, "expectations", 0), "kind"), "flaky");
+    cJSON_Delete(json);
+}
+
+Test(api, history_goldens_expectations)
+{
+    cJSON *json = get_json("/api/history?trace=cube", 200);
+    cJSON *points = cJSON_GetObjectItemCaseSensitive(json, "points");
+    cr_assert_eq(cJSON_GetArraySize(points), 3);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(points, 0), "device_key"), "10005:0000/1");
+    cJSON_Delete(json);
+    json = get_json("/api/history?trace=cube&device=10de:2335/580", 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "points")), 2);
+    cJSON_Delete(json);
+    cJSON_Delete(get_json("/api/history?trace=nope", 404));
+    cJSON_Delete(get_json("/api/history", 400));
+    json = get_json("/api/goldens?trace=cube", 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "goldens")), 1);
+    cJSON_Delete(json);
+    json = get_json("/api/expectations", 200);
+    cr_assert_str_eq(str(at(json, "expectations", 0), "note"), "sometimes");
+    cJSON_Delete(json);
+}
+
+Test(api, images_carry_etags_and_revalidate)
+{
+    char path[80], header[128];
+    snprintf(path, sizeof path, "/api/images/result/%lld/diff", (long long)f.failing_result);
+    struct http_response r;
+    http_request(&f, "GET", path, NULL, NULL, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(http_header(&r, "Content-Type"), "image/png");
+    cr_assert(!memcmp(r.body, "\x89PNG", 4));
+    cr_assert(strstr(http_header(&r, "Cache-Control"), "max-age"));
+    snprintf(header, sizeof header, "If-None-Match: %s\r\n", http_header(&r, "ETag"));
+    http_response_finish(&r);
+    http_request(&f, "GET", path, header, NULL, &r);
+    cr_assert_eq(r.status, 304);
+    cr_assert_eq(r.body_size, 0);
+    http_response_finish(&r);
+    snprintf(path, sizeof path, "/api/images/golden/%lld", (long long)f.golden);
+    http_request(&f, "GET", path, NULL, NULL, &r);
+    cr_assert_eq(r.status, 200);
+    http_response_finish(&r);
+    snprintf(path, sizeof path, "/api/images/result/%lld/actual", (long long)f.passing_result);
+    cJSON_Delete(get_json(path, 404)); /* passes keep no image */
+    cJSON_Delete(get_json("/api/images/golden/424242", 404));
+    cJSON_Delete(get_json("/api/images/result/1/other", 404));
+}
+
+static const char upload[] =
+    "{\"format\":\"retrace-run\",\"version\":1,\"run\":{\"id\":"
+    "\"8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11\",\"label\":\"nightly\",\"shard\":\"1/2\","
+    "\"host\":\"farm-07\",\"device\":\"NVIDIA H200\",\"device_key\":\"10de:2335/580\","
+    "\"started_at\":\"2026-11-30T02:00:00Z\",\"finished_at\":\"2026-11-30T02:14:07Z\","
+    "\"outcome\":\"failed\",\"configurations\":[{\"name\":\"slow\",\"workarounds\":[],"
+    "\"delays\":[\"create-pipeline=25ms\"]}]},\"results\":["
+    "{\"trace\":\"cube\",\"configuration\":\"slow\",\"frame\":1,\"status\":\"fail\","
+    "\"ssim\":0.9,\"ssim_worst_tile\":0.5,\"psnr\":20,\"threshold\":0.99,"
+    "\"tile_threshold\":0.95,\"diff_pixels\":10,\"max_diff\":99,\"replay_ms\":3.5,"
+    "\"attempts\":2,\"golden_hash\":null,\"message\":\"m\",\"report\":{\"format\":"
+    "\"retrace-replay-report\"},\"actual_png\":\"%s\",\"diff_png\":null},"
+    "{\"trace\":\"other\",\"frame\":0,\"status\":\"crash\",\"message\":\"SIGSEGV\"}]}";
+
+/* A 1x1 PNG, base64. */
+#define TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg=="
+
+Test(api, upload_is_recorded_once)
+{
+    char body[4096];
+    snprintf(body, sizeof body, upload, TINY_PNG);
+    cJSON *json = NULL;
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, body, &json), 201);
+    cr_assert_str_eq(str(json, "id"), "8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11");
+    int64_t run = (int64_t)num(json, "run");
+    cJSON_Delete(json);
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, body, &json), 200);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "duplicate")));
+    cr_assert_eq(num(json, "run"), run);
+    cJSON_Delete(json);
+    json = get_json("/api/runs", 200);
+    cr_assert_eq(num(json, "total"), 4);
+    cJSON_Delete(json);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long)run);
+    json = get_json(path, 200);
+    cr_assert_str_eq(str(json, "shard"), "1/2");
+    cr_assert_str_eq(str(json, "finished_at"), "2026-11-30T02:14:07Z");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "results")), 2);
+    const cJSON *failing = at(json, "results", 0);
+    cr_assert_str_eq(str(failing, "configuration"), "slow");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(failing, "has_actual")));
+    cr_assert_str_eq(str(at(json, "configurations", 0), "name"), "slow");
+    cJSON_Delete(json);
+}
+
+Test(api, bad_uploads_record_nothing)
+{
+    char body[4096];
+    const char *bad[] = {
+        "{not json",
+        "[1,2]",
+        "{\"format\":\"retrace-run\",\"version\":1,\"results\":[]}",
+        "{\"format\":\"retrace-run\",\"version\":2,\"run\":{\"id\":"
+        "\"8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11\"},\"results\":[]}",
+        "{\"format\":\"retrace-run\",\"version\":1,\"run\":{\"id\":\"not-a-uuid\"},\"results\":[]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *json = NULL;
+        cr_assert_eq(post("/api/runs", TEST_TOKEN, bad[i], &json), 400, "upload %zu", i);
+        cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(json, "error")));
+        cJSON_Delete(json);
+    }
+    /* the second result is broken: the first must not be recorded either */
+    snprintf(body, sizeof body, upload, "bm90IGEgcG5n"); /* base64 of "not a png" */
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, body, NULL), 400);
+    snprintf(body, sizeof body, upload, "%%%%%%%%");
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, body, NULL), 400);
+    cJSON *json = get_json("/api/runs", 200);
+    cr_assert_eq(num(json, "total"), 3);
+    cJSON_Delete(json);
+}
+
+Test(api, writes_need_the_token)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/results/%lld/approve", (long long)f.failing_result);
+    struct http_response r;
+    http_request(&f, "POST", path, NULL, "{}", &r);
+    cr_assert_eq(r.status, 401);
+    cr_assert(http_header(&r, "WWW-Authenticate"));
+    http_response_finish(&r);
+    cr_assert_eq(post(path, "wrong", "{}", NULL), 401);
+    cr_assert_eq(post(path, "test-token-0123456780", "{}", NULL), 401); /* same length */
+    cr_assert_eq(post(path, TEST_TOKEN "x", "{}", NULL), 401);
+    cr_assert_eq(post(path, "", "{}", NULL), 401);
+    cr_assert_eq(post("/api/runs", NULL, "{}", NULL), 401);
+}
+
+Test(api, approve_changes_the_counts)
+{
+    char path[64], run_path[64];
+    snprintf(path, sizeof path, "/api/results/%lld/approve", (long long)f.failing_result);
+    snprintf(run_path, sizeof run_path, "/api/runs/%lld", (long long)f.newest_run);
+    cJSON *json = NULL;
+    cr_assert_eq(post(path, TEST_TOKEN, "{\"device_key\":\"10de:2335/580\"}", &json), 200);
+    int64_t golden = (int64_t)num(json, "golden_id");
+    cr_assert_str_eq(str(json, "status"), "accepted");
+    cJSON_Delete(json);
+    json = get_json(run_path, 200);
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
+    cr_assert_eq(num(counts, "fail"), 0);
+    cr_assert_eq(num(counts, "approved"), 1);
+    cr_assert_str_eq(str(at(json, "results", 0), "review"), "accepted");
+    cJSON_Delete(json);
+    json = get_json("/api/goldens?trace=cube", 200);
+    const cJSON *made = at(json, "goldens", 1);
+    cr_assert_eq(num(made, "id"), golden);
+    cr_assert_str_eq(str(made, "device_key"), "10de:2335/580");
+    cJSON_Delete(json);
+    /* known-bad takes it back: the failure counts again */
+    snprintf(path, sizeof path, "/api/results/%lld/known-bad", (long long)f.failing_result);
+    cr_assert_eq(post(path, TEST_TOKEN, "{\"device_key\":\"10de:2335/580\"}", NULL), 200);
+    json = get_json(run_path, 200);
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(json, "counts"), "fail"), 1);
+    cr_assert_str_eq(str(at(json, "results", 0), "review"), "known-bad");
+    cJSON_Delete(json);
+}
+
+Test(api, review_errors)
+{
+    char path[64];
+    cr_assert_eq(post("/api/results/999999/approve", TEST_TOKEN, "{}", NULL), 404);
+    snprintf(path, sizeof path, "/api/results/%lld/approve", (long long)f.passing_result);
+    cr_assert_eq(post(path, TEST_TOKEN, "{}", NULL), 400); /* no actual image */
+    snprintf(path, sizeof path, "/api/results/%lld/approve", (long long)f.failing_result);
+    cr_assert_eq(post(path, TEST_TOKEN, "{\"device_key\":5}", NULL), 400);
+    cr_assert_eq(post(path, TEST_TOKEN, "{\"device_key\":", NULL), 400);
+    snprintf(path, sizeof path, "/api/goldens/%lld/known-bad", (long long)f.golden);
+    cr_assert_eq(post(path, TEST_TOKEN, "", NULL), 200);
+    cr_assert_eq(post("/api/goldens/999999/known-bad", TEST_TOKEN, "", NULL), 404);
+    snprintf(path, sizeof path, "/api/goldens/%lld/shiny", (long long)f.golden);
+    cr_assert_eq(post(path, TEST_TOKEN, "", NULL), 404);
+}
+
+Test(api, read_only_without_a_token_file)
+{
+    rt_server_stop(f.server);
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.token_file = NULL;
+    fixture_start(&f, &o); /* restarted without --token-file */
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, "{}", NULL), 403);
+}

@@ -1,0 +1,226 @@
+/*
+ * tests/server/test_server_hostile.c — requests no dashboard should send,
+ * each answered with the right 4xx or a closed connection while the server
+ * goes on serving others: path traversal (plain and percent-encoded), dot
+ * files, symlinks out of the web root, oversized bodies (declared and
+ * chunked), methods, a slow client holding a connection, more connections
+ * than the limit, a database another process keeps locked, and a clean stop.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define MAX_BODY 4096
+#define MAX_CONNECTIONS 4
+
+static struct fixture f;
+
+static void start(unsigned timeout_s)
+{
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.threads = 1; /* one worker: the connection limit is exact */
+    o.max_connections = MAX_CONNECTIONS;
+    o.timeout_s = timeout_s;
+    o.max_body = MAX_BODY;
+    o.busy_timeout_ms = 100;
+    o.token_file = f.token_file;
+    fixture_start(&f, &o);
+}
+
+static void setup(void)
+{
+    fixture_make(&f);
+    start(1);
+}
+
+static void teardown(void) { fixture_finish(&f); }
+
+TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 60);
+
+static int get_status(const char *path)
+{
+    struct http_response r;
+    http_request(&f, "GET", path, NULL, NULL, &r);
+    int status = r.status;
+    cr_assert(!strstr(r.body, "SECRET"), "GET %s leaked a file outside the web root", path);
+    http_response_finish(&r);
+    return status;
+}
+
+static void still_serving(void)
+{
+    cr_assert_eq(get_status("/api/runs"), 200);
+    cr_assert_eq(get_status("/"), 200);
+}
+
+Test(hostile, pages_are_served_with_a_policy)
+{
+    struct http_response r;
+    http_request(&f, "GET", "/", NULL, NULL, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "<title>runs</title>"));
+    cr_assert(strstr(http_header(&r, "Content-Security-Policy"), "default-src 'self'"));
+    cr_assert_str_eq(http_header(&r, "X-Content-Type-Options"), "nosniff");
+    http_response_finish(&r);
+    http_request(&f, "GET", "/app.js", NULL, NULL, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(http_header(&r, "Content-Type"), "text/javascript"));
+    http_response_finish(&r);
+    cr_assert_eq(get_status("/missing.html"), 404);
+}
+
+Test(hostile, traversal_plain_and_percent_encoded)
+{
+    const char *paths[] = {
+        "/../secret.txt", "/./index.html", "/web/../secret.txt", "//etc/passwd",
+        "/%2e%2e/secret.txt", "/%2E%2E/secret.txt", "/%2e%2e%2fsecret.txt",
+        "/..%2fsecret.txt", "/..%5csecret.txt", "/%252e%252e/secret.txt",
+        "/index.html%00.png", "/.hidden", "/%2ehidden", "/a/../../secret.txt",
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        int status = get_status(paths[i]);
+        cr_assert(status == 400 || status == 404, "GET %s answered %d", paths[i], status);
+    }
+    cr_assert_eq(get_status("/link.txt"), 403); /* a symlink out of the web root */
+    still_serving();
+}
+
+Test(hostile, oversized_bodies)
+{
+    char header[128];
+    snprintf(header, sizeof header, "Authorization: Bearer %s\r\n", TEST_TOKEN);
+    /* declared too large: refused before the body is read */
+    const char declared[] = "POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n"
+                            "Authorization: Bearer " TEST_TOKEN "\r\n\r\n{";
+    struct http_response r;
+    http_raw(&f, declared, sizeof declared - 1, &r);
+    cr_assert_eq(r.status, 413);
+    http_response_finish(&r);
+    /* chunked, with no length: refused once it passes the limit */
+    size_t size = 3 * MAX_BODY;
+    char *big = malloc(size + 1);
+    memset(big, ' ', size);
+    big[size] = '\0';
+    char *raw = malloc(size + 512);
+    int n = snprintf(raw, size + 512,
+                     "POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n%s"
+                     "Connection: close\r\n\r\n%zx\r\n%s\r\n0\r\n\r\n", header, size, big);
+    http_raw(&f, raw, (size_t)n, &r);
+    cr_assert_eq(r.status, 413);
+    http_response_finish(&r);
+    free(big);
+    free(raw);
+    still_serving();
+}
+
+Test(hostile, methods_and_garbage)
+{
+    struct http_response r;
+    http_request(&f, "DELETE", "/api/runs/1", NULL, NULL, &r);
+    cr_assert_eq(r.status, 405);
+    cr_assert(http_header(&r, "Allow"));
+    http_response_finish(&r);
+    http_request(&f, "PUT", "/index.html", NULL, "x", &r);
+    cr_assert_eq(r.status, 405);
+    http_response_finish(&r);
+    const char garbage[] = "\x16\x03\x01\x02\x00 not http at all\r\n\r\n";
+    http_raw(&f, garbage, sizeof garbage - 1, &r);
+    cr_assert(r.status == 0 || (r.status >= 400 && r.status < 500));
+    http_response_finish(&r);
+    still_serving();
+}
+
+Test(hostile, a_slow_client_is_cut_off_and_others_are_served)
+{
+    int slow = http_connect(&f);
+    cr_assert(slow >= 0);
+    const char partial[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\n"; /* never finished */
+    cr_assert(send(slow, partial, sizeof partial - 1, MSG_NOSIGNAL) > 0);
+    still_serving(); /* while the slow client holds its connection */
+    /* the idle timeout (1 s here) closes it: read sees the end, not an answer
+     * (the 5 s receive timeout only guards against a server that never does) */
+    struct http_response r;
+    http_read(slow, &r);
+    close(slow);
+    cr_assert_eq(r.status, 0, "the slow client got an answer: %d", r.status);
+    http_response_finish(&r);
+    still_serving();
+}
+
+Test(hostile, more_connections_than_the_limit)
+{
+    rt_server_stop(f.server);
+    start(30); /* held connections must outlive this test's steps */
+    int held[MAX_CONNECTIONS];
+    for (int i = 0; i < MAX_CONNECTIONS; i++)
+        cr_assert((held[i] = http_connect(&f)) >= 0);
+    /* wait until the server has accepted them all: one of them gets an answer */
+    const char request[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\n\r\n";
+    cr_assert(send(held[0], request, sizeof request - 1, MSG_NOSIGNAL) > 0);
+    char buf[16];
+    cr_assert(recv(held[0], buf, sizeof buf, 0) > 0);
+    /* one more: accepted and closed at once, with no answer */
+    struct http_response r;
+    const char extra[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    http_raw(&f, extra, sizeof extra - 1, &r);
+    cr_assert_eq(r.status, 0, "a connection over the limit was answered %d", r.status);
+    http_response_finish(&r);
+    for (int i = 0; i < MAX_CONNECTIONS; i++)
+        close(held[i]);
+    /* the server forgets closed connections and serves again */
+    for (int attempt = 0; attempt < 50; attempt++) {
+        http_request(&f, "GET", "/api/runs", NULL, NULL, &r);
+        int status = r.status;
+        http_response_finish(&r);
+        if (status == 200)
+            return;
+        usleep(20000);
+    }
+    cr_assert_fail("the server did not serve again after the connections closed");
+}
+
+Test(hostile, a_locked_database_is_503_then_works)
+{
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(f.db, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    char header[128];
+    snprintf(header, sizeof header, "Authorization: Bearer %s\r\n", TEST_TOKEN);
+    struct http_response r;
+    http_request(&f, "POST", "/api/goldens/1/known-bad", header, "", &r);
+    cr_assert_eq(r.status, 503, "a locked database answered %d: %s", r.status, r.body);
+    http_response_finish(&r);
+    cr_assert_eq(get_status("/api/runs"), 200); /* reads go on (WAL) */
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    http_request(&f, "POST", "/api/goldens/1/known-bad", header, "", &r);
+    cr_assert_eq(r.status, 200);
+    http_response_finish(&r);
+}
+
+Test(hostile, bad_options_are_refused)
+{
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.db_path = f.db;
+    struct rt_server *server = NULL;
+    o.listen = "localhost:80"; /* numeric addresses only */
+    rt_status s = rt_server_start(&o, &server);
+    cr_assert_eq(s.code, RT_ERR_USAGE);
+    o.listen = "127.0.0.1:99999";
+    s = rt_server_start(&o, &server);
+    cr_assert_eq(s.code, RT_ERR_USAGE);
+    o.listen = "127.0.0.1:0";
+    o.token_file = "/nonexistent/token";
+    s = rt_server_start(&o, &server);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    cr_assert_null(server);
+}
