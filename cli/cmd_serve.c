@@ -59,7 +59,9 @@ static const char *default_web_root(void)
     const char *env = getenv("RETRACE_WEB_DIR");
     if (env && *env)
         return env;
-    return is_dir(RT_WEB_SOURCE_DIR) ? RT_WEB_SOURCE_DIR : RT_WEB_INSTALL_DIR;
+    if (is_dir(RT_WEB_SOURCE_DIR))
+        return RT_WEB_SOURCE_DIR;
+    return is_dir(RT_WEB_INSTALL_DIR) ? RT_WEB_INSTALL_DIR : NULL; /* API only */
 }
 
 static int parse(int argc, char **argv, struct rt_server_options *o)
