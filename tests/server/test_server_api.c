@@ -249,8 +249,8 @@ Test(api, bad_uploads_record_nothing)
         "{not json",
         "[1,2]",
         "{\"format\":\"retrace-run\",\"version\":1,\"results\":[]}",
-        "{\"format\":\"retrace-run\",\"version\":2,\"run\":{\"id\":"
-        "\"8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11\"},\"results\":[]}",
+        ("{\"format\":\"retrace-run\",\"version\":2,\"run\":{\"id\":"
+         "\"8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11\"},\"results\":[]}"),
         "{\"format\":\"retrace-run\",\"version\":1,\"run\":{\"id\":\"not-a-uuid\"},\"results\":[]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
