@@ -86,11 +86,12 @@ def struct_desc(c, extenders):
     head = f"    [{struct_index_name(c.name)}] = {{{c_str(c.name)}, "
     tail = (f"{c_str(c.excluded)}, {c_str(c.guard)}, {ext}, ")
     stype = c.stype or "0"
+    features = str(c.name == "VkPhysicalDeviceFeatures2" or "VkPhysicalDeviceFeatures2" in c.extends).lower()
     compiled = (f"{members_symbol(c)}, {tail}sizeof({c.ctype}), _Alignof({c.ctype}), "
                 f"(uint32_t)({min_encoded_expr(c)}), (uint32_t){stype}, {len(c.members)}, "
-                f"{len(extenders)}, {str(c.is_union).lower()}, {str(bool(c.stype)).lower()}, true}},\n")
+                f"{len(extenders)}, {str(c.is_union).lower()}, {str(bool(c.stype)).lower()}, true, {features}}},\n")
     missing = (f"NULL, {tail}0, 1, 1, (uint32_t){stype if not c.guard else '0'}, 0, {len(extenders)}, "
-               f"{str(c.is_union).lower()}, {str(bool(c.stype)).lower()}, false}},\n")
+               f"{str(c.is_union).lower()}, {str(bool(c.stype)).lower()}, false, {features}}},\n")
     return guarded(c.guard, head + compiled, head + missing)
 
 

@@ -76,6 +76,7 @@ struct rt_vk_struct_desc {
     bool is_union;
     bool has_stype;
     bool compiled; /* false: its platform's headers were not compiled in */
+    bool features; /* VkPhysicalDeviceFeatures2 or a struct extending it: device features */
 };
 
 struct rt_vk_enum_value {

@@ -38,7 +38,7 @@ static rt_status check_base(struct replay *r, const VkPhysicalDeviceFeatures *wa
 static rt_status check_node(struct replay *r, const VkBaseInStructure *node)
 {
     enum rt_vk_struct_type type;
-    if (!rt_vk_struct_from_stype((uint32_t)node->sType, &type) || !strstr(rt_vk_structs[type].name, "Features"))
+    if (!rt_vk_struct_from_stype((uint32_t)node->sType, &type) || !rt_vk_structs[type].features)
         return rt_ok_status();
     const struct rt_vk_struct_desc *desc = &rt_vk_structs[type];
     if (node->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)

@@ -477,6 +477,17 @@ Test(vkcodec, device_commands_of_instance_extensions)
     cr_assert_not(has(RT_VK_CMD_vkCmdDebugMarkerBeginEXT, RT_VK_CMD_FLAG_INSTANCE_EXTENSION), "a device extension");
 }
 
+Test(vkcodec, feature_structs)
+{
+    cr_assert(rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceFeatures2].features);
+    cr_assert(rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceVulkan12Features].features);
+    cr_assert(rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceDescriptorIndexingFeatures].features);
+    cr_assert_not(rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceFeatures].features, "not in a pNext chain");
+    cr_assert_not(rt_vk_structs[RT_VK_STRUCT_VkValidationFeaturesEXT].features, "an instance struct");
+    cr_assert_not(rt_vk_structs[RT_VK_STRUCT_VkDeviceGroupDeviceCreateInfo].features);
+    cr_assert_not(rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceVulkan12Properties].features);
+}
+
 /* replay skips queries that make no handle: the flag must stay exactly the
  * API's naming rule it replaced, or replays would change. */
 Test(vkcodec, query_flag_is_the_get_and_enumerate_commands)
