@@ -24,6 +24,7 @@
 #include "vkcodec.h"
 #include "hashmap.h"
 #include "vk_dispatch_gen.h"
+#include "trace.h"
 
 #define CAPTURE_LAYER_NAME "VK_LAYER_RETRACE_capture"
 
@@ -93,6 +94,8 @@ struct rt_memory_tracker *capture_tracker(void);
 /** rt_track_dirty_fn that appends a memory-update packet. */
 void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const void *data,
                            size_t size);
+/** rt_track_verify_fn that appends a verification point. */
+void capture_record_verify(void *ctx, const struct rt_trace_verify_range *ranges, size_t count);
 const char *capture_screenshot_dir(void);
 bool capture_screenshot_wanted(uint64_t frame);
 
@@ -104,6 +107,13 @@ const VkMemoryAllocateInfo *capture_address_allocation(struct capture_device *de
 const VkMemoryAllocateInfo *capture_address_record(struct capture_device *dev, const VkMemoryAllocateInfo *sent,
                                                    VkDeviceMemory memory, struct rt_arena *arena,
                                                    VkMemoryAllocateInfo *copy);
+
+/* host_memory.c: imported memory. Host pointers are hashed at every submit
+ * (their changed pages become memory updates); other imports are recorded as
+ * memory whose content is not in the trace. */
+void capture_note_import(const VkMemoryAllocateInfo *info, VkDeviceMemory memory);
+void capture_forget_import(VkDeviceMemory memory);
+void capture_collect_imports(void);
 
 /* cmd_memory.c: frees what the device's allocations left (at vkDestroyDevice). */
 void capture_forget_memories(struct capture_device *device);

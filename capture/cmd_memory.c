@@ -41,6 +41,8 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
     }
     struct rt_vk_args_vkAllocateMemory args = {device, recorded, allocator, memory_out, result};
     capture_record_call(RT_VK_CMD_vkAllocateMemory, &args, (uint64_t)(int64_t)result);
+    if (result == VK_SUCCESS)
+        capture_note_import(info, *memory_out); /* host_memory.c */
     rt_arena_finish(&arena);
     return result;
 }
@@ -59,6 +61,8 @@ VKAPI_ATTR void VKAPI_CALL capture_vkFreeMemory(VkDevice device, VkDeviceMemory 
     struct capture_device *dev = capture_device_of(device);
     struct capture_memory *m = memory ? memory_of(dev, memory) : NULL;
     stop_tracking(m, memory); /* freeing a mapped allocation unmaps it */
+    if (memory)
+        capture_forget_import(memory);
     dev->dispatch.vkFreeMemory(device, memory, allocator);
     if (m) {
         pthread_mutex_lock(&dev->memory_lock);

@@ -25,11 +25,16 @@ struct region {
     size_t page_count;
     _Atomic uint8_t *state;
     uint64_t *fetch_hash; /* hash of each page's bytes when fetched */
+    _Atomic uint8_t *read_back; /* 1: the application read the page since it was fetched */
+    uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
 };
 
 struct rt_memory_tracker {
     enum rt_track_mode mode;
     _Atomic uint64_t faults;
+    _Atomic bool read_back_pending; /* some region has read_back pages */
+    rt_track_verify_fn verify_fn;
+    void *verify_ctx;
     uint64_t pages_reported, pages_unchanged, bytes_reported;
 };
 
@@ -78,6 +83,27 @@ static void fetch_page(struct region *r, size_t i)
     r->fetch_hash[i] = XXH3_64bits(r->rw_view + view_start, page_size);
 }
 
+/* Page i's bytes within the mapping, as view offsets. */
+static void page_span(const struct region *r, size_t i, size_t *lo, size_t *hi)
+{
+    *lo = i * page_size > r->lead ? i * page_size : r->lead;
+    *hi = (i + 1) * page_size < r->lead + r->size ? (i + 1) * page_size : r->lead + r->size;
+}
+
+/* The application reads what the GPU may have written: remember the
+ * page's bytes as hashes, for a verification point (async-signal-safe:
+ * hashing only). */
+static void note_read_back(struct region *r, size_t i)
+{
+    size_t lo, hi;
+    page_span(r, i, &lo, &hi);
+    uint64_t *out = r->piece_hash + i * (page_size / RT_TRACK_PIECE);
+    for (size_t at = lo; at < hi; at += RT_TRACK_PIECE)
+        *out++ = XXH3_64bits(r->rw_view + at, hi - at < RT_TRACK_PIECE ? hi - at : RT_TRACK_PIECE);
+    atomic_store_explicit(&r->read_back[i], 1, memory_order_release);
+    atomic_store_explicit(&r->owner->read_back_pending, true, memory_order_release);
+}
+
 static void handle_page_fault(struct region *r, size_t i, bool write)
 {
     uint8_t *page = r->app_view + i * page_size;
@@ -91,6 +117,8 @@ static void handle_page_fault(struct region *r, size_t i, bool write)
             continue;
         if (s == PAGE_UNFETCHED)
             fetch_page(r, i);
+        if (s == PAGE_UNFETCHED && !write)
+            note_read_back(r, i);
         mprotect(page, page_size, write ? PROT_READ | PROT_WRITE : PROT_READ);
         atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
@@ -162,6 +190,8 @@ static void region_free(struct region *r)
         munmap(r->rw_view, r->page_count * page_size);
     free((void *)r->state);
     free(r->fetch_hash);
+    free((void *)r->read_back);
+    free(r->piece_hash);
     free(r);
 }
 
@@ -240,7 +270,10 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     r->page_count = (r->lead + size + page_size - 1) / page_size;
     r->state = calloc(r->page_count, 1);
     r->fetch_hash = calloc(r->page_count, sizeof *r->fetch_hash);
-    rt_status s = r->state && r->fetch_hash ? make_views(r)
+    r->read_back = calloc(r->page_count, 1);
+    /* Untouched until pages are read back: calloc's pages stay unallocated. */
+    r->piece_hash = calloc(r->page_count * (page_size / RT_TRACK_PIECE), sizeof *r->piece_hash);
+    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash ? make_views(r)
                                              : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     if (rt_ok(&s))
         s = publish(r);
@@ -290,9 +323,8 @@ static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
     uint8_t s = PAGE_DIRTY;
     if (!atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY))
         return false;
-    size_t page_lo = i * page_size > r->lead ? i * page_size : r->lead;
-    size_t page_hi = (i + 1) * page_size < r->lead + r->size ? (i + 1) * page_size
-                                                              : r->lead + r->size;
+    size_t page_lo, page_hi;
+    page_span(r, i, &page_lo, &page_hi);
     bool whole = lo <= page_lo && hi >= page_hi;
     /* Guard first: a write racing with us then waits and lands in the next collect. */
     if (whole)
@@ -340,6 +372,7 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
 
 void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn, void *ctx)
 {
+    rt_tracker_take_read_back(tracker);
     for (size_t i = 0; i < MAX_REGIONS; i++) {
         struct region *r = atomic_load(&regions[i]);
         if (r && r->owner == tracker && r->coherent)
@@ -367,6 +400,7 @@ void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
     struct region *r = find_mapping(tracker, memory_id);
     if (!r)
         return;
+    rt_tracker_take_read_back(tracker);
     if (r->coherent && fn)
         collect_region(r, 0, r->size, fn, ctx);
     release_slot(r);
@@ -413,6 +447,7 @@ void rt_tracker_refresh(struct rt_memory_tracker *tracker)
 {
     if (tracker->mode == RT_TRACK_FULL)
         return;
+    rt_tracker_take_read_back(tracker);
     for (size_t k = 0; k < MAX_REGIONS; k++) {
         struct region *r = atomic_load(&regions[k]);
         if (!r || r->owner != tracker)
@@ -429,4 +464,80 @@ struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker
         .pages_unchanged = tracker->pages_unchanged,
         .bytes_reported = tracker->bytes_reported,
     };
+}
+
+/* --- verification points ------------------------------------------------- */
+
+void rt_tracker_set_verify(struct rt_memory_tracker *tracker, rt_track_verify_fn fn, void *ctx)
+{
+    tracker->verify_fn = fn;
+    tracker->verify_ctx = ctx;
+}
+
+struct range_list {
+    struct rt_trace_verify_range *items;
+    size_t count, capacity;
+};
+
+static bool list_add(struct range_list *l, const struct rt_trace_verify_range *g)
+{
+    if (l->count == l->capacity) {
+        size_t capacity = l->capacity ? l->capacity * 2 : 16;
+        struct rt_trace_verify_range *grown = realloc(l->items, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        l->items = grown;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = *g;
+    return true;
+}
+
+/* Page i joins the last range when it continues it on a whole piece. */
+static bool extend_last(struct range_list *l, const struct region *r, uint64_t offset, size_t n)
+{
+    struct rt_trace_verify_range *last = l->count ? &l->items[l->count - 1] : NULL;
+    if (!last || last->memory_id != r->memory_id || last->offset + last->size != offset ||
+        last->size % RT_TRACK_PIECE || (uint64_t)last->size + n > UINT32_MAX / 2)
+        return false;
+    last->size += (uint32_t)n;
+    last->piece_count = (last->size + RT_TRACK_PIECE - 1) / RT_TRACK_PIECE;
+    return true;
+}
+
+static bool take_region(struct range_list *l, struct region *r)
+{
+    size_t per_page = page_size / RT_TRACK_PIECE;
+    for (size_t i = 0; i < r->page_count; i++) {
+        if (!atomic_exchange_explicit(&r->read_back[i], 0, memory_order_acquire))
+            continue;
+        size_t lo, hi;
+        page_span(r, i, &lo, &hi);
+        uint64_t offset = r->map_offset + (lo - r->lead);
+        if (extend_last(l, r, offset, hi - lo))
+            continue;
+        struct rt_trace_verify_range g = {.memory_id = r->memory_id, .offset = offset,
+                                          .size = (uint32_t)(hi - lo), .piece_size = RT_TRACK_PIECE,
+                                          .piece_count = (uint32_t)((hi - lo + RT_TRACK_PIECE - 1) / RT_TRACK_PIECE),
+                                          .hashes = r->piece_hash + i * per_page};
+        if (!list_add(l, &g))
+            return false;
+    }
+    return true;
+}
+
+void rt_tracker_take_read_back(struct rt_memory_tracker *tracker)
+{
+    if (!atomic_exchange_explicit(&tracker->read_back_pending, false, memory_order_acquire))
+        return;
+    struct range_list l = {0};
+    bool ok = true;
+    for (size_t k = 0; k < MAX_REGIONS && ok; k++) {
+        struct region *r = atomic_load(&regions[k]);
+        if (r && r->owner == tracker && r->read_back)
+            ok = take_region(&l, r);
+    }
+    if (ok && l.count && tracker->verify_fn)
+        tracker->verify_fn(tracker->verify_ctx, l.items, l.count);
+    free(l.items);
 }

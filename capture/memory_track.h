@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "status.h"
+#include "trace.h"
 
 enum rt_track_mode { RT_TRACK_PAGE_GUARD, RT_TRACK_FULL };
 
@@ -64,6 +65,21 @@ void rt_tracker_flush_range(struct rt_memory_tracker *tracker, uint64_t memory_i
 
 /** Makes clean pages fetch the real memory again on their next access. */
 void rt_tracker_refresh(struct rt_memory_tracker *tracker);
+
+/* Verification points (page-guard mode): a page the application reads
+ * after it was fetched (after a wait: what the GPU wrote that it can now
+ * read) is hashed in pieces of RT_TRACK_PIECE bytes as it is fetched. Before
+ * the next collect, flush, unmap or refresh, the pages read since the last
+ * time go to the verify callback as one list of ranges: one verification
+ * point, which replay --verify checks at the same place in the trace. */
+#define RT_TRACK_PIECE 256u
+
+typedef void (*rt_track_verify_fn)(void *ctx, const struct rt_trace_verify_range *ranges, size_t count);
+
+void rt_tracker_set_verify(struct rt_memory_tracker *tracker, rt_track_verify_fn fn, void *ctx);
+
+/** Hands the pages read back since the last call to the verify callback. */
+void rt_tracker_take_read_back(struct rt_memory_tracker *tracker);
 
 /** Faults handled and bytes reported so far (for `retrace capture`'s summary). */
 struct rt_tracker_stats {

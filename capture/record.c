@@ -96,7 +96,9 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
     RT_TRY(rt_trace_writer_create(&options, &session.writer));
     /* Before the tracker: its SIGSEGV handler must chain to the writer's. */
     RT_TRY(rt_trace_writer_install_exit_handlers(session.writer));
-    return rt_tracker_create(session.settings.memory_tracking, &session.tracker);
+    RT_TRY(rt_tracker_create(session.settings.memory_tracking, &session.tracker));
+    rt_tracker_set_verify(session.tracker, capture_record_verify, NULL);
+    return rt_ok_status();
 }
 
 /* The trace stays open from the first vkCreateInstance to the process's
@@ -107,6 +109,7 @@ static void close_trace_locked(void)
     struct rt_trace_writer *w = session.writer;
     if (!w)
         return;
+    rt_tracker_take_read_back(session.tracker);
     session.writer = NULL; /* late calls from other threads record nothing */
     rt_tracker_collect(session.tracker, capture_record_memory, NULL);
     warn_write_failure(rt_trace_writer_close(w, NULL));
@@ -188,6 +191,14 @@ void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const
         warn_write_failure(rt_trace_writer_memory_update(session.writer, memory_id, offset, data, size));
 }
 
+/* A verification point: what the application read back after a wait. */
+void capture_record_verify(void *ctx, const struct rt_trace_verify_range *ranges, size_t count)
+{
+    (void)ctx;
+    if (session.writer)
+        warn_write_failure(rt_trace_writer_verify(session.writer, ranges, count));
+}
+
 void capture_record_annotation(unsigned kind, const char *text)
 {
     if (session.writer)
@@ -221,6 +232,7 @@ bool capture_screenshot_wanted(uint64_t frame)
 void capture_before_submit(const void *queue)
 {
     (void)queue;
+    capture_collect_imports(); /* host_memory.c */
     if (session.tracker)
         rt_tracker_collect(session.tracker, capture_record_memory, NULL);
 }

@@ -15,6 +15,8 @@
 #include "replay.h"
 #include "trace.h"
 
+#define INFO_MAX_EXTERNAL 16
+
 struct info {
     const char *path;
     bool check, json;
@@ -23,6 +25,9 @@ struct info {
     struct rt_trace_device_info late_device;
     uint64_t *per_command; /* calls per command id */
     uint64_t frames, calls, unsupported, memory_updates, memory_bytes, annotations;
+    uint64_t verify_points, verify_ranges, verify_bytes; /* what replay --verify checks */
+    uint64_t external_count;                              /* memory the capture could not read */
+    char *external[INFO_MAX_EXTERNAL];
     struct rt_trace_progress progress;
     rt_status status; /* how reading ended */
     struct rt_replay_checker *checker; /* --check: decodes every call */
@@ -48,6 +53,25 @@ void cmd_info_usage(FILE *out)
             "not decode, 4 a command this build of retrace does not know\n");
 }
 
+static void count_verify(struct info *in, const struct rt_trace_packet *p)
+{
+    struct rt_trace_verify_cursor c;
+    struct rt_trace_verify_range range;
+    in->verify_points++;
+    rt_trace_verify_begin(p, &c);
+    while (rt_trace_verify_next(&c, &range)) {
+        in->verify_ranges++;
+        in->verify_bytes += range.size;
+    }
+}
+
+static void count_external(struct info *in, const struct rt_trace_packet *p)
+{
+    if (in->external_count < INFO_MAX_EXTERNAL)
+        in->external[in->external_count] = strndup(p->u.annotation.text, p->u.annotation.length);
+    in->external_count++;
+}
+
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
 {
     switch (p->type) {
@@ -60,7 +84,12 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
         in->memory_bytes += p->u.memory.size;
         break;
     case RT_TRACE_PACKET_FRAME_END: in->frames++; break;
-    case RT_TRACE_PACKET_ANNOTATION: in->annotations++; break;
+    case RT_TRACE_PACKET_ANNOTATION:
+        in->annotations++;
+        if (p->u.annotation.kind == RT_TRACE_ANNOTATION_EXTERNAL_MEMORY)
+            count_external(in, p);
+        break;
+    case RT_TRACE_PACKET_VERIFY: count_verify(in, p); break;
     case RT_TRACE_PACKET_UNSUPPORTED: in->unsupported++; break;
     case RT_TRACE_PACKET_DEVICE_INFO:
         in->late_device = *p->u.device;
@@ -189,6 +218,13 @@ static void print_counts_text(const struct info *in)
     printf("memory       %" PRIu64 " updates, %" PRIu64 " bytes\n", in->memory_updates,
            in->memory_bytes);
     printf("annotations  %" PRIu64 "\n", in->annotations);
+    printf("verification %" PRIu64 " points, %" PRIu64 " ranges, %" PRIu64 " bytes read back\n",
+           in->verify_points, in->verify_ranges, in->verify_bytes);
+    if (in->external_count)
+        printf("external     %" PRIu64 " memory objects whose content is not in the trace:\n",
+               in->external_count);
+    for (uint64_t i = 0; i < in->external_count && i < INFO_MAX_EXTERNAL; i++)
+        printf("  %s\n", in->external[i] ? in->external[i] : "(out of memory)");
     printf("blocks       %" PRIu64 "\n", p->blocks);
     printf("bytes        %" PRIu64 " stored, %" PRIu64 " raw (%.2fx)\n", p->good_bytes,
            p->raw_bytes, p->good_bytes ? (double)p->raw_bytes / (double)p->good_bytes : 0.0);
@@ -296,6 +332,12 @@ static void add_counts_json(cJSON *o, const struct info *in)
     cJSON_AddNumberToObject(o, "memory_updates", (double)in->memory_updates);
     cJSON_AddNumberToObject(o, "memory_bytes", (double)in->memory_bytes);
     cJSON_AddNumberToObject(o, "annotations", (double)in->annotations);
+    cJSON_AddNumberToObject(o, "verify_points", (double)in->verify_points);
+    cJSON_AddNumberToObject(o, "verify_ranges", (double)in->verify_ranges);
+    cJSON_AddNumberToObject(o, "verify_bytes", (double)in->verify_bytes);
+    cJSON *ext = cJSON_AddArrayToObject(o, "external_memory");
+    for (uint64_t i = 0; i < in->external_count && i < INFO_MAX_EXTERNAL; i++)
+        cJSON_AddItemToArray(ext, cJSON_CreateString(in->external[i] ? in->external[i] : ""));
     cJSON_AddNumberToObject(o, "blocks", (double)p->blocks);
     cJSON_AddNumberToObject(o, "bytes_stored", (double)p->good_bytes);
     cJSON_AddNumberToObject(o, "bytes_raw", (double)p->raw_bytes);
@@ -407,6 +449,8 @@ int cmd_info_run(int argc, char **argv)
                               : cli_fail(rt_status_wrap(verdict, "%s", in.path));
     rt_replay_checker_destroy(in.checker);
     free(in.per_command);
+    for (uint64_t i = 0; i < in.external_count && i < INFO_MAX_EXTERNAL; i++)
+        free(in.external[i]);
     rt_trace_reader_destroy(r);
     return code;
 }

@@ -33,13 +33,16 @@ void cmd_replay_usage(FILE *out)
             "                            allocation per buffer and image, for devices whose memory\n"
             "                            layout differs (auto picks by comparing devices)\n"
             "  --stats                   frames per second, calls and time per command\n"
-            "exit: 0 ok, 1 validation errors, 2 usage (also --frames past the last frame), 3 unreadable\n"
+            "  --verify                  check the memory the program read back after each wait, and its\n"
+            "                            query results, against the capture; each divergence is printed;\n"
+            "                            on the capture's kind of device a divergence exits 1\n"
+            "exit: 0 ok, 1 validation errors or (--verify) divergences, 2 usage (also --frames past the last frame), 3 unreadable\n"
             "or corrupt trace (the good part is replayed first), 4 the device cannot run the trace (the\n"
             "message names what is missing), 5 internal error\n");
 }
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
-       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW };
+       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY };
 
 static const struct cli_option options[] = {
     {"device", 0, CLI_VALUE, OPT_DEVICE},       {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS},
@@ -47,6 +50,7 @@ static const struct cli_option options[] = {
     {"readbacks", 0, CLI_VALUE, OPT_READBACKS}, {"loop", 0, CLI_VALUE, OPT_LOOP},
     {"validate", 0, CLI_FLAG, OPT_VALIDATE},    {"stats", 0, CLI_FLAG, OPT_STATS},
     {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
+    {"verify", 0, CLI_FLAG, OPT_VERIFY},
     {0},
 };
 
@@ -66,6 +70,7 @@ static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o,
     case OPT_VALIDATE: o->validate = true; break;
     case OPT_WINDOW: o->window = true; break;
     case OPT_STATS: o->stats = true; break;
+    case OPT_VERIFY: o->verify = true; break;
     case OPT_MEMORY:
         if (!(rc = cli_args_choice(p, modes, &index)))
             o->memory_mode = mode_values[index];
@@ -126,6 +131,15 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
     if (o->validate)
         fprintf(stderr, "validation: %" PRIu64 " errors, %" PRIu64 " warnings\n", res->validation_errors,
                 res->validation_warnings);
+    if (o->verify)
+        fprintf(stderr, "verify: %" PRIu64 " points (%" PRIu64 " ranges, %" PRIu64 " bytes), %" PRIu64
+                " query reads: %" PRIu64 " divergences%s\n", res->verify_points, res->verify_ranges,
+                res->verify_bytes, res->verify_queries, res->verify_divergences,
+                !res->verify_divergences ? "" : res->verify_same_kind ? " on the capture's kind of device"
+                                                                      : " (another kind of device: not a failure)");
+    if (res->external_memory)
+        fprintf(stderr, "retrace: warning: %" PRIu64 " imported memory objects' content is not in the trace "
+                "(not reproduced)\n", res->external_memory);
     if (res->unsupported)
         fprintf(stderr, "retrace: warning: %" PRIu64 " calls were not recorded faithfully by the capture\n",
                 res->unsupported);
@@ -195,5 +209,8 @@ int cmd_replay_run(int argc, char **argv)
     rt_frame_list_finish(&o.frames);
     if (rt_ok(&s) && o.validate && res.validation_errors)
         return RT_ERR_FAILED;
+    if (rt_ok(&s) && o.verify && res.verify_divergences && res.verify_same_kind)
+        return cli_fail(rt_errorf(RT_ERR_FAILED, "verify: the replay diverged from the capture %s",
+                                  res.verify_first));
     return rt_ok(&s) ? frames_rc : cli_fail(s);
 }

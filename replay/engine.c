@@ -193,8 +193,10 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     RT_TRY(replay_decode_call(r->header, r->commands, p, &r->arena, &cmd, &args));
     double start = r->opts->stats ? now_seconds() : 0;
     replay_handler_fn handler = replay_handler(cmd);
+    replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
     rt_status s = handler ? handler(r, args, p->u.call.return_value)
                           : replay_generic_call(r, cmd, args, p->u.call.return_value);
+    replay_verify_after_call(r, cmd, args, p->seq);
     if (r->opts->stats) {
         r->calls_per_command[cmd]++;
         r->seconds_per_command[cmd] += now_seconds() - start;
@@ -253,6 +255,11 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
         r->frame++;
         show_progress(r);
         return rt_ok_status();
+    case RT_TRACE_PACKET_VERIFY:
+        return replay_verify_packet(r, p); /* verify.c */
+    case RT_TRACE_PACKET_ANNOTATION:
+        replay_verify_annotation(r, p);
+        return rt_ok_status();
     default:
         return rt_ok_status();
     }
@@ -304,6 +311,7 @@ static void replay_finish(struct replay *r)
     replay_instance_finish(r);
     replay_addresses_finish(r);
     replay_readbacks_finish(r);
+    replay_verify_finish(r);
     rt_typed_map_finish(&r->handles);
     rt_hashmap_finish(&r->memories);
     rt_hashmap_finish(&r->swapchains);

@@ -492,3 +492,40 @@ const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer)
         return NULL;
     return m->mapped + offset;
 }
+
+/* Rebind mode: the bytes come from the buffers bound over them. */
+static bool read_rebound(const struct replay_memory *m, uint64_t offset, size_t size, uint8_t *out)
+{
+    uint64_t covered = 0, end = offset + size;
+    for (size_t i = 0; i < m->binding_count; i++) {
+        const struct binding *b = &m->bindings[i];
+        uint64_t lo = offset > b->offset ? offset : b->offset;
+        uint64_t hi = end < b->offset + b->size ? end : b->offset + b->size;
+        if (lo >= hi || !b->mapped)
+            continue;
+        memcpy(out + (lo - offset), b->mapped + (lo - b->offset), hi - lo);
+        covered += hi - lo;
+    }
+    return covered >= size;
+}
+
+bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, uint8_t *out)
+{
+    struct replay_memory *m = memory_of(r, memory_id);
+    if (!m || offset > m->size || size > m->size - offset)
+        return false;
+    if (r->rebind)
+        return read_rebound(m, offset, size, out);
+    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
+    if (!(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+        return false;
+    if (!m->mapped && d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
+        return false;
+    if (!m->coherent) {
+        VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = m->live,
+                                     .size = VK_WHOLE_SIZE};
+        d->vkInvalidateMappedMemoryRanges(m->dev->handle, 1, &range);
+    }
+    memcpy(out, m->mapped + offset, size);
+    return true;
+}

@@ -44,6 +44,7 @@ struct rt_replay_options {
     FILE *stats_out;               /* where --stats goes; NULL = stdout */
     bool verbose;
     enum rt_replay_memory_mode memory_mode;
+    bool verify;                   /* check the trace's verification points (verify.c) */
 };
 
 struct rt_replay_result {
@@ -55,6 +56,12 @@ struct rt_replay_result {
     uint64_t validation_errors, validation_warnings, validation_infos;
     double seconds;
     bool good_prefix_only; /* the trace was truncated or corrupt; what was good replayed */
+    /* --verify: points and ranges checked, query reads compared, divergences
+     * (ranges the replay could not read count too), the first one named. */
+    uint64_t verify_points, verify_ranges, verify_bytes, verify_queries, verify_divergences, verify_unreadable;
+    bool verify_same_kind; /* the replay device is the capture's kind: a divergence is a failure */
+    char verify_first[512];
+    uint64_t external_memory; /* imported memory whose content the trace does not hold */
     char device_name[256];
 };
 

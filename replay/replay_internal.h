@@ -20,6 +20,7 @@
 struct address_range;
 struct handle_walk;
 struct replay_window;
+struct replay_verify;
 
 /* One per live VkInstance: a program may keep several (a probe instance
  * alongside the real one). */
@@ -73,6 +74,7 @@ struct replay {
     uint32_t pass;                /* 1-based pass of --loop */
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
+    struct replay_verify *verify; /* --verify state (verify.c) */
     uint64_t *calls_per_command;
     double *seconds_per_command;
 };
@@ -166,6 +168,16 @@ rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_re
 rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_result);
 /** memory.c: where the bytes of a buffer bound to host-visible memory are, or NULL. */
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer);
+/** memory.c: copies the replay's bytes of captured memory [offset, offset + size) to out;
+ * false where they are not host-visible here. */
+bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, uint8_t *out);
+
+/* verify.c: --verify, and warnings for memory the trace could not hold. */
+rt_status replay_verify_packet(struct replay *r, const struct rt_trace_packet *p);
+void replay_verify_annotation(struct replay *r, const struct rt_trace_packet *p);
+void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result);
+void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq);
+void replay_verify_finish(struct replay *r);
 
 /* objects.c: calls naming objects by (type, uint64_t). */
 rt_status replay_set_object_name(struct replay *r, void *args, uint64_t captured_result);

@@ -21,7 +21,7 @@
 
 /* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
 #define RT_FORMAT_VERSION_MAJOR 1
-#define RT_FORMAT_VERSION_MINOR 0
+#define RT_FORMAT_VERSION_MINOR 1
 
 /* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
 #define RT_FORMAT_FILE_HEADER_SIZE 28
@@ -65,7 +65,8 @@ enum rt_format_packet_type {
     RT_FORMAT_PACKET_ANNOTATION = 4,
     RT_FORMAT_PACKET_UNSUPPORTED = 5,
     RT_FORMAT_PACKET_DEVICE_INFO = 6,
-    /* next: 7 (planned: memory update by reference, state snapshot) */
+    RT_FORMAT_PACKET_VERIFY = 7, /* 1.1: hashes of memory the application read back */
+    /* next: 8 (planned: memory update by reference, state snapshot) */
 };
 
 /* Fixed body prefixes (bytes) before the variable tail of each packet type. */
@@ -74,5 +75,7 @@ enum rt_format_packet_type {
 #define RT_FORMAT_FRAME_FIXED 8        /* frame number u64 */
 #define RT_FORMAT_ANNOTATION_FIXED 4   /* kind u32 */
 #define RT_FORMAT_UNSUPPORTED_FIXED 16 /* command u32, thread u32, seq u64 */
+#define RT_FORMAT_VERIFY_FIXED 4       /* range count u32 */
+#define RT_FORMAT_VERIFY_RANGE_FIXED 24 /* memory id u64, offset u64, size u32, piece size u32 */
 
 #endif

@@ -245,6 +245,7 @@ static const size_t fixed_sizes[] = {
     [RT_FORMAT_PACKET_ANNOTATION] = RT_FORMAT_ANNOTATION_FIXED,
     [RT_FORMAT_PACKET_UNSUPPORTED] = RT_FORMAT_UNSUPPORTED_FIXED,
     [RT_FORMAT_PACKET_DEVICE_INFO] = 0,
+    [RT_FORMAT_PACKET_VERIFY] = RT_FORMAT_VERIFY_FIXED,
 };
 #define KNOWN_TYPES (sizeof fixed_sizes / sizeof fixed_sizes[0])
 
@@ -274,6 +275,8 @@ static const char *check_packet(const struct rt_trace_reader *r, uint16_t type, 
         rt_dec_init(&dec, b, size, NULL);
         if (!rt_format_decode_device(&dec, &dev))
             return "malformed device info";
+    } else if (type == RT_FORMAT_PACKET_VERIFY) {
+        return rt_trace_verify_check(b, size);
     }
     return NULL;
 }
@@ -393,6 +396,11 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
         out->u.device = &r->device;
         break;
     }
+    case RT_FORMAT_PACKET_VERIFY:
+        out->u.verify.count = le32(b);
+        out->u.verify.ranges = b + RT_FORMAT_VERIFY_FIXED;
+        out->u.verify.size = size - RT_FORMAT_VERIFY_FIXED;
+        break;
     }
 }
 

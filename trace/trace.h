@@ -60,7 +60,28 @@ enum rt_trace_annotation_kind {
     RT_TRACE_ANNOTATION_NOTE = 0,       /* free text */
     RT_TRACE_ANNOTATION_DEBUG_LABEL = 1, /* a debug-utils label */
     RT_TRACE_ANNOTATION_SCREENSHOT = 2, /* a capture-time screenshot's file name */
+    RT_TRACE_ANNOTATION_EXTERNAL_MEMORY = 3, /* memory whose content the capture cannot read */
 };
+
+/**
+ * One range of a verification point: the bytes [offset, offset + size) of a
+ * memory object as the application could read them, hashed piece by piece
+ * (piece k covers piece_size bytes from offset + k * piece_size; the last
+ * may be shorter), so a replay can say which bytes differ.
+ */
+struct rt_trace_verify_range {
+    uint64_t memory_id, offset;
+    uint32_t size, piece_size;
+    uint32_t piece_count;   /* ceil(size / piece_size) */
+    const uint64_t *hashes; /* writer: piece_count hashes (XXH3_64bits of each piece) */
+    const uint8_t *raw;     /* reader: the same as little-endian bytes, unaligned */
+};
+
+/** Hash of piece k of a range the reader delivered. */
+uint64_t rt_trace_verify_piece_hash(const struct rt_trace_verify_range *range, uint32_t k);
+
+/** XXH3_64bits of bytes: the hash verification points use (no xxhash.h needed). */
+uint64_t rt_trace_hash(const void *bytes, size_t size);
 
 /* ------------------------------------------------------------------ writer */
 
@@ -128,6 +149,12 @@ RT_MUST_CHECK rt_status rt_trace_writer_annotation(struct rt_trace_writer *w,
                                                    enum rt_trace_annotation_kind kind,
                                                    const char *text);
 
+/** Appends a verification point: what the application could read back after
+ * a wait (several packets when it outgrows a block). */
+RT_MUST_CHECK rt_status rt_trace_writer_verify(struct rt_trace_writer *w,
+                                               const struct rt_trace_verify_range *ranges,
+                                               size_t count);
+
 /** Records that a call was forwarded but could not be encoded (and why). */
 RT_MUST_CHECK rt_status rt_trace_writer_unsupported(struct rt_trace_writer *w, uint32_t command_id,
                                                     uint32_t thread_id, const char *reason);
@@ -194,6 +221,14 @@ enum rt_trace_packet_type {
     RT_TRACE_PACKET_ANNOTATION = 4,
     RT_TRACE_PACKET_UNSUPPORTED = 5,
     RT_TRACE_PACKET_DEVICE_INFO = 6,
+    RT_TRACE_PACKET_VERIFY = 7,
+};
+
+/** Walks a verify packet's ranges (validated by the reader). */
+struct rt_trace_verify_cursor {
+    const uint8_t *pos;
+    size_t left;
+    uint32_t remaining;
 };
 
 /** A packet view; its pointers stay valid until the next rt_trace_reader_next. */
@@ -209,6 +244,7 @@ struct rt_trace_packet {
         struct { uint32_t kind; const char *text; size_t length; } annotation;
         struct { uint32_t command_id, thread_id; const char *reason; size_t length; } unsupported;
         const struct rt_trace_device_info *device;
+        struct { uint32_t count; const uint8_t *ranges; size_t size; } verify;
     } u;
 };
 
@@ -239,6 +275,11 @@ const struct rt_trace_header *rt_trace_reader_header(const struct rt_trace_reade
  * types of a newer minor version are skipped.
  */
 RT_MUST_CHECK rt_status rt_trace_reader_next(struct rt_trace_reader *r, struct rt_trace_packet *out);
+
+/** Starts walking the ranges of a verify packet. */
+void rt_trace_verify_begin(const struct rt_trace_packet *p, struct rt_trace_verify_cursor *c);
+/** The next range, or false after the last. */
+bool rt_trace_verify_next(struct rt_trace_verify_cursor *c, struct rt_trace_verify_range *out);
 
 void rt_trace_reader_progress(const struct rt_trace_reader *r, struct rt_trace_progress *out);
 

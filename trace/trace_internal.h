@@ -54,6 +54,8 @@ void rt_format_encode_file_header(struct rt_enc *enc, const struct rt_trace_head
 void rt_format_encode_device(struct rt_enc *enc, const struct rt_trace_device_info *d);
 /** False (dec->failed set) if the encoding is short or a count/length is out of range. */
 bool rt_format_decode_device(struct rt_dec *dec, struct rt_trace_device_info *d);
+/* verify.c: why a verify packet's body is malformed, or NULL. */
+const char *rt_trace_verify_check(const uint8_t *body, size_t size);
 
 /** Decodes a header body (after the fixed part) into h; strings go to dec's arena. */
 bool rt_format_decode_header_body(struct rt_dec *dec, struct rt_trace_header *h);

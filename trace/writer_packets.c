@@ -190,3 +190,50 @@ rt_status rt_trace_writer_set_device_info(struct rt_trace_writer *w,
     rt_enc_finish(&enc);
     return s;
 }
+
+static size_t verify_range_size(const struct rt_trace_verify_range *range)
+{
+    return RT_FORMAT_VERIFY_RANGE_FIXED + (size_t)range->piece_count * 8;
+}
+
+/* Writes ranges [first, first + n) as one verify packet. Lock held. */
+static rt_status verify_packet_locked(struct rt_trace_writer *w, const struct rt_trace_verify_range *ranges,
+                                      size_t n, size_t body_size)
+{
+    uint64_t seq;
+    RT_TRY(packet_begin(w, RT_FORMAT_PACKET_VERIFY, body_size, &seq));
+    rt_enc_u32(&w->block, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        rt_enc_u64(&w->block, ranges[i].memory_id);
+        rt_enc_u64(&w->block, ranges[i].offset);
+        rt_enc_u32(&w->block, ranges[i].size);
+        rt_enc_u32(&w->block, ranges[i].piece_size);
+        for (uint32_t k = 0; k < ranges[i].piece_count; k++)
+            rt_enc_u64(&w->block, ranges[i].hashes[k]);
+    }
+    return packet_end(w, false);
+}
+
+rt_status rt_trace_writer_verify(struct rt_trace_writer *w, const struct rt_trace_verify_range *ranges,
+                                 size_t count)
+{
+    size_t limit = w->block_size - RT_FORMAT_PACKET_HEADER_SIZE;
+    for (size_t i = 0; i < count; i++) {
+        const struct rt_trace_verify_range *g = &ranges[i];
+        if (!g->size || !g->piece_size || g->piece_count != (g->size + g->piece_size - 1) / g->piece_size ||
+            RT_FORMAT_VERIFY_FIXED + verify_range_size(g) > limit)
+            return rt_errorf(RT_ERR_INTERNAL, "trace writer: a malformed verification range");
+    }
+    rt_status s = rt_ok_status();
+    pthread_mutex_lock(&w->lock);
+    size_t first = 0;
+    while (rt_ok(&s) && first < count) {
+        size_t n = 0, body = RT_FORMAT_VERIFY_FIXED;
+        while (first + n < count && body + verify_range_size(&ranges[first + n]) <= limit)
+            body += verify_range_size(&ranges[first + n++]);
+        s = verify_packet_locked(w, ranges + first, n, body);
+        first += n;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}

@@ -249,3 +249,49 @@ Test(memtrack, refresh_guards_runs_of_clean_pages_and_keeps_dirty_ones)
     cr_assert_eq(reports[0].offset, 4 * ps);
     rt_tracker_destroy(t);
 }
+
+/* --- verification points --------------------------------------------------- */
+
+static struct rt_trace_verify_range seen[16];
+static uint64_t seen_hashes[16][64];
+static int seen_count, seen_calls;
+
+static void on_verify(void *ctx, const struct rt_trace_verify_range *ranges, size_t count)
+{
+    (void)ctx;
+    seen_calls++;
+    for (size_t i = 0; i < count && seen_count < 16; i++) {
+        seen[seen_count] = ranges[i];
+        cr_assert_leq(ranges[i].piece_count, 64);
+        memcpy(seen_hashes[seen_count], ranges[i].hashes, ranges[i].piece_count * sizeof(uint64_t));
+        seen[seen_count].hashes = seen_hashes[seen_count];
+        seen_count++;
+    }
+}
+
+Test(memtrack, pages_read_after_a_wait_become_one_verification_point)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    seen_count = seen_calls = 0;
+    rt_tracker_set_verify(t, on_verify, NULL);
+    uint8_t *app = map(t, 7, real, 0x10000, 4 * ps, true);
+    memset(real + ps, 0x5a, 2 * ps); /* the "GPU" writes pages 1 and 2 */
+    rt_tracker_refresh(t);
+    volatile uint8_t sum = app[ps] + app[2 * ps + 5]; /* the program reads them back */
+    (void)sum;
+    app[3 * ps] = 1; /* a write is not a read back */
+    rt_tracker_refresh(t); /* the next wait hands the reads over first */
+    cr_assert_eq(seen_calls, 1, "one point");
+    cr_assert_eq(seen_count, 1, "two neighbouring pages make one range");
+    cr_assert_eq(seen[0].memory_id, 7);
+    cr_assert_eq(seen[0].offset, 0x10000 + ps);
+    cr_assert_eq(seen[0].size, 2 * ps);
+    cr_assert_eq(seen[0].piece_size, RT_TRACK_PIECE);
+    cr_assert_eq(seen[0].piece_count, 2 * ps / RT_TRACK_PIECE);
+    cr_assert_eq(seen_hashes[0][0], rt_trace_hash(real + ps, RT_TRACK_PIECE));
+    rt_tracker_take_read_back(t);
+    cr_assert_eq(seen_calls, 1, "nothing new was read: no second point");
+    rt_tracker_destroy(t);
+}

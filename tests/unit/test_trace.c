@@ -1008,3 +1008,78 @@ Test(trace, a_committed_version_1_0_trace_still_reads)
     cr_assert(s.progress.ended && !s.progress.emergency);
     free(data);
 }
+
+/* --- verification points (packet type 7, format 1.1) ----------------------- */
+
+Test(trace, verify_packets_round_trip_with_their_pieces)
+{
+    char *path = tmp_path("verify.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_TRACE_COMPRESSION_ZSTD, 0, true);
+    uint64_t h1[3] = {11, 22, 33}, h2[1] = {44};
+    struct rt_trace_verify_range ranges[2] = {
+        {.memory_id = 9, .offset = 4096, .size = 600, .piece_size = 256, .piece_count = 3, .hashes = h1},
+        {.memory_id = 10, .offset = 0, .size = 4, .piece_size = 256, .piece_count = 1, .hashes = h2}};
+    OK(rt_trace_writer_call(w, 1, 1, 0, NULL, 0, NULL));
+    OK(rt_trace_writer_verify(w, ranges, 2));
+    OK(rt_trace_writer_close(w, NULL));
+    size_t size;
+    uint8_t *data = slurp(path, &size);
+    struct rt_trace_reader *r;
+    OK(rt_trace_reader_open_memory(data, size, &r));
+    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 1);
+    struct rt_trace_packet p;
+    OK(rt_trace_reader_next(r, &p));
+    OK(rt_trace_reader_next(r, &p));
+    cr_assert_eq(p.type, RT_TRACE_PACKET_VERIFY);
+    cr_assert_eq(p.u.verify.count, 2);
+    struct rt_trace_verify_cursor c;
+    struct rt_trace_verify_range g;
+    rt_trace_verify_begin(&p, &c);
+    cr_assert(rt_trace_verify_next(&c, &g));
+    cr_assert_eq(g.memory_id, 9);
+    cr_assert_eq(g.offset, 4096);
+    cr_assert_eq(g.size, 600);
+    cr_assert_eq(g.piece_count, 3);
+    cr_assert_eq(rt_trace_verify_piece_hash(&g, 2), 33);
+    cr_assert(rt_trace_verify_next(&c, &g));
+    cr_assert_eq(g.memory_id, 10);
+    cr_assert_eq(rt_trace_verify_piece_hash(&g, 0), 44);
+    cr_assert_not(rt_trace_verify_next(&c, &g));
+    rt_trace_reader_destroy(r);
+    free(data);
+}
+
+Test(trace, writer_refuses_a_range_whose_pieces_do_not_add_up)
+{
+    struct rt_trace_writer *w = open_writer(tmp_path("badverify.rtrace"), RT_TRACE_COMPRESSION_NONE, 0, true);
+    uint64_t h[2] = {1, 2};
+    struct rt_trace_verify_range g = {.memory_id = 1, .size = 600, .piece_size = 256, .piece_count = 2, .hashes = h};
+    rt_status s = rt_trace_writer_verify(w, &g, 1);
+    cr_assert_eq(s.code, RT_ERR_INTERNAL);
+    OK(rt_trace_writer_close(w, NULL));
+}
+
+Test(trace, malformed_verify_packets_are_named)
+{
+    struct rt_enc e, pl;
+    rt_enc_init(&e);
+    rt_enc_init(&pl);
+    /* one range claimed, 24 fixed bytes, piece size 0 */
+    uint8_t body[4 + 24] = {1, 0, 0, 0};
+    body[4 + 16] = 8; /* size 8 */
+    craft_packet(&pl, RT_FORMAT_PACKET_VERIFY, body, sizeof body);
+    one_block_file(&e, &pl, 1, 0, 0, true);
+    ASSERT_BAD(&e, "verify packet: a malformed range");
+    rt_enc_reset(&pl);
+    body[4 + 20] = 4; /* piece size 4: two hashes needed, none there */
+    craft_packet(&pl, RT_FORMAT_PACKET_VERIFY, body, sizeof body);
+    one_block_file(&e, &pl, 1, 0, 0, true);
+    ASSERT_BAD(&e, "verify packet");
+    rt_enc_reset(&pl);
+    uint8_t many[8] = {0xff, 0xff, 0xff, 0xff};
+    craft_packet(&pl, RT_FORMAT_PACKET_VERIFY, many, sizeof many);
+    one_block_file(&e, &pl, 1, 0, 0, true);
+    ASSERT_BAD(&e, "more ranges than bytes");
+    rt_enc_finish(&pl);
+    rt_enc_finish(&e);
+}

@@ -1,0 +1,225 @@
+/* replay/verify.c — `retrace replay --verify`: the replay checks itself
+ * against the capture.
+ *
+ * At every verification point (a verify packet: what the application read
+ * back after a wait, hashed in pieces) the same bytes of the replay's memory
+ * are hashed and compared; every vkGetQueryPoolResults the capture saw ready
+ * is compared with the results the replay gets (the call's captured output
+ * is in the trace), except timestamp and performance queries, which differ
+ * from run to run. Each divergence is printed with the call before it, the
+ * memory object, offset, length and the bytes that differ. Whether a
+ * divergence fails the replay is the CLI's decision (same kind of device). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "replay_internal.h"
+
+#define MAX_PRINTED 20
+
+struct replay_verify {
+    uint64_t last_call_seq;
+    enum rt_vk_cmd last_call;
+    struct rt_hashmap query_types; /* live VkQueryPool -> VkQueryType */
+    uint64_t captured_query_hash;  /* of the captured vkGetQueryPoolResults output */
+    bool query_pending;
+    uint8_t *buffer;
+    size_t buffer_size;
+};
+
+static struct replay_verify *state(struct replay *r)
+{
+    if (!r->verify && (r->verify = calloc(1, sizeof *r->verify)))
+        rt_hashmap_init(&r->verify->query_types);
+    return r->verify;
+}
+
+void replay_verify_finish(struct replay *r)
+{
+    if (!r->verify)
+        return;
+    rt_hashmap_finish(&r->verify->query_types);
+    free(r->verify->buffer);
+    free(r->verify);
+    r->verify = NULL;
+}
+
+/* Prints one divergence and keeps the first for the CLI. */
+static void diverged(struct replay *r, const char *what)
+{
+    struct rt_replay_result *res = r->result;
+    const char *call = r->verify->last_call_seq ? rt_vk_cmd_name(r->verify->last_call) : "the start";
+    char line[sizeof res->verify_first];
+    snprintf(line, sizeof line, "after call %" PRIu64 " (%s): %s", r->verify->last_call_seq, call, what);
+    if (!res->verify_divergences++)
+        snprintf(res->verify_first, sizeof res->verify_first, "%s", line);
+    if (res->verify_divergences <= MAX_PRINTED)
+        rt_log(RT_LOG_WARN, "verify: %s", line);
+    else if (res->verify_divergences == MAX_PRINTED + 1)
+        rt_log(RT_LOG_WARN, "verify: more divergences follow; only their count is printed");
+}
+
+static bool ensure_buffer(struct replay_verify *v, size_t size)
+{
+    if (v->buffer_size >= size)
+        return true;
+    uint8_t *grown = realloc(v->buffer, size);
+    if (!grown)
+        return false;
+    v->buffer = grown;
+    v->buffer_size = size;
+    return true;
+}
+
+static bool piece_differs(const struct rt_trace_verify_range *g, const uint8_t *bytes, uint32_t k)
+{
+    uint64_t lo = (uint64_t)k * g->piece_size;
+    uint64_t n = g->size - lo < g->piece_size ? g->size - lo : g->piece_size;
+    return rt_trace_hash(bytes + lo, n) != rt_trace_verify_piece_hash(g, k);
+}
+
+/* Names the bytes of a range whose pieces differ, as runs of pieces:
+ * "0x0-0x1ff, 0x400-0x4ff (3 of 16 pieces of 256 bytes; here: 00 00 ...)". */
+static void describe_pieces(const struct rt_trace_verify_range *g, const uint8_t *bytes, char *out, size_t size)
+{
+    uint32_t differ = 0, runs = 0, first = UINT32_MAX;
+    size_t used = 0;
+    for (uint32_t k = 0; k < g->piece_count; k++) {
+        if (!piece_differs(g, bytes, k))
+            continue;
+        differ++;
+        first = first == UINT32_MAX ? k : first;
+        if (k > 0 && piece_differs(g, bytes, k - 1))
+            continue; /* inside a run: printed with its end below */
+        uint32_t end = k;
+        while (end + 1 < g->piece_count && piece_differs(g, bytes, end + 1))
+            end++;
+        uint64_t hi = (uint64_t)(end + 1) * g->piece_size < g->size ? (uint64_t)(end + 1) * g->piece_size : g->size;
+        if (runs++ < 4 && used < size)
+            used += (size_t)snprintf(out + used, size - used, "%s0x%" PRIx64 "-0x%" PRIx64, runs > 1 ? ", " : "",
+                                     g->offset + (uint64_t)k * g->piece_size, g->offset + hi - 1);
+    }
+    const uint8_t *b = bytes + (size_t)first * g->piece_size;
+    size_t shown = g->size - (size_t)first * g->piece_size < 8 ? g->size - (size_t)first * g->piece_size : 8;
+    if (used < size)
+        used += (size_t)snprintf(out + used, size - used, "%s differ (%u of %u pieces of %u bytes; here:",
+                                 runs > 4 ? ", ..." : "", differ, g->piece_count, g->piece_size);
+    for (size_t i = 0; i < shown && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, " %02x", b[i]);
+    if (used < size)
+        snprintf(out + used, size - used, "%s)", shown < g->size - (size_t)first * g->piece_size ? " ..." : "");
+}
+
+static void check_range(struct replay *r, const struct rt_trace_verify_range *g)
+{
+    struct rt_replay_result *res = r->result;
+    res->verify_ranges++;
+    res->verify_bytes += g->size;
+    char what[512];
+    if (!ensure_buffer(r->verify, g->size) || !replay_memory_read(r, g->memory_id, g->offset, g->size, r->verify->buffer)) {
+        res->verify_unreadable++;
+        snprintf(what, sizeof what, "memory 0x%" PRIx64 " offset 0x%" PRIx64 " length %u: not readable in this replay",
+                 g->memory_id, g->offset, g->size);
+        diverged(r, what);
+        return;
+    }
+    const uint8_t *bytes = r->verify->buffer;
+    bool same = true;
+    for (uint32_t k = 0; k < g->piece_count && same; k++)
+        same = !piece_differs(g, bytes, k);
+    if (same)
+        return;
+    char pieces[256];
+    describe_pieces(g, bytes, pieces, sizeof pieces);
+    snprintf(what, sizeof what, "memory 0x%" PRIx64 " offset 0x%" PRIx64 " length %u: bytes %s", g->memory_id,
+             g->offset, g->size, pieces);
+    diverged(r, what);
+}
+
+static bool replay_verify_same_kind(const struct replay *r);
+
+rt_status replay_verify_packet(struct replay *r, const struct rt_trace_packet *p)
+{
+    if (!r->opts->verify)
+        return rt_ok_status();
+    if (!state(r))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    r->result->verify_points++;
+    r->result->verify_same_kind = replay_verify_same_kind(r);
+    struct rt_trace_verify_cursor c;
+    struct rt_trace_verify_range g;
+    rt_trace_verify_begin(p, &c);
+    while (rt_trace_verify_next(&c, &g))
+        check_range(r, &g);
+    return rt_ok_status();
+}
+
+void replay_verify_annotation(struct replay *r, const struct rt_trace_packet *p)
+{
+    if (p->u.annotation.kind != RT_TRACE_ANNOTATION_EXTERNAL_MEMORY)
+        return;
+    r->result->external_memory++;
+    rt_log(RT_LOG_WARN, "replay: %.*s; the replay does not reproduce it", (int)p->u.annotation.length,
+           p->u.annotation.text);
+}
+
+/* --- query results ------------------------------------------------------------ */
+
+static bool query_type_varies(uint64_t type)
+{
+    return type == VK_QUERY_TYPE_TIMESTAMP || type == VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR ||
+           type == VK_QUERY_TYPE_PERFORMANCE_QUERY_INTEL;
+}
+
+void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result)
+{
+    if (!r->opts->verify || !state(r))
+        return;
+    r->verify->query_pending = false;
+    if (cmd != RT_VK_CMD_vkGetQueryPoolResults || (VkResult)(int32_t)captured_result != VK_SUCCESS)
+        return;
+    const struct rt_vk_args_vkGetQueryPoolResults *a = args;
+    if (a->pData && a->dataSize) {
+        r->verify->captured_query_hash = rt_trace_hash(a->pData, a->dataSize);
+        r->verify->query_pending = true;
+    }
+}
+
+void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq)
+{
+    if (!r->opts->verify || !r->verify)
+        return;
+    struct replay_verify *v = r->verify;
+    v->last_call_seq = seq;
+    v->last_call = cmd;
+    if (cmd == RT_VK_CMD_vkCreateQueryPool) {
+        const struct rt_vk_args_vkCreateQueryPool *a = args;
+        if (a->result == VK_SUCCESS && a->pQueryPool && *a->pQueryPool)
+            rt_hashmap_put(&v->query_types, (uint64_t)(uintptr_t)*a->pQueryPool, (uint64_t)a->pCreateInfo->queryType);
+        return;
+    }
+    if (cmd != RT_VK_CMD_vkGetQueryPoolResults || !v->query_pending)
+        return;
+    const struct rt_vk_args_vkGetQueryPoolResults *a = args;
+    uint64_t type = 0;
+    if (rt_hashmap_get(&v->query_types, (uint64_t)(uintptr_t)a->queryPool, &type) && query_type_varies(type))
+        return;
+    r->result->verify_queries++;
+    r->result->verify_same_kind = replay_verify_same_kind(r);
+    if (rt_trace_hash(a->pData, a->dataSize) != v->captured_query_hash) {
+        char what[256];
+        snprintf(what, sizeof what, "query results of queries %u-%u (%zu bytes) differ", a->firstQuery,
+                 a->firstQuery + a->queryCount - 1, (size_t)a->dataSize);
+        diverged(r, what);
+    }
+}
+
+/* The capture's kind of device: where a divergence is a regression rather
+ * than a rasteriser's legitimate difference. */
+static bool replay_verify_same_kind(const struct replay *r)
+{
+    const struct rt_trace_device_info *c = &r->header->device;
+    return r->header->has_device && c->vendor_id == r->gpu_properties.vendorID &&
+           c->device_id == r->gpu_properties.deviceID;
+}
