@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 while read -r name frames; do
     case "$name" in ''|'#'*) continue ;; esac
-    out=$("$retrace" replay "$traces/$name.rtrace" --validate --screenshots "$work/$name" --frames "$frames" 2>&1)
+    out=$("$retrace" replay "$traces/$name.rtrace" --validate --verify --screenshots "$work/$name" --frames "$frames" 2>&1)
     if [ $? -ne 0 ] || ! echo "$out" | grep -q "validation: 0 errors, 0 warnings"; then
         echo "FAIL: $name did not replay cleanly:"; echo "$out"; status=1; continue
     fi

@@ -80,9 +80,11 @@ def check(a, program, work):
     if rc != 0:
         fail("retrace info --check rejected the trace", out)
     rc, out = run([a.retrace, "replay", trace, "--validate", "--memory", a.replay_memory,
-                   "--screenshots", rep, "--frames", a.frames])
+                   "--screenshots", rep, "--frames", a.frames, "--verify"])
     if rc != 0 or "validation: 0 errors, 0 warnings" not in out:
         fail(f"replay exited {rc} or was not clean under validation", out)
+    if " 0 divergences" not in out:  # what the program read back after its waits, reproduced
+        fail("replay --verify found divergences", out)
     for f in frames:
         if a.own_screenshots:
             ok, out = same_pixels(a.retrace, frame_png(own, f), frame_png(cap, f))
