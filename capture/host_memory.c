@@ -4,13 +4,18 @@
  * Vulkan filters upload frames this way) is the application's own
  * allocation: it writes there directly, so no shadow can stand in between.
  * Its pages are hashed at every submit instead, and the pages whose bytes
- * changed since the trace last held them are recorded as memory updates.
+ * changed since the trace last held them are recorded as memory updates
+ * (bytes the GPU wrote there too: the trace cannot tell them apart).
+ * Such memory gives no verification points: its pages are the program's
+ * heap pages, which malloc and the program change between a submit and a
+ * wait (seen with ffmpeg), so a change seen after a wait is not the GPU's.
  * Memory imported from anything the capture cannot read (file descriptors,
  * dma-bufs, Android hardware buffers, other processes' handles) is recorded
  * as an annotation, so `retrace info` lists it and replay warns that its
  * content is not reproduced.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,7 @@ struct host_import {
 
 static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct host_import *imports;
+static _Atomic size_t import_count; /* read without the lock at every submit */
 
 static uint64_t handle_id(VkDeviceMemory memory) { return (uint64_t)(uintptr_t)memory; }
 
@@ -82,6 +88,7 @@ static void track_host_pointer(VkDeviceMemory memory, const void *pointer, VkDev
     pthread_mutex_lock(&imports_lock);
     h->next = imports;
     imports = h;
+    atomic_fetch_add(&import_count, 1);
     pthread_mutex_unlock(&imports_lock);
 }
 
@@ -107,6 +114,7 @@ void capture_forget_import(VkDeviceMemory memory)
         if ((*link)->memory_id == handle_id(memory)) {
             struct host_import *h = *link;
             *link = h->next;
+            atomic_fetch_sub(&import_count, 1);
             free(h->known);
             free(h);
             break;
@@ -139,6 +147,8 @@ static void collect_import(struct host_import *h)
 
 void capture_collect_imports(void)
 {
+    if (!atomic_load(&import_count))
+        return;
     pthread_mutex_lock(&imports_lock);
     for (struct host_import *h = imports; h; h = h->next)
         collect_import(h);
