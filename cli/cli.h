@@ -59,5 +59,7 @@ CLI_DECLARE(golden);
 CLI_DECLARE(capture);
 CLI_DECLARE(replay);
 CLI_DECLARE(serve);
+CLI_DECLARE(run);
+CLI_DECLARE(upload);
 
 #endif

@@ -20,6 +20,10 @@ static const struct rt_command commands[] = {
      cmd_golden_run},
     {"serve", "the dashboard: runs, diffs, history and approvals over HTTP", cmd_serve_usage,
      cmd_serve_run},
+    {"run", "replay a manifest of traces, compare with the goldens, record the run",
+     cmd_run_usage, cmd_run_run},
+    {"upload", "send the runs waiting in the spool to the dashboard server", cmd_upload_usage,
+     cmd_upload_run},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -1,0 +1,81 @@
+/*
+ * runner/exec.h — the state of one `retrace run` shared by execute.c (the
+ * scheduling loop), job.c (one replay: its command line and its verdict) and
+ * record.c (the run and its results in the store). Internal to runner/.
+ */
+#ifndef RT_RUNNER_EXEC_H
+#define RT_RUNNER_EXEC_H
+
+#include <limits.h>
+
+#include "child.h"
+#include "internal.h"
+
+/* A replay in flight. */
+struct rt_slot {
+    bool busy;
+    size_t job;       /* index into the plan (and into out->jobs) */
+    uint32_t attempt; /* 1-based */
+    char dir[PATH_MAX];
+    struct rt_child child;
+};
+
+/* Where a job stands between attempts. */
+struct rt_job_state {
+    uint32_t attempts;
+    bool failed_once;     /* an earlier attempt failed: a later pass is flaky */
+    char first_failure[512];
+    bool done;
+};
+
+/* URL traces are fetched once per run. */
+struct rt_fetch_state {
+    bool tried;
+    rt_status status;
+};
+
+struct rt_exec {
+    const struct rt_manifest *m;
+    const struct rt_run_plan *plan;
+    const struct rt_run_options *o;
+    struct rt_run_result *out;
+    struct rt_store *store;
+    char work[PATH_MAX];
+    bool made_work;
+    bool replay_has_report; /* `retrace replay --report` exists */
+    struct rt_slot *slots;
+    struct rt_job_state *states;
+    struct rt_fetch_state *fetches; /* per manifest trace */
+    size_t *retry_queue, retry_head, retry_tail;
+    size_t next_job, finished, failures;
+    double t0;
+};
+
+/** Starts attempt ATTEMPT of job J in SLOT; a job that cannot start is finished here. */
+RT_MUST_CHECK rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32_t attempt);
+
+/** Judges SLOT's finished child: records the job, or queues a retry. Frees the slot. */
+RT_MUST_CHECK rt_status rt_job_finish(struct rt_exec *x, struct rt_slot *slot);
+
+/** Learns the device from a replay report (first one wins). */
+void rt_record_device_from_report(struct rt_exec *x, const char *report_json);
+
+/** Records job J's results (opening the run first if needed), in one transaction. */
+RT_MUST_CHECK rt_status rt_record_job(struct rt_exec *x, size_t j);
+
+/** Opens the run in the store if no job did, then marks it finished with OUTCOME. */
+RT_MUST_CHECK rt_status rt_record_run_finish(struct rt_exec *x, const char *outcome);
+
+/** The device key goldens and expectations are looked up under ("" = unknown). */
+const char *rt_exec_device_key(const struct rt_exec *x);
+
+/** Fills a new run's id, start time and host. */
+void rt_record_run_identity(struct rt_run_result *out);
+
+/** Frees N frames and what they own. */
+void rt_run_frames_free(struct rt_run_frame *frames, size_t n);
+
+/** Removes DIR and everything in it (the work folder of a job); errors are ignored. */
+void rt_remove_tree(const char *dir);
+
+#endif

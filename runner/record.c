@@ -1,0 +1,111 @@
+/*
+ * runner/record.c — the run and its results in the store. The run row is
+ * opened when the first job finishes (by then a replay report has said which
+ * device this is), and each job's results are committed in one transaction
+ * the moment it ends, so a runner killed mid-run loses only the jobs in
+ * flight.
+ */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+static void iso_now(char *buf, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A version 4 UUID from /dev/urandom (docs/FORMATS.md section 2). */
+static void make_uuid(char out[37])
+{
+    unsigned char b[16] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
+        struct timespec ts; /* no urandom: time and pid still make runs distinct */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t v[2] = {(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
+        memcpy(b, v, sizeof b);
+    }
+    if (fd >= 0)
+        close(fd);
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+void rt_record_run_identity(struct rt_run_result *out)
+{
+    make_uuid(out->uuid);
+    iso_now(out->started_at, sizeof out->started_at);
+    if (gethostname(out->host, sizeof out->host) != 0)
+        snprintf(out->host, sizeof out->host, "unknown");
+    out->host[sizeof out->host - 1] = 0;
+}
+
+const char *rt_exec_device_key(const struct rt_exec *x)
+{
+    if (x->o->device_key)
+        return x->o->device_key;
+    return x->out->device_key ? x->out->device_key : "";
+}
+
+static char *json_string(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+}
+
+void rt_record_device_from_report(struct rt_exec *x, const char *report_json)
+{
+    if (x->out->device)
+        return;
+    cJSON *root = cJSON_Parse(report_json);
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+    if (cJSON_IsObject(dev)) {
+        x->out->device = json_string(dev, "name");
+        x->out->driver = json_string(dev, "driver");
+        x->out->device_key = json_string(dev, "device_key");
+    }
+    cJSON_Delete(root);
+}
+
+static rt_status begin_run(struct rt_exec *x)
+{
+    if (x->out->run_id)
+        return rt_ok_status();
+    struct rt_run_info info = {.host = x->out->host, .device = x->out->device, .driver = x->out->driver,
+                               .device_key = rt_exec_device_key(x), .version = RT_VERSION,
+                               .label = x->out->label, .shard = x->o->shard};
+    return rt_store_run_begin(x->store, &info, &x->out->run_id);
+}
+
+rt_status rt_record_job(struct rt_exec *x, size_t j)
+{
+    struct rt_run_job_result *jr = &x->out->jobs[j];
+    RT_TRY(begin_run(x));
+    const struct rt_manifest_trace *t = &x->m->traces[jr->job.trace];
+    struct rt_result *rows = calloc(jr->frame_count ? jr->frame_count : 1, sizeof *rows);
+    if (!rows)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    for (size_t i = 0; i < jr->frame_count; i++)
+        rows[i] = jr->frames[i].r;
+    rt_status s = rt_store_record_trace_results(x->store, x->out->run_id, t->name, rows, jr->frame_count);
+    free(rows);
+    return s;
+}
+
+rt_status rt_record_run_finish(struct rt_exec *x, const char *outcome)
+{
+    iso_now(x->out->finished_at, sizeof x->out->finished_at);
+    RT_TRY(begin_run(x));
+    return rt_store_run_finish(x->store, x->out->run_id, outcome);
+}

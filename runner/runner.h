@@ -1,0 +1,231 @@
+/*
+ * runner/runner.h — the regression runner behind `retrace run`: a manifest of
+ * traces replayed under each configuration, each replay in a child process,
+ * its frames compared with the goldens, the results recorded and uploaded.
+ * (The folder is runner/, not run/: `run` is the top-level setup script.)
+ *
+ * Owns: the manifest format (docs/manifest.md; YAML read with libyaml), the
+ * job list and its shards, child processes (own process group and working
+ * directory, a timeout that kills the whole group), trace downloads (libcurl,
+ * SHA-256 checked, cached), retries and expectations, JUnit XML, the run
+ * upload of docs/FORMATS.md section 2 and its spool directory.
+ * Must not touch: Vulkan and the replay engine (a replay is always a child
+ * `retrace replay`, so its crash or hang is a result, never the runner's
+ * death), SQL (store/store.h only), exit() (cli/ decides exit codes).
+ * Entry points: rt_manifest_load, rt_run_jobs_plan, rt_run_execute,
+ * rt_run_junit_write, rt_upload_body, rt_upload_spool_put, rt_upload_spool_send.
+ */
+#ifndef RT_RUNNER_H
+#define RT_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "status.h"
+#include "store.h"
+
+/* ---- manifest ---------------------------------------------------------- */
+
+/** One replay configuration: workaround sets and injected delays. */
+struct rt_manifest_config {
+    const char *name;
+    const char **workarounds; /* passed as --workarounds A,B */
+    size_t workaround_count;
+    const char **delays;      /* each passed as --delay SPEC */
+    size_t delay_count;
+    bool has_seed;
+    uint64_t seed;            /* --seed N */
+    int line;
+};
+
+/** An expectation for the devices whose key or name matches DEVICE (a glob). */
+struct rt_manifest_expect {
+    const char *device;
+    enum rt_expect_kind kind;
+    const char *note;
+    int line;
+};
+
+struct rt_manifest_trace {
+    const char *name;
+    const char *path;   /* absolute; for a URL trace, where it is cached */
+    const char *url;    /* NULL for a local trace */
+    const char *sha256; /* 64 lower-case hex digits, with url */
+    const char *frames; /* normalised list such as "1,10" */
+    uint32_t *frame_numbers;
+    size_t frame_count;
+    double threshold, tile_threshold;
+    uint32_t timeout_s;
+    const char **tags;
+    size_t tag_count;
+    size_t *configs; /* indexes into rt_manifest.configs */
+    size_t config_count;
+    struct rt_manifest_expect *expects;
+    size_t expect_count;
+    int line;
+};
+
+struct rt_manifest {
+    struct rt_arena arena; /* every string and array below */
+    const char *path;
+    const char *label;     /* "" when the manifest names none */
+    const char *cache_dir; /* absolute */
+    struct rt_manifest_config *configs;
+    size_t config_count;
+    struct rt_manifest_trace *traces;
+    size_t trace_count;
+};
+
+/**
+ * Reads and checks the manifest at PATH. Anything wrong in it (YAML syntax,
+ * an unknown key, a bad value, a missing key, a duplicate name) is
+ * RT_ERR_BAD_INPUT "PATH:LINE: what is wrong"; nothing is half-loaded.
+ */
+RT_MUST_CHECK rt_status rt_manifest_load(const char *path, struct rt_manifest *out);
+void rt_manifest_finish(struct rt_manifest *manifest);
+
+/** The expectation of TRACE on a device (key or name matching), or NULL. */
+const struct rt_manifest_expect *rt_manifest_expect_for(const struct rt_manifest_trace *trace,
+                                                        const char *device_key,
+                                                        const char *device_name);
+
+/* ---- jobs and shards --------------------------------------------------- */
+
+/** One replay to make: a trace under a configuration. */
+struct rt_run_job {
+    size_t trace, config;
+    size_t index; /* position in the whole (unsharded) list */
+};
+
+struct rt_run_plan {
+    struct rt_run_job *jobs;
+    size_t count, total; /* this shard's jobs, the whole list's */
+};
+
+/**
+ * The trace x configuration list in manifest order, filtered by TAG (NULL =
+ * all), and of it the jobs whose position k has k % SHARD_COUNT ==
+ * SHARD_INDEX - 1: shards 1..N together take every job exactly once.
+ */
+RT_MUST_CHECK rt_status rt_run_jobs_plan(const struct rt_manifest *manifest, const char *tag,
+                                         uint32_t shard_index, uint32_t shard_count,
+                                         struct rt_run_plan *out);
+void rt_run_plan_finish(struct rt_run_plan *plan);
+
+/* ---- running ----------------------------------------------------------- */
+
+struct rt_run_options {
+    const char *db_path;
+    const char *retrace;        /* the retrace binary a child runs (`retrace replay`) */
+    char *const *wrapper;       /* a command the replay runs under (NULL-terminated), or NULL */
+    const char *device;         /* --device for the replay, or NULL */
+    const char *device_key;     /* this device's key for goldens and expectations; NULL: the
+                                   replay report's (device-independent goldens until one came) */
+    const char *label;          /* overrides the manifest's; NULL keeps it */
+    const char *shard;          /* "I/N", recorded with the run, or NULL */
+    unsigned jobs;              /* replays at once, >= 1 */
+    unsigned retries;           /* extra attempts for a failing job */
+    bool update_goldens;        /* new results' images become goldens for this device */
+    bool progress;              /* a progress line on stderr (a terminal) */
+    const char *work_dir;       /* where children run; NULL: a fresh one under TMPDIR */
+    bool keep_work;             /* leave the work directory for inspection */
+};
+
+/** One frame's (or, frame 0, the whole job's) result. */
+struct rt_run_frame {
+    struct rt_result r; /* what the store records; r.message, r.*_png point below */
+    char golden_hash[RT_STORE_HASH_HEX + 1]; /* "" when none */
+    uint8_t *actual_png, *diff_png;
+    char *message;
+};
+
+struct rt_run_job_result {
+    struct rt_run_job job;
+    bool skipped;                  /* an expectation said skip: nothing replayed */
+    enum rt_expect_kind expected;  /* the expectation that applied */
+    char *expect_note;            /* its note (malloc'd), or NULL */
+    bool regression;               /* counts towards exit 1 */
+    enum rt_result_status status;  /* the worst of its frames */
+    uint32_t attempts;
+    double replay_ms;
+    char *reason;                  /* why it is not a pass ("" when it is) */
+    char *report;                  /* the replay report JSON, or NULL */
+    struct rt_run_frame *frames;
+    size_t frame_count;
+};
+
+struct rt_run_result {
+    char uuid[37];
+    int64_t run_id;               /* 0 when nothing was recorded */
+    char started_at[32], finished_at[32];
+    char host[256];
+    char *device, *driver, *device_key; /* "" when no replay reported them */
+    const char *label;
+    char shard[32];               /* "I/N", or "" */
+    struct rt_run_job_result *jobs;
+    size_t job_count;
+    size_t regressions, skipped;
+};
+
+/**
+ * Runs every job of PLAN, recording each job's results in the store as soon
+ * as it finishes (one transaction). A job that crashes, hangs or fails is a
+ * result, never an error here; errors are the store's (RT_ERR_BAD_INPUT) and
+ * our own (RT_ERR_INTERNAL). *out holds the jobs that finished, also after an
+ * error.
+ */
+RT_MUST_CHECK rt_status rt_run_execute(const struct rt_manifest *manifest,
+                                       const struct rt_run_plan *plan,
+                                       const struct rt_run_options *options,
+                                       struct rt_run_result *out);
+void rt_run_result_finish(struct rt_run_result *result);
+
+/** "passed" or "failed" (any regression). */
+const char *rt_run_outcome(const struct rt_run_result *result);
+
+/**
+ * JUnit XML: one testcase per trace x configuration x frame (frame 0 for a
+ * job that produced no frame), failures with their numbers and reasons.
+ */
+RT_MUST_CHECK rt_status rt_run_junit_write(const struct rt_manifest *manifest,
+                                           const struct rt_run_result *result,
+                                           const char *path);
+
+/* ---- upload ------------------------------------------------------------ */
+
+/**
+ * The upload body of docs/FORMATS.md section 2, as JSON text (malloc'd).
+ * Without WITH_IMAGES the images are null (what `retrace run --json` prints).
+ * Each result also carries "regression" and "expected" (readers ignore keys
+ * they do not know).
+ */
+RT_MUST_CHECK rt_status rt_upload_body(const struct rt_manifest *manifest,
+                                       const struct rt_run_result *result, bool with_images,
+                                       char **json_out);
+
+/** Writes BODY as SPOOL_DIR/UUID.json (a temporary file, then rename). */
+RT_MUST_CHECK rt_status rt_upload_spool_put(const char *spool_dir, const char *uuid,
+                                            const char *body);
+
+struct rt_upload_counts {
+    size_t sent, duplicates, kept; /* kept: still in the spool */
+};
+
+/**
+ * POSTs every SPOOL_DIR/<id>.json to SERVER/api/runs with the bearer TOKEN
+ * and deletes each one the server took (201) or already had (200). A server
+ * that cannot be reached or answers 5xx keeps the file for later
+ * (RT_ERR_INTERNAL, "cannot reach" or its answer); 401/403 keep it too (fix
+ * the token and send again) and 400/413 move it to SPOOL_DIR/rejected/ (it
+ * would never be taken), both RT_ERR_BAD_INPUT with the server's reason. Sending continues past a
+ * failing file; the status is the first failure's.
+ */
+RT_MUST_CHECK rt_status rt_upload_spool_send(const char *spool_dir, const char *server,
+                                             const char *token, struct rt_upload_counts *out);
+
+/** $RETRACE_SPOOL, else ($XDG_CACHE_HOME or ~/.cache)/retrace/spool. */
+RT_MUST_CHECK rt_status rt_upload_default_spool(char *buf, size_t size);
+
+#endif
