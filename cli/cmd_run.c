@@ -1,10 +1,10 @@
 /* cli/cmd_run.c — `retrace run MANIFEST`: the regression job over a manifest of traces. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "runner.h"
 
@@ -21,6 +21,7 @@ void cmd_run_usage(FILE *out)
             "  --shard I/N           only this machine's share of the job list (default: GitLab CI's\n"
             "                        CI_NODE_INDEX/CI_NODE_TOTAL when set)\n"
             "  --tag TAG             only the traces with this tag\n"
+            "  --configuration NAME  only this configuration of the manifest\n"
             "  --label NAME          the run's label (default: the manifest's)\n"
             "  --device INDEX|NAME   the replay device (retrace replay --device)\n"
             "  --device-key KEY      this device's key for goldens and expectations (default: the\n"
@@ -42,111 +43,110 @@ void cmd_run_usage(FILE *out)
 
 struct run_args {
     struct rt_run_options o;
-    const char *manifest, *tag, *junit, *server, *token_file, *spool;
+    const char *manifest, *tag, *configuration, *junit, *server, *token_file, *spool;
     char *wrapper_text;
     uint32_t shard_i, shard_n;
     bool json, list;
 };
 
-static int bad(const char *fmt, const char *value)
-{
-    return cli_usage_error(cli_find_command("run"), fmt, value);
-}
+enum {
+    OPT_DB = 1, OPT_JOBS, OPT_RETRIES, OPT_SHARD, OPT_TAG, OPT_LABEL, OPT_DEVICE, OPT_DEVICE_KEY,
+    OPT_UPDATE, OPT_JUNIT, OPT_JSON, OPT_LIST, OPT_SERVER, OPT_TOKEN, OPT_SPOOL, OPT_WRAPPER,
+    OPT_WORK, OPT_KEEP, OPT_CONFIG,
+};
 
-static bool parse_count(const char *text, unsigned max, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (errno || *end || end == text || text[0] == '-' || v > max)
-        return false;
-    *out = (unsigned)v;
-    return true;
-}
+static const struct cli_option run_options[] = {
+    {"db", 0, CLI_VALUE, OPT_DB}, {"jobs", 'j', CLI_VALUE, OPT_JOBS},
+    {"retries", 0, CLI_VALUE, OPT_RETRIES}, {"shard", 0, CLI_VALUE, OPT_SHARD},
+    {"tag", 0, CLI_VALUE, OPT_TAG}, {"configuration", 0, CLI_VALUE, OPT_CONFIG}, {"label", 0, CLI_VALUE, OPT_LABEL},
+    {"device", 0, CLI_VALUE, OPT_DEVICE}, {"device-key", 0, CLI_VALUE, OPT_DEVICE_KEY},
+    {"update-goldens", 0, CLI_FLAG, OPT_UPDATE}, {"junit", 0, CLI_VALUE, OPT_JUNIT},
+    {"json", 0, CLI_FLAG, OPT_JSON}, {"list", 0, CLI_FLAG, OPT_LIST},
+    {"server", 0, CLI_VALUE, OPT_SERVER}, {"token-file", 0, CLI_VALUE, OPT_TOKEN},
+    {"spool", 0, CLI_VALUE, OPT_SPOOL}, {"wrapper", 0, CLI_VALUE, OPT_WRAPPER},
+    {"work-dir", 0, CLI_VALUE, OPT_WORK}, {"keep-work", 0, CLI_FLAG, OPT_KEEP}, {0}};
 
 static bool parse_shard(const char *text, uint32_t *i, uint32_t *n)
 {
-    unsigned a, b;
-    char extra;
-    if (sscanf(text, "%u/%u%c", &a, &b, &extra) != 2 || a < 1 || b < 1 || a > b || strchr(text, '-'))
+    char a[16], b[16];
+    const char *slash = strchr(text, '/');
+    uint64_t vi, vn;
+    if (!slash || (size_t)(slash - text) >= sizeof a || strlen(slash + 1) >= sizeof b)
         return false;
-    *i = a, *n = b;
+    snprintf(a, sizeof a, "%.*s", (int)(slash - text), text);
+    snprintf(b, sizeof b, "%s", slash + 1);
+    if (!cli_parse_u64(a, 1, 100000, &vi) || !cli_parse_u64(b, 1, 100000, &vn) || vi > vn)
+        return false;
+    *i = (uint32_t)vi, *n = (uint32_t)vn;
     return true;
 }
 
-static int parse_option(int c, struct run_args *a)
+static int parse_option(struct cli_args *p, int id, struct run_args *a)
 {
-    switch (c) {
-    case 'd': a->o.db_path = optarg; return 0;
-    case 'j':
-        return parse_count(optarg, 64, &a->o.jobs) && a->o.jobs ? 0 : bad("-j needs a number from 1 to 64, not '%s'", optarg);
-    case 'r': return parse_count(optarg, 100, &a->o.retries) ? 0 : bad("--retries needs 0 to 100, not '%s'", optarg);
-    case 's': return parse_shard(optarg, &a->shard_i, &a->shard_n) ? 0 : bad("--shard needs I/N with 1 <= I <= N, not '%s'", optarg);
-    case 't': a->tag = optarg; return 0;
-    case 'l': a->o.label = optarg; return 0;
-    case 'D': a->o.device = optarg; return 0;
-    case 'K': a->o.device_key = optarg; return 0;
-    case 'u': a->o.update_goldens = true; return 0;
-    case 'J': a->junit = optarg; return 0;
-    case 'o': a->json = true; return 0;
-    case 'L': a->list = true; return 0;
-    case 'S': a->server = optarg; return 0;
-    case 'T': a->token_file = optarg; return 0;
-    case 'P': a->spool = optarg; return 0;
-    case 'w': a->wrapper_text = optarg; return 0;
-    case 'W': a->o.work_dir = optarg; return 0;
-    case 'k': a->o.keep_work = true; return 0;
-    default: return bad("unknown option '%s'", optarg ? optarg : "");
+    switch (id) {
+    case OPT_DB: a->o.db_path = p->value; return 0;
+    case OPT_JOBS: return cli_args_u32(p, 1, 64, &a->o.jobs);
+    case OPT_RETRIES: return cli_args_u32(p, 0, 100, &a->o.retries);
+    case OPT_SHARD:
+        return parse_shard(p->value, &a->shard_i, &a->shard_n)
+                   ? 0 : cli_bad_value(p->cmd, "--shard", "I/N with 1 <= I <= N", p->value);
+    case OPT_TAG: a->tag = p->value; return 0;
+    case OPT_CONFIG: a->configuration = p->value; return 0;
+    case OPT_LABEL: a->o.label = p->value; return 0;
+    case OPT_DEVICE: a->o.device = p->value; return 0;
+    case OPT_DEVICE_KEY: a->o.device_key = p->value; return 0;
+    case OPT_UPDATE: a->o.update_goldens = true; return 0;
+    case OPT_JUNIT: a->junit = p->value; return 0;
+    case OPT_JSON: a->json = true; return 0;
+    case OPT_LIST: a->list = true; return 0;
+    case OPT_SERVER: a->server = p->value; return 0;
+    case OPT_TOKEN: a->token_file = p->value; return 0;
+    case OPT_SPOOL: a->spool = p->value; return 0;
+    case OPT_WRAPPER: a->wrapper_text = strdup(p->value); return a->wrapper_text ? 0 : RT_ERR_INTERNAL;
+    case OPT_WORK: a->o.work_dir = p->value; return 0;
+    case OPT_KEEP: a->o.keep_work = true; return 0;
     }
+    return 0;
 }
 
 /* GitLab CI's parallel jobs: CI_NODE_INDEX (1-based) of CI_NODE_TOTAL. */
-static int shard_from_env(struct run_args *a)
+static int shard_from_env(const struct rt_command *self, struct run_args *a)
 {
     const char *i = getenv("CI_NODE_INDEX"), *n = getenv("CI_NODE_TOTAL");
     if (a->shard_n || !i || !n || !*i || !*n)
         return 0;
     char text[64];
     snprintf(text, sizeof text, "%s/%s", i, n);
-    return parse_shard(text, &a->shard_i, &a->shard_n) ? 0 : bad("CI_NODE_INDEX/CI_NODE_TOTAL: not a shard: '%s'", text);
+    return parse_shard(text, &a->shard_i, &a->shard_n)
+               ? 0 : cli_bad_value(self, "CI_NODE_INDEX/CI_NODE_TOTAL", "I/N with 1 <= I <= N", text);
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-    static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'}, {"jobs", required_argument, NULL, 'j'},
-        {"retries", required_argument, NULL, 'r'}, {"shard", required_argument, NULL, 's'},
-        {"tag", required_argument, NULL, 't'}, {"label", required_argument, NULL, 'l'},
-        {"device", required_argument, NULL, 'D'}, {"device-key", required_argument, NULL, 'K'},
-        {"update-goldens", no_argument, NULL, 'u'}, {"junit", required_argument, NULL, 'J'},
-        {"json", no_argument, NULL, 'o'}, {"list", no_argument, NULL, 'L'},
-        {"server", required_argument, NULL, 'S'}, {"token-file", required_argument, NULL, 'T'},
-        {"spool", required_argument, NULL, 'P'}, {"wrapper", required_argument, NULL, 'w'},
-        {"work-dir", required_argument, NULL, 'W'}, {"keep-work", no_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'}, {0}};
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "hj:", options, NULL)) != -1) {
-        if (c == 'h') {
-            cmd_run_usage(stdout);
-            return -1;
-        }
-        if (c == '?')
-            return bad("unknown or incomplete option '%s'", argv[optind - 1]);
-        int rc = parse_option(c, a);
-        if (rc)
+    const struct rt_command *self = cli_find_command("run");
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, run_options, 0);
+    int rc;
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        if (id == CLI_ARGS_STOP)
+            return p.result;
+        if (id == CLI_ARGS_POSITIONAL) {
+            if (a->manifest)
+                return cli_usage_error(self, "expected one MANIFEST, got '%s' too", p.value);
+            a->manifest = p.value;
+        } else if ((rc = parse_option(&p, id, a))) {
             return rc;
+        }
     }
-    if (optind != argc - 1)
-        return bad("%s", "expected one MANIFEST");
-    a->manifest = argv[optind];
+    if (!a->manifest)
+        return cli_usage_error(self, "expected a MANIFEST");
     if (!a->o.db_path)
         a->o.db_path = getenv("RETRACE_DB");
     if (!a->o.db_path && !a->list)
-        return bad("%s", "needs --db FILE (or RETRACE_DB)");
+        return cli_usage_error(self, "needs --db FILE (or RETRACE_DB)");
     if (!!a->server != !!a->token_file)
-        return bad("%s", "--server and --token-file go together");
-    return shard_from_env(a);
+        return cli_usage_error(self, "--server and --token-file go together");
+    return shard_from_env(self, a);
 }
 
 static int list_jobs(const struct rt_manifest *m, const struct rt_run_plan *plan)
@@ -160,15 +160,23 @@ static int list_jobs(const struct rt_manifest *m, const struct rt_run_plan *plan
 
 static void print_table(const struct rt_manifest *m, const struct rt_run_result *r, const char *db)
 {
-    printf("%-20s %-16s %-8s %-7s %-8s %s\n", "trace", "configuration", "status", "frames", "attempts", "reason");
+    printf("%-20s %-16s %-8s %-7s %-9s %-8s %s\n", "trace", "configuration", "status", "frames", "min-ssim",
+           "attempts", "reason");
     size_t counts[8] = {0};
     for (size_t j = 0; j < r->job_count; j++) {
         const struct rt_run_job_result *jr = &r->jobs[j];
         if (!jr->skipped && jr->frame_count == 0)
             continue; /* never ran (interrupted) */
         size_t good = 0;
-        for (size_t i = 0; i < jr->frame_count; i++)
+        double min_ssim = 2;
+        for (size_t i = 0; i < jr->frame_count; i++) {
             good += jr->frames[i].r.status == RT_RESULT_PASS || jr->frames[i].r.status == RT_RESULT_FLAKY;
+            if (jr->frames[i].r.ssim < min_ssim) /* false for NAN: not measured */
+                min_ssim = jr->frames[i].r.ssim;
+        }
+        char ssim[16] = "-";
+        if (min_ssim <= 1)
+            snprintf(ssim, sizeof ssim, "%.6f", min_ssim);
         char frames[32], status[32];
         snprintf(frames, sizeof frames, "%zu/%zu", good, jr->frame_count);
         snprintf(status, sizeof status, "%s%s", jr->skipped ? "skip" : rt_result_status_name(jr->status),
@@ -180,8 +188,8 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? " [expected " : "",
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? rt_expect_kind_name(jr->expected) : "",
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? "]" : "");
-        printf("%-20s %-16s %-8s %-7s %-8u %s\n", m->traces[jr->job.trace].name,
-               m->configs[jr->job.config].name, status, jr->skipped ? "-" : frames, jr->attempts, reason);
+        printf("%-20s %-16s %-8s %-7s %-9s %-8u %s\n", m->traces[jr->job.trace].name,
+               m->configs[jr->job.config].name, status, jr->skipped ? "-" : frames, ssim, jr->attempts, reason);
     }
     printf("\nrun %s (%s): %zu jobs: %zu pass, %zu flaky, %zu new, %zu fail, %zu error, %zu crash, "
            "%zu timeout, %zu skipped; %zu regression%s (marked !)\n",
@@ -189,21 +197,6 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
            counts[RT_RESULT_NEW], counts[RT_RESULT_FAIL], counts[RT_RESULT_ERROR], counts[RT_RESULT_CRASH],
            counts[RT_RESULT_TIMEOUT], r->skipped, r->regressions, r->regressions == 1 ? "" : "s");
     printf("recorded as run %lld in %s\n", (long long)r->run_id, db);
-}
-
-static rt_status read_token(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", path, strerror(errno));
-    size_t n = fread(buf, 1, size - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    while (n && strchr(" \t\r\n", buf[n - 1]))
-        buf[--n] = 0;
-    if (!n || strpbrk(buf, "\r\n"))
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: the token must be one non-empty line", path);
-    return rt_ok_status();
 }
 
 /* Spools the run, then sends everything waiting: this run and any an earlier run left. */
@@ -214,7 +207,7 @@ static void upload(const struct run_args *a, const struct rt_manifest *m, const 
     if (a->spool)
         snprintf(spool, sizeof spool, "%s", a->spool);
     if (rt_ok(&s))
-        s = read_token(a->token_file, token, sizeof token);
+        s = rt_upload_read_token(a->token_file, token, sizeof token);
     char *body = NULL;
     if (rt_ok(&s))
         s = rt_upload_body(m, r, true, &body);
@@ -269,22 +262,32 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
 
 int cmd_run_run(int argc, char **argv)
 {
-    struct run_args a = {.o = {.jobs = 1}, .shard_i = 1, .shard_n = 1};
+    struct run_args a = {.o = {.jobs = 1}};
     int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    if (rc) {
+        free(a.wrapper_text);
+        return cli_exit_code(rc);
+    }
+    if (!a.shard_n)
+        a.shard_i = a.shard_n = 1;
     struct rt_manifest m;
     rt_status s = rt_manifest_load(a.manifest, &m);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        free(a.wrapper_text);
         return cli_fail(s);
+    }
     struct rt_run_plan plan;
-    s = rt_run_jobs_plan(&m, a.tag, a.shard_i, a.shard_n, &plan);
+    struct rt_run_filter filter = {.tag = a.tag, .configuration = a.configuration, .shard_index = a.shard_i,
+                                   .shard_count = a.shard_n};
+    s = rt_run_jobs_plan(&m, &filter, &plan);
     if (!rt_ok(&s)) {
         rt_manifest_finish(&m);
+        free(a.wrapper_text);
         return cli_fail(s);
     }
     rc = a.list ? list_jobs(&m, &plan) : execute(&a, &m, &plan);
     rt_run_plan_finish(&plan);
     rt_manifest_finish(&m);
+    free(a.wrapper_text);
     return rc;
 }

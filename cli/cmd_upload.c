@@ -1,9 +1,8 @@
 /* cli/cmd_upload.c — `retrace upload`: send the runs waiting in the spool. */
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "runner.h"
 
@@ -22,25 +21,23 @@ void cmd_upload_usage(FILE *out)
 
 int cmd_upload_run(int argc, char **argv)
 {
-    static const struct option options[] = {{"server", required_argument, NULL, 'S'},
-                                            {"token-file", required_argument, NULL, 'T'},
-                                            {"spool", required_argument, NULL, 'P'},
-                                            {"help", no_argument, NULL, 'h'}, {0}};
+    enum { OPT_SERVER = 1, OPT_TOKEN, OPT_SPOOL };
+    static const struct cli_option options[] = {{"server", 0, CLI_VALUE, OPT_SERVER},
+                                                {"token-file", 0, CLI_VALUE, OPT_TOKEN},
+                                                {"spool", 0, CLI_VALUE, OPT_SPOOL}, {0}};
     const struct rt_command *self = cli_find_command("upload");
     const char *server = NULL, *token_file = NULL, *spool_arg = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case 'S': server = optarg; break;
-        case 'T': token_file = optarg; break;
-        case 'P': spool_arg = optarg; break;
-        case 'h': cmd_upload_usage(stdout); return 0;
-        default: return cli_usage_error(self, "unknown or incomplete option '%s'", argv[optind - 1]);
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        switch (id) {
+        case CLI_ARGS_STOP: return cli_exit_code(p.result);
+        case CLI_ARGS_POSITIONAL: return cli_usage_error(self, "unexpected argument '%s'", p.value);
+        case OPT_SERVER: server = p.value; break;
+        case OPT_TOKEN: token_file = p.value; break;
+        case OPT_SPOOL: spool_arg = p.value; break;
         }
     }
-    if (optind != argc)
-        return cli_usage_error(self, "unexpected argument '%s'", argv[optind]);
     if (!server || !token_file)
         return cli_usage_error(self, "needs --server URL and --token-file FILE");
     char spool[4096], token[1024];
@@ -49,16 +46,9 @@ int cmd_upload_run(int argc, char **argv)
         return cli_fail(s);
     if (spool_arg)
         snprintf(spool, sizeof spool, "%s", spool_arg);
-    FILE *f = fopen(token_file, "r");
-    if (!f)
-        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", token_file, strerror(errno)));
-    size_t n = fread(token, 1, sizeof token - 1, f);
-    fclose(f);
-    token[n] = 0;
-    while (n && strchr(" \t\r\n", token[n - 1]))
-        token[--n] = 0;
-    if (!n || strpbrk(token, "\r\n"))
-        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT, "%s: the token must be one non-empty line", token_file));
+    s = rt_upload_read_token(token_file, token, sizeof token);
+    if (!rt_ok(&s))
+        return cli_fail(s);
     struct rt_upload_counts counts;
     s = rt_upload_spool_send(spool, server, token, &counts);
     printf("sent %zu run(s), %zu already on the server, %zu still waiting in %s\n", counts.sent,

@@ -37,6 +37,9 @@ struct rt_frame_check {
 RT_MUST_CHECK rt_status rt_frame_compare(struct rt_store *store, const struct rt_frame_check *check,
                                          uint32_t frame, const char *png_path, struct rt_run_frame *out);
 
+/** The manifest's configurations as the JSON array of docs/FORMATS.md (malloc'd), or NULL. */
+char *rt_upload_configurations_json(const struct rt_manifest *manifest);
+
 /** An HTTP answer: status code and (truncated) body. */
 struct rt_http_answer {
     long code; /* 0 when the server could not be reached */

@@ -82,10 +82,14 @@ static rt_status begin_run(struct rt_exec *x)
 {
     if (x->out->run_id)
         return rt_ok_status();
+    char *configs = rt_upload_configurations_json(x->m);
     struct rt_run_info info = {.host = x->out->host, .device = x->out->device, .driver = x->out->driver,
                                .device_key = rt_exec_device_key(x), .version = RT_VERSION,
-                               .label = x->out->label, .shard = x->o->shard};
-    return rt_store_run_begin(x->store, &info, &x->out->run_id);
+                               .label = x->out->label, .shard = x->o->shard, .uuid = x->out->uuid,
+                               .configurations = configs, .started_at = x->out->started_at};
+    rt_status s = rt_store_run_begin(x->store, &info, &x->out->run_id);
+    free(configs);
+    return s;
 }
 
 rt_status rt_record_job(struct rt_exec *x, size_t j)
@@ -96,8 +100,13 @@ rt_status rt_record_job(struct rt_exec *x, size_t j)
     struct rt_result *rows = calloc(jr->frame_count ? jr->frame_count : 1, sizeof *rows);
     if (!rows)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    for (size_t i = 0; i < jr->frame_count; i++)
+    for (size_t i = 0; i < jr->frame_count; i++) {
         rows[i] = jr->frames[i].r;
+        rows[i].configuration = x->m->configs[jr->job.config].name;
+        rows[i].tile_threshold = t->tile_threshold;
+        rows[i].golden_hash = jr->frames[i].golden_hash[0] ? jr->frames[i].golden_hash : NULL;
+        rows[i].report = jr->report;
+    }
     rt_status s = rt_store_record_trace_results(x->store, x->out->run_id, t->name, rows, jr->frame_count);
     free(rows);
     return s;

@@ -104,13 +104,20 @@ struct rt_run_plan {
     size_t count, total; /* this shard's jobs, the whole list's */
 };
 
+/** What to take from the manifest: NULL fields take everything. */
+struct rt_run_filter {
+    const char *tag;           /* only traces with this tag */
+    const char *configuration; /* only this configuration (an unknown name is RT_ERR_USAGE) */
+    uint32_t shard_index, shard_count; /* 1-based I of N; 0/0 = 1/1 */
+};
+
 /**
- * The trace x configuration list in manifest order, filtered by TAG (NULL =
- * all), and of it the jobs whose position k has k % SHARD_COUNT ==
- * SHARD_INDEX - 1: shards 1..N together take every job exactly once.
+ * The trace x configuration list in manifest order, filtered, and of it the
+ * jobs whose position k has k % N == I - 1: shards 1..N together take every
+ * job exactly once, whatever machine computes them.
  */
-RT_MUST_CHECK rt_status rt_run_jobs_plan(const struct rt_manifest *manifest, const char *tag,
-                                         uint32_t shard_index, uint32_t shard_count,
+RT_MUST_CHECK rt_status rt_run_jobs_plan(const struct rt_manifest *manifest,
+                                         const struct rt_run_filter *filter,
                                          struct rt_run_plan *out);
 void rt_run_plan_finish(struct rt_run_plan *plan);
 
@@ -224,6 +231,9 @@ struct rt_upload_counts {
  */
 RT_MUST_CHECK rt_status rt_upload_spool_send(const char *spool_dir, const char *server,
                                              const char *token, struct rt_upload_counts *out);
+
+/** The token in the file at PATH: one non-empty line, trailing white space dropped. */
+RT_MUST_CHECK rt_status rt_upload_read_token(const char *path, char *buf, size_t size);
 
 /** $RETRACE_SPOOL, else ($XDG_CACHE_HOME or ~/.cache)/retrace/spool. */
 RT_MUST_CHECK rt_status rt_upload_default_spool(char *buf, size_t size);

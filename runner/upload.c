@@ -55,6 +55,14 @@ static cJSON *configurations(const struct rt_manifest *m)
     return a;
 }
 
+char *rt_upload_configurations_json(const struct rt_manifest *m)
+{
+    cJSON *a = configurations(m);
+    char *text = a ? cJSON_PrintUnformatted(a) : NULL;
+    cJSON_Delete(a);
+    return text;
+}
+
 static cJSON *run_object(const struct rt_manifest *m, const struct rt_run_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -294,4 +302,19 @@ rt_status rt_upload_spool_send(const char *spool_dir, const char *server, const 
         free(names[i]);
     }
     return first;
+}
+
+rt_status rt_upload_read_token(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", path, strerror(errno));
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    while (n && strchr(" \t\r\n", buf[n - 1]))
+        buf[--n] = 0;
+    if (!n || strpbrk(buf, "\r\n"))
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: the token must be one non-empty line", path);
+    return rt_ok_status();
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""tests/run/killed.py RETRACE TRACES — the runner killed with SIGKILL in the
+middle of a run: the traces that had finished are in the store, complete;
+the replay in flight does not outlive it; a second run starts cleanly."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from runlib import WRAPPER, Env, alive, expect, finish
+
+retrace, traces = sys.argv[1], sys.argv[2]
+env = Env(retrace, traces)
+for name in ("vkcube", "textured", "particles"):
+    env.copy_trace(name, name)
+env.check([retrace, "golden", "import", "--db", env.db, os.path.join(traces, "golden")])
+env.copy_trace("textured", "stuck")
+manifest = """
+traces:
+  - {path: vkcube.rtrace, frames: [1, 10]}
+  - {path: textured.rtrace, frames: [1, 5]}
+  - {path: stuck.rtrace, frames: [1, 5], timeout: 600}
+  - {path: particles.rtrace, frames: [1, 5]}
+"""
+env.write("manifest.yml", manifest)
+runner = subprocess.Popen([retrace, "run", os.path.join(env.dir, "manifest.yml"), "--db", env.db,
+                           "--wrapper", "sh " + WRAPPER], env=env.env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+# Wait (by state, not by time) until the stuck replay runs: the two traces before it are done.
+pid_file = os.path.join(env.state, "stuck.rtrace.pid")
+for _ in range(1200):
+    if os.path.exists(pid_file) and os.path.getsize(pid_file) > 0 or runner.poll() is not None:
+        break
+    time.sleep(0.1)
+expect(runner.poll() is None and os.path.exists(pid_file), "the runner reached the stuck trace")
+stuck_pid = int(open(pid_file).read())
+runner.send_signal(signal.SIGKILL)
+runner.wait()
+
+rows = env.query("SELECT t.name, count(*) FROM results r JOIN traces t ON t.id = r.trace_id GROUP BY t.name")
+expect(dict(rows) == {"vkcube": 2, "textured": 2}, f"the finished traces are stored, complete: {rows}")
+runs = env.query("SELECT id, finished_at FROM runs")
+expect(len(runs) == 1 and runs[0][1] is None, f"one run, never finished: {runs}")
+for _ in range(100):  # the kernel delivers the parent-death signal asynchronously
+    if not alive(stuck_pid):
+        break
+    time.sleep(0.05)
+expect(not alive(stuck_pid), "the replay in flight died with the runner")
+
+env.write("manifest.yml", manifest.replace("  - {path: stuck.rtrace, frames: [1, 5], timeout: 600}\n", ""))
+r = env.run(["run", os.path.join(env.dir, "manifest.yml"), "--db", env.db])
+expect(r.returncode == 0, f"a second run starts cleanly and passes (exit {r.returncode}) {r.stderr}")
+rows = env.query("SELECT run_id, count(*) FROM results GROUP BY run_id ORDER BY run_id")
+expect([n for _, n in rows] == [4, 6], f"the first run keeps its 4 results, the second has 6: {rows}")
+env.close()
+finish()
