@@ -127,7 +127,12 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
             res->seconds, res->device_name[0] ? res->device_name : "no device");
     if (o->screenshot_dir)
         fprintf(stderr, "; %" PRIu64 " screenshots in %s", res->screenshots, o->screenshot_dir);
+    if (o->readback_dir)
+        fprintf(stderr, "; %" PRIu64 " read-backs in %s", res->readbacks, o->readback_dir);
     fputc('\n', stderr);
+    if (res->conversion_warnings)
+        fprintf(stderr, "retrace: warning: %" PRIu64 " images could not be saved (see the warnings above)\n",
+                res->conversion_warnings);
     if (o->validate)
         fprintf(stderr, "validation: %" PRIu64 " errors, %" PRIu64 " warnings\n", res->validation_errors,
                 res->validation_warnings);

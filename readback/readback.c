@@ -1,7 +1,9 @@
 /* readback/readback.c — presented image to PNG (see readback.h). */
+#include <stdio.h>
 #include <string.h>
 
-#include "pixels.h"
+#include "convert.h"
+#include "formats.h"
 #include "readback.h"
 
 struct readback {
@@ -11,34 +13,6 @@ struct readback {
     VkCommandBuffer cmd;
     VkFence fence;
 };
-
-bool rt_readback_pixel_layout(VkFormat format, enum rt_pixel_layout *out)
-{
-    switch (format) {
-    case VK_FORMAT_B8G8R8A8_UNORM:
-    case VK_FORMAT_B8G8R8A8_SRGB:
-        *out = RT_PIXELS_BGRA8;
-        return true;
-    case VK_FORMAT_R8G8B8A8_UNORM:
-    case VK_FORMAT_R8G8B8A8_SRGB:
-        *out = RT_PIXELS_RGBA8;
-        return true;
-    case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
-        *out = RT_PIXELS_A2B10G10R10;
-        return true;
-    case VK_FORMAT_A2R10G10B10_UNORM_PACK32:
-        *out = RT_PIXELS_A2R10G10B10;
-        return true;
-    case VK_FORMAT_R16G16B16A16_SFLOAT:
-        *out = RT_PIXELS_RGBA16F;
-        return true;
-    case VK_FORMAT_R16G16B16A16_UNORM:
-        *out = RT_PIXELS_RGBA16;
-        return true;
-    default:
-        return false;
-    }
-}
 
 static bool host_memory_type(const struct rt_readback_device *dev, uint32_t allowed, uint32_t *out)
 {
@@ -133,19 +107,19 @@ static bool submit_and_wait(const struct rt_vk_device_dispatch *d, VkDevice devi
            d->vkWaitForFences(device, 1, &rb->fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
 }
 
-static rt_status write_png(const struct rt_vk_device_dispatch *d, VkDevice device, const struct readback *rb,
-                           enum rt_pixel_layout layout, VkExtent2D extent, const char *path)
+/* PATH ends in .png; a format with no PNG form is written next to it as .bin + .json. */
+static rt_status save(const struct rt_vk_device_dispatch *d, VkDevice device, const struct readback *rb,
+                      VkFormat format, VkExtent2D extent, VkDeviceSize size, const char *path)
 {
     void *pixels = NULL;
     if (d->vkMapMemory(device, rb->memory, 0, VK_WHOLE_SIZE, 0, &pixels) != VK_SUCCESS)
         return rt_errorf(RT_ERR_INTERNAL, "cannot map the screenshot buffer");
-    struct rt_image image = {0};
-    rt_status s = rt_image_from_pixels(&image, layout, pixels, extent.width, extent.height,
-                                       extent.width * rt_pixel_size(layout));
+    char stem[4096];
+    size_t n = strlen(path);
+    snprintf(stem, sizeof stem, "%.*s", (int)(n > 4 && !strcmp(path + n - 4, ".png") ? n - 4 : n), path);
+    rt_status s = rt_readback_save(format, VK_IMAGE_ASPECT_COLOR_BIT, pixels, (size_t)size, extent.width,
+                                   extent.height, 0, stem, NULL, 0);
     d->vkUnmapMemory(device, rb->memory);
-    if (rt_ok(&s))
-        s = rt_png_write_file(path, &image);
-    rt_image_finish(&image);
     return s;
 }
 
@@ -163,8 +137,7 @@ static void destroy_readback(const struct rt_vk_device_dispatch *d, VkDevice dev
 
 bool rt_readback_supported(VkFormat format)
 {
-    enum rt_pixel_layout layout;
-    return rt_readback_pixel_layout(format, &layout);
+    return rt_format_find(format) != NULL;
 }
 
 rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, uint32_t family, VkImage image,
@@ -172,19 +145,18 @@ rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, u
                           const VkSemaphore *waits, const char *path, bool *waited_out)
 {
     *waited_out = false;
-    enum rt_pixel_layout pixels;
-    if (!rt_readback_pixel_layout(format, &pixels))
+    VkDeviceSize size = rt_readback_copy_size(format, VK_IMAGE_ASPECT_COLOR_BIT, extent.width, extent.height, 0);
+    if (!size)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: cannot read images of format %d", path, (int)format);
     const struct rt_vk_device_dispatch *d = dev->dispatch;
     struct readback rb = {0};
-    VkDeviceSize size = (VkDeviceSize)extent.width * extent.height * rt_pixel_size(pixels);
     bool copied = false;
     if (make_buffer(dev, size, &rb) && make_commands(dev, family, &rb)) {
         record_copy(d, &rb, image, layout, extent);
         copied = submit_and_wait(d, dev->device, queue, &rb, wait_count, waits);
         *waited_out = copied;
     }
-    rt_status s = copied ? write_png(d, dev->device, &rb, pixels, extent, path)
+    rt_status s = copied ? save(d, dev->device, &rb, format, extent, size, path)
                          : rt_errorf(RT_ERR_INTERNAL, "%s: the copy of the presented image failed", path);
     destroy_readback(d, dev->device, &rb);
     return s;

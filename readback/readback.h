@@ -1,9 +1,10 @@
 /*
  * readback/readback.h — copies an image that is about to be presented into
- * host memory and writes it as an 8-bit RGBA PNG.
+ * host memory and writes it as a PNG (convert.h: every VkFormat, with a
+ * documented mapping, or raw bytes with a JSON sidecar).
  *
  * Owns: the copy (a full barrier, a copy to a host-visible buffer, waiting
- * for it) and the choice of pixel layout for a VkFormat. Shared by the
+ * for it), the VkFormat table (formats.h) and texel conversion. Shared by the
  * capture layer (capture-time screenshots) and the replayer (replay
  * screenshots), so that both read pixels the same way. It makes its own
  * objects through the dispatch table it is given and records nothing.
@@ -16,7 +17,6 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
-#include "pixels.h"
 #include "status.h"
 #include "vk_dispatch_gen.h"
 
@@ -37,10 +37,7 @@ rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, u
                           VkImageLayout layout, VkFormat format, VkExtent2D extent, uint32_t wait_count,
                           const VkSemaphore *waits, const char *path, bool *waited_out) RT_MUST_CHECK;
 
-/** BGRA/RGBA 8-bit UNORM or sRGB, 10-bit packed, 16-bit float or UNORM RGBA. */
+/** Any format this build's vk.xml defines (written as PNG, or raw with a sidecar). */
 bool rt_readback_supported(VkFormat format);
-
-/** The pixel layout of FORMAT's texels in host memory; false when unsupported. */
-bool rt_readback_pixel_layout(VkFormat format, enum rt_pixel_layout *out);
 
 #endif

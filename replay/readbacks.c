@@ -2,15 +2,18 @@
  * no swapchain shows its frames by copying images into host-visible buffers
  * (vkCmdCopyImageToBuffer) and reading them. With --readbacks DIR, every such
  * copy is saved after its submission completes, as DIR/readback_NNNNNN.png
- * (1-based, in submission order), from the bytes the copy wrote: the same
- * bytes the program itself saw at capture. */
+ * (1-based, in submission order; .bin + .json for formats no PNG holds,
+ * readback/convert.h), from the bytes the copy wrote: the same bytes the
+ * program itself saw at capture. A copy that cannot be saved is a warning,
+ * counted in the result: the replay goes on. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pixels.h"
+#include "convert.h"
+#include "log.h"
 #include "readback.h"
 #include "replay_internal.h"
 
@@ -19,6 +22,8 @@ struct image_copy {
     VkDeviceSize offset;
     uint32_t row_length, width, height;
     VkFormat format;
+    VkImageAspectFlags aspect;
+    bool more_slices; /* a 3D extent or several layers: the first slice is saved */
 };
 
 struct copy_list {
@@ -123,30 +128,45 @@ rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t
             l->items = grown;
             l->capacity = capacity;
         }
-        l->items[l->count++] = (struct image_copy){a->dstBuffer, c->bufferOffset,
-                                                    c->bufferRowLength ? c->bufferRowLength : c->imageExtent.width,
-                                                    c->imageExtent.width, c->imageExtent.height, (VkFormat)format};
+        l->items[l->count++] = (struct image_copy){
+            a->dstBuffer, c->bufferOffset, c->bufferRowLength, c->imageExtent.width, c->imageExtent.height, format,
+            c->imageSubresource.aspectMask, c->imageExtent.depth > 1 || c->imageSubresource.layerCount > 1};
     }
     return rt_ok_status();
 }
 
-static rt_status save_copy(struct replay *r, const struct image_copy *c)
+static rt_status save_copy(struct replay *r, const struct image_copy *c, const char *stem)
 {
-    enum rt_pixel_layout layout;
-    char path[PATH_MAX + 64];
-    replay_output_stem(r, r->opts->readback_dir, "readback", ++r->readbacks_saved, path, sizeof path - 4);
-    strcat(path, ".png");
-    if (!rt_readback_pixel_layout(c->format, &layout))
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: cannot convert format %d", path, (int)c->format);
+    if (c->format == VK_FORMAT_UNDEFINED)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: the copied image's format is unknown (an image replay did "
+                         "not create)", stem);
     const uint8_t *bytes = replay_buffer_host_pointer(r, c->buffer);
     if (!bytes)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: the copy's buffer is not in host-visible memory", path);
-    struct rt_image image = {0};
-    RT_TRY(rt_image_from_pixels(&image, layout, bytes + c->offset, c->width, c->height,
-                                (size_t)c->row_length * rt_pixel_size(layout)));
-    rt_status s = rt_png_write_file(path, &image);
-    rt_image_finish(&image);
-    return s;
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: the copy's buffer is not in host-visible memory", stem);
+    VkDeviceSize size = replay_buffer_size(r, c->buffer);
+    if (c->offset > size)
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: the copy starts past the end of its buffer", stem);
+    RT_TRY(rt_readback_save(c->format, c->aspect, bytes + c->offset, (size_t)(size - c->offset), c->width,
+                            c->height, c->row_length, stem, NULL, 0));
+    if (c->more_slices)
+        rt_log(RT_LOG_WARN, "replay: %s: the copy has several layers or depth slices; the first is saved", stem);
+    return rt_ok_status();
+}
+
+/* A copy that cannot be saved is said, never the end of the replay. */
+static rt_status save_or_warn(struct replay *r, const struct image_copy *c)
+{
+    char stem[PATH_MAX + 64];
+    replay_output_stem(r, r->opts->readback_dir, "readback", ++r->readbacks_saved, stem, sizeof stem);
+    rt_status s = save_copy(r, c, stem);
+    if (rt_ok(&s)) {
+        r->result->readbacks++;
+    } else if (s.code != RT_ERR_INTERNAL || strstr(s.msg, "cannot create") || strstr(s.msg, "write error")) {
+        rt_log(RT_LOG_WARN, "replay: read-back not saved: %s", s.msg);
+        r->result->conversion_warnings++;
+        s = rt_ok_status();
+    }
+    return s; /* out of memory ends the replay */
 }
 
 /* After a submission: wait for it, then save the copies its command buffers made. */
@@ -164,7 +184,7 @@ rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommand
                     dev->dispatch.device.vkQueueWaitIdle(queue);
                 waited = true;
             }
-            RT_TRY(save_copy(r, &l->items[k]));
+            RT_TRY(save_or_warn(r, &l->items[k]));
         }
     }
     return rt_ok_status();

@@ -103,7 +103,8 @@ rt_status replay_create_swapchain(struct replay *r, void *args, uint64_t capture
     if (!sc->dev)
         return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a swapchain on an unknown device", r->call_seq);
     if (!rt_readback_supported(info->imageFormat) && r->opts->screenshot_dir)
-        rt_log(RT_LOG_WARN, "replay: swapchain format %d cannot be saved as PNG", (int)info->imageFormat);
+        rt_log(RT_LOG_WARN, "replay: swapchain format %d is not one this build knows; no screenshots",
+               (int)info->imageFormat);
     return placeholder(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, captured);
 }
 
@@ -212,8 +213,13 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
     rt_status s = rt_readback_png(&rd, queue, family, sc->images[index], VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                                   sc->image_info.format, extent, info->waitSemaphoreCount, info->pWaitSemaphores,
                                   path, waited);
-    if (rt_ok(&s))
+    if (rt_ok(&s)) {
         r->result->screenshots++;
+    } else if (s.code != RT_ERR_INTERNAL) { /* a format that cannot be written: said, and the replay goes on */
+        rt_log(RT_LOG_WARN, "replay: screenshot not saved: %s", s.msg);
+        r->result->conversion_warnings++;
+        s = rt_ok_status();
+    }
     return s;
 }
 
