@@ -19,9 +19,12 @@ static struct {
     pthread_mutex_t lock;
     int refs;
     struct rt_capture_settings settings;
-    struct rt_trace_writer *writer;
+    /* Read without the lock by every recorded call: atomic, and never freed
+     * (the exit-time close finishes it, other threads may still hold it). */
+    _Atomic(struct rt_trace_writer *) writer;
     struct rt_memory_tracker *tracker;
     bool device_set;
+    bool finished; /* closed at exit: an instance created after that records nothing */
     _Atomic uint64_t frame; /* the frame being recorded, from 1 */
     _Atomic bool warned[RT_VK_CMD_COUNT];
     _Atomic bool warned_write;
@@ -93,29 +96,39 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
         .command_names = command_names(),
         .command_count = RT_VK_CMD_COUNT,
     };
-    RT_TRY(rt_trace_writer_create(&options, &session.writer));
+    struct rt_trace_writer *w;
+    RT_TRY(rt_trace_writer_create(&options, &w));
     /* Before the tracker: its SIGSEGV handler must chain to the writer's. */
-    RT_TRY(rt_trace_writer_install_exit_handlers(session.writer));
-    RT_TRY(rt_tracker_create(session.settings.memory_tracking, &session.tracker));
+    rt_status s = rt_trace_writer_install_exit_handlers(w);
+    if (rt_ok(&s))
+        s = rt_tracker_create(session.settings.memory_tracking, &session.tracker);
+    if (!rt_ok(&s)) {
+        rt_status closed = rt_trace_writer_close(w, NULL); /* s says why it ends here */
+        (void)closed;
+        unlink(session.settings.output);
+        return s;
+    }
     rt_tracker_set_verify(session.tracker, capture_record_verify, NULL);
+    atomic_store(&session.writer, w);
     return rt_ok_status();
 }
 
 /* The trace stays open from the first vkCreateInstance to the process's
  * exit: many programs create an instance only to look at the devices and
- * destroy it before creating the real one, and both belong in one trace. */
+ * destroy it before creating the real one, and both belong in one trace.
+ * At exit the program's other threads may still be running and calling:
+ * the writer is finished, not freed, and the tracker and settings stay (a
+ * thread still writing guarded memory must find its pages). */
 static void close_trace_locked(void)
 {
-    struct rt_trace_writer *w = session.writer;
+    struct rt_trace_writer *w = atomic_load(&session.writer);
     if (!w)
         return;
     rt_tracker_take_read_back(session.tracker);
-    session.writer = NULL; /* late calls from other threads record nothing */
     rt_tracker_collect(session.tracker, capture_record_memory, NULL);
-    warn_write_failure(rt_trace_writer_close(w, NULL));
-    rt_tracker_destroy(session.tracker);
-    session.tracker = NULL;
-    rt_capture_settings_finish(&session.settings);
+    atomic_store(&session.writer, NULL); /* late calls from other threads record nothing */
+    session.finished = true;
+    warn_write_failure(rt_trace_writer_finish(w, NULL));
 }
 
 static void close_at_exit(void)
@@ -139,7 +152,7 @@ static rt_status start_trace(const VkInstanceCreateInfo *info)
 VkResult capture_session_open(const VkInstanceCreateInfo *info)
 {
     pthread_mutex_lock(&session.lock);
-    rt_status s = session.writer ? rt_ok_status() : start_trace(info);
+    rt_status s = atomic_load(&session.writer) || session.finished ? rt_ok_status() : start_trace(info);
     if (rt_ok(&s))
         session.refs++;
     pthread_mutex_unlock(&session.lock);
@@ -162,7 +175,7 @@ void capture_session_close(void)
 
 void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_value)
 {
-    struct rt_trace_writer *w = session.writer;
+    struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
     if (!w)
         return;
     struct rt_enc *enc = &call_encoder;
@@ -187,28 +200,32 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
 void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const void *data, size_t size)
 {
     (void)ctx;
-    if (session.writer)
-        warn_write_failure(rt_trace_writer_memory_update(session.writer, memory_id, offset, data, size));
+    struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
+    if (w)
+        warn_write_failure(rt_trace_writer_memory_update(w, memory_id, offset, data, size));
 }
 
 /* A verification point: what the application read back after a wait. */
 void capture_record_verify(void *ctx, const struct rt_trace_verify_range *ranges, size_t count)
 {
     (void)ctx;
-    if (session.writer)
-        warn_write_failure(rt_trace_writer_verify(session.writer, ranges, count));
+    struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
+    if (w)
+        warn_write_failure(rt_trace_writer_verify(w, ranges, count));
 }
 
 void capture_record_annotation(unsigned kind, const char *text)
 {
-    if (session.writer)
-        warn_write_failure(rt_trace_writer_annotation(session.writer, (enum rt_trace_annotation_kind)kind, text));
+    struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
+    if (w)
+        warn_write_failure(rt_trace_writer_annotation(w, (enum rt_trace_annotation_kind)kind, text));
 }
 
 void capture_end_frame(void)
 {
-    if (session.writer)
-        warn_write_failure(rt_trace_writer_frame_end(session.writer));
+    struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
+    if (w)
+        warn_write_failure(rt_trace_writer_frame_end(w));
     atomic_fetch_add(&session.frame, 1);
 }
 
@@ -301,10 +318,11 @@ static void describe_device(const struct capture_instance *instance, VkPhysicalD
 void capture_session_set_device(const struct capture_instance *instance, VkPhysicalDevice gpu)
 {
     pthread_mutex_lock(&session.lock);
-    if (session.writer && !session.device_set) {
+    struct rt_trace_writer *w = atomic_load(&session.writer);
+    if (w && !session.device_set) {
         struct rt_trace_device_info info;
         describe_device(instance, gpu, &info);
-        warn_write_failure(rt_trace_writer_set_device_info(session.writer, &info));
+        warn_write_failure(rt_trace_writer_set_device_info(w, &info));
         session.device_set = true;
     }
     pthread_mutex_unlock(&session.lock);

@@ -15,6 +15,10 @@
 
 #include "status.h"
 
+/* retrace capture: the program crashed, was killed or exited non-zero (the
+ * trace is kept). Beside the codes of common/status.h. */
+#define CLI_EXIT_PROGRAM_FAILED 6
+
 struct rt_command {
     const char *name;
     const char *synopsis;          /* one line for `retrace help` */

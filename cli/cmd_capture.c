@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "capture_child.h"
 #include "cli.h"
 #include "framelist.h"
 #include "settings.h"
@@ -32,6 +33,13 @@ void cmd_capture_usage(FILE *out)
             "                              programs without a swapchain)\n"
             "  --screenshots DIR           save capture-time screenshots as DIR/frame_NNNNNN.png\n"
             "  --screenshot-frames LIST    which frames, 1-based, e.g. 1,10,100-120 (default 1)\n"
+            "PROGRAM runs in a process group of its own; SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
+            "sent to retrace go to that group (the third as SIGKILL), then retrace finishes\n"
+            "the trace, prints it and ends by the same signal. A NAME.part the program left\n"
+            "(SIGKILL, out of memory) is finished by retrace, which says so.\n"
+            "Exit status: 0 when PROGRAM exited 0; 6 when it crashed, was killed or exited\n"
+            "non-zero (the trace is kept and printed); 2 for a bad option or an output\n"
+            "directory that does not exist or cannot be written; 3 when no trace was written.\n"
             "The layer is found through RETRACE_LAYER_DIR, else next to this build, else installed.\n"
             "The same settings work as RETRACE_* variables when the layer is enabled by hand\n"
             "(VK_INSTANCE_LAYERS=" LAYER_NAME ", with VK_ADD_LAYER_PATH pointing at its manifest).\n");
@@ -198,24 +206,31 @@ static rt_status absolute_output(const char *requested, const char *program, cha
     return rt_ok_status();
 }
 
-/* Runs the program and returns its wait status. */
-static rt_status run_program(char **argv, int *status_out)
+/* The trace's directory exists and takes new files, so a program that runs
+ * for an hour does not end with "cannot create". */
+static rt_status check_output_dir(const char *output)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return rt_errorf(RT_ERR_INTERNAL, "fork failed: %s", strerror(errno));
-    if (pid == 0) {
-        execvp(argv[0], argv);
-        fprintf(stderr, "retrace: error: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    /* Ctrl-C reaches the program; we stay to report what it left. */
-    signal(SIGINT, SIG_IGN);
-    while (waitpid(pid, status_out, 0) < 0) {
-        if (errno != EINTR)
-            return rt_errorf(RT_ERR_INTERNAL, "waitpid failed: %s", strerror(errno));
-    }
-    signal(SIGINT, SIG_DFL);
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", output);
+    const char *dir = dirname(copy);
+    struct stat st;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_USAGE, "-o: %s is a directory; name the trace file", output);
+    if (stat(dir, &st) != 0)
+        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", output, dir,
+                         strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: %s is not a directory", output, dir);
+    /* Creating a file is the only true test (root passes access(), /proc
+     * and read-only mounts do not take files). */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.retrace-probe-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", output, dir,
+                         strerror(errno));
+    close(fd);
+    unlink(probe);
     return rt_ok_status();
 }
 
@@ -242,13 +257,71 @@ static rt_status summarise(const char *path)
     return rt_ok_status();
 }
 
-static void report_program_status(const char *program, int status)
+/* True when the program ended badly; says how. */
+static bool report_program_status(const char *program, int status)
 {
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        fprintf(stderr, "retrace: warning: %s exited with status %d\n", program, WEXITSTATUS(status));
+        fprintf(stderr, "retrace: %s exited with status %d\n", program, WEXITSTATUS(status));
     else if (WIFSIGNALED(status))
-        fprintf(stderr, "retrace: warning: %s was killed by signal %d (%s)\n", program,
-                WTERMSIG(status), strsignal(WTERMSIG(status)));
+        fprintf(stderr, "retrace: %s was killed by signal %d (%s)\n", program, WTERMSIG(status),
+                strsignal(WTERMSIG(status)));
+    else
+        return false;
+    return true;
+}
+
+/* A .part the program left (SIGKILL, the OOM killer, its own handler calling
+ * _exit): finished here, once no process holds it. A process of the
+ * program's that outlives it (a launcher's child) is given a few seconds. */
+static void finish_leftover(const char *output)
+{
+    char part[PATH_MAX + 8];
+    snprintf(part, sizeof part, "%s.part", output);
+    if (access(part, F_OK) != 0)
+        return;
+    struct rt_trace_progress p;
+    rt_status s;
+    for (int tries = 0;; tries++) {
+        s = rt_trace_finish_part(output, &p);
+        if (rt_ok(&s) || !strstr(s.msg, "still being written") || tries == 100)
+            break;
+        usleep(100 * 1000);
+    }
+    if (!rt_ok(&s)) {
+        fprintf(stderr, "retrace: warning: %s\n", s.msg);
+        return;
+    }
+    fprintf(stderr, "retrace: the program left %s unfinished; retrace finished it: %llu whole "
+            "frames, %llu calls kept\n", part, (unsigned long long)p.frames,
+            (unsigned long long)p.calls);
+}
+
+/* The exit status: the program's failure is the capture's (a nightly job
+ * must not count a crash as a good capture); the trace is kept either way. */
+static int finish_run(const char *program, const char *output, const struct capture_child *child)
+{
+    bool failed = report_program_status(program, child->status);
+    finish_leftover(output);
+    rt_status s = rt_ok_status();
+    if (access(output, F_OK) != 0)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: it never created a Vulkan instance, "
+                      "or could not load the capture layer", program);
+    else
+        s = summarise(output);
+    if (child->stop_signal) {
+        fprintf(stderr, "retrace: stopped by signal %d (%s), passed on to %s\n", child->stop_signal,
+                strsignal(child->stop_signal), program);
+        capture_child_end_like(child->stop_signal);
+    }
+    capture_child_restore_signals();
+    if (!rt_ok(&s) && !failed)
+        return cli_fail(s);
+    if (!rt_ok(&s))
+        fprintf(stderr, "retrace: error: %s\n", s.msg);
+    if (failed)
+        fprintf(stderr, "retrace: error: the program failed (exit %d)%s\n", CLI_EXIT_PROGRAM_FAILED,
+                rt_ok(&s) ? "; the trace is kept" : "");
+    return failed ? CLI_EXIT_PROGRAM_FAILED : 0;
 }
 
 int cmd_capture_run(int argc, char **argv)
@@ -268,6 +341,8 @@ int cmd_capture_run(int argc, char **argv)
     s = absolute_output(flag_getenv("RETRACE_OUTPUT"), program[0], settings.output,
                         sizeof settings.output);
     if (rt_ok(&s))
+        s = check_output_dir(settings.output);
+    if (rt_ok(&s))
         s = prepare_screenshot_dir();
     if (rt_ok(&s))
         s = find_layer_dir(layer_dir, sizeof layer_dir);
@@ -282,14 +357,14 @@ int cmd_capture_run(int argc, char **argv)
     snprintf(part, sizeof part, "%s.part", settings.output);
     unlink(settings.output);
     unlink(part);
-    int status = 0;
-    s = run_program(program, &status);
+    struct capture_child child;
+    s = capture_child_run(program, &child);
     if (!rt_ok(&s))
         return cli_fail(s);
-    report_program_status(program[0], status);
-    if (access(settings.output, F_OK) != 0)
-        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT,
-                                  "%s wrote no trace: it never created a Vulkan instance, or "
-                                  "could not load the capture layer", program[0]));
-    return cli_fail(summarise(settings.output));
+    if (child.exec_errno) {
+        capture_child_restore_signals();
+        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: cannot run it: %s", program[0],
+                                  strerror(child.exec_errno)));
+    }
+    return finish_run(program[0], settings.output, &child);
 }

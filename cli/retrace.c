@@ -44,7 +44,8 @@ static void print_overview(FILE *out)
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].synopsis);
     fprintf(out, "\nexit codes: 0 success, 1 comparison or regression failed, 2 usage,\n"
-                 "3 bad input, 4 replay could not run, 5 internal error\n");
+                 "3 bad input, 4 replay could not run, 5 internal error,\n"
+                 "6 the program under capture failed (the trace is kept)\n");
 }
 
 static int run_help(int argc, char **argv)

@@ -8,10 +8,14 @@
  * (or redone, when the fault interrupted the writer thread itself).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,12 +25,17 @@
 #define WAIT_STEP_NS 1000000L /* 1 ms */
 #define WAIT_STEPS 5000       /* give a stuck write 5 s, then take over */
 
-static const int fatal_signals[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+/* Every signal whose default action ends the process, but SIGTRAP (debuggers)
+ * and the profiling timers (SIGPROF, SIGVTALRM: profilers own them). */
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+                                    SIGUSR2, SIGXCPU, SIGXFSZ, SIGABRT, SIGSEGV, SIGBUS, SIGILL,
+                                    SIGFPE, SIGSYS};
 #define SIGNAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 
 static _Atomic(struct rt_trace_writer *) registry[MAX_WRITERS];
 static struct sigaction previous[SIGNAL_COUNT];
 static bool handlers_installed;
+static _Atomic int handlers_running; /* handlers that may hold a registry pointer */
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void sleep_step(void)
@@ -93,7 +102,7 @@ static bool write_claimed(struct rt_trace_writer *w, const struct rt_writer_slot
     return true;
 }
 
-static bool write_end(struct rt_trace_writer *w, uint64_t off_in, uint64_t *off)
+static bool write_end(int fd, uint64_t off_in, uint64_t *off)
 {
     static const uint8_t empty[1];
     struct rt_block_header h = {.type = RT_FORMAT_BLOCK_END, .flags = RT_FORMAT_END_EMERGENCY,
@@ -101,7 +110,7 @@ static bool write_end(struct rt_trace_writer *w, uint64_t off_in, uint64_t *off)
     uint8_t head[RT_FORMAT_BLOCK_HEADER_SIZE];
     rt_format_block_header_pack(&h, head);
     *off = off_in + sizeof head;
-    return rt_writer_pwrite_all(w->fd, head, sizeof head, off_in);
+    return rt_writer_pwrite_all(fd, head, sizeof head, off_in);
 }
 
 /*
@@ -132,6 +141,7 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     bool expected = false;
     if (!w || !atomic_compare_exchange_strong(&w->emergency, &expected, true))
         return false;
+    atomic_store(&w->emergency_tid, gettid());
     bool on_writer = gettid() == atomic_load(&w->writer_tid);
     /* Seal index first: every block below it was published before we looked. */
     uint64_t sealed = atomic_load(&w->seal_index);
@@ -160,40 +170,63 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     if (locked && ok)
         ok = write_in_progress(w, &off);
     bool have_header = sealed > 0 || locked;
-    if (ok && have_header && write_end(w, off, &off) && ftruncate(w->fd, (off_t)off) == 0) {
+    if (ok && have_header && write_end(w->fd, off, &off) && ftruncate(w->fd, (off_t)off) == 0) {
         fsync(w->fd);
         rename(w->part_path, w->path);
     }
     if (locked)
         pthread_mutex_unlock(&w->lock);
+    atomic_store(&w->emergency_done, true);
     return true;
 }
 
 /* -------------------------------------------------------- handler registry */
 
-static void flush_registered(void)
+/* A flush another thread runs (it took a signal at the same moment, or
+ * exit() is finishing the file) is waited for: returning would let this
+ * thread's signal end the process halfway through it. */
+static void flush_or_wait(struct rt_trace_writer *w)
 {
-    for (int i = 0; i < MAX_WRITERS; i++)
-        rt_trace_writer_emergency_flush(atomic_load(&registry[i]));
+    if (!w || rt_trace_writer_emergency_flush(w))
+        return;
+    if (atomic_load(&w->emergency_tid) == gettid())
+        return; /* a fault inside our own flush */
+    for (int step = 0; step < 2 * WAIT_STEPS && !atomic_load(&w->emergency_done); step++)
+        sleep_step();
 }
 
-/* Runs what would have run without us: the application's handler, or the
- * default action (re-raised: it is delivered when this handler returns, so
- * the exit status and core dump are the real ones). */
-static void chain(size_t k, int sig, siginfo_t *info, void *context)
+static void flush_registered(void)
 {
-    const struct sigaction *prev = &previous[k];
-    if (prev->sa_flags & SA_SIGINFO) {
-        if (prev->sa_sigaction)
-            prev->sa_sigaction(sig, info, context);
-        return;
-    }
-    if (prev->sa_handler == SIG_IGN)
-        return;
-    if (prev->sa_handler != SIG_DFL) {
-        prev->sa_handler(sig);
-        return;
-    }
+    atomic_fetch_add(&handlers_running, 1);
+    for (int i = 0; i < MAX_WRITERS; i++)
+        flush_or_wait(atomic_load(&registry[i]));
+    atomic_fetch_sub(&handlers_running, 1);
+}
+
+void rt_writer_wait_for_handlers(void)
+{
+    for (int step = 0; step < WAIT_STEPS && atomic_load(&handlers_running) > 0; step++)
+        sleep_step();
+}
+
+static bool is_handler(const struct sigaction *sa)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        return sa->sa_sigaction != NULL;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static bool now_default(int sig)
+{
+    struct sigaction current;
+    return sigaction(sig, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+           current.sa_handler == SIG_DFL;
+}
+
+/* The default action, for real: re-raised on this thread, delivered when the
+ * handler returns, so the exit status and core dump are the true ones. */
+static void die_by_default(int sig)
+{
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -202,13 +235,32 @@ static void chain(size_t k, int sig, siginfo_t *info, void *context)
     raise(sig);
 }
 
+/*
+ * The program's own handler decides (it may quit cleanly, ignore the signal
+ * or, like Mono, turn a fault into an exception): the trace is finished here
+ * only if the signal is going to end the process, either because nobody
+ * handles it or because the program's handler gave it back to the default
+ * action (a crash reporter that resets the handler and re-raises).
+ */
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
-    flush_registered();
-    for (size_t k = 0; k < SIGNAL_COUNT; k++)
-        if (fatal_signals[k] == sig)
-            chain(k, sig, info, context);
+    for (size_t k = 0; k < SIGNAL_COUNT; k++) {
+        if (fatal_signals[k] != sig)
+            continue;
+        const struct sigaction *prev = &previous[k];
+        if (is_handler(prev)) {
+            if (prev->sa_flags & SA_SIGINFO)
+                prev->sa_sigaction(sig, info, context);
+            else
+                prev->sa_handler(sig);
+            if (now_default(sig))
+                flush_registered();
+        } else if (prev->sa_handler != SIG_IGN) {
+            flush_registered();
+            die_by_default(sig);
+        }
+    }
     errno = saved_errno;
 }
 
@@ -219,8 +271,12 @@ static void on_exit_without_close(void)
 {
     for (int i = 0; i < MAX_WRITERS; i++) {
         struct rt_trace_writer *w = atomic_load(&registry[i]);
-        if (!w || atomic_load(&w->emergency))
+        if (!w)
             continue;
+        if (atomic_load(&w->emergency)) {
+            flush_or_wait(w); /* a signal's flush on another thread */
+            continue;
+        }
         struct timespec deadline;
         clock_gettime(CLOCK_REALTIME, &deadline);
         deadline.tv_sec += 1;
@@ -231,7 +287,7 @@ static void on_exit_without_close(void)
         for (int step = 0; step < 2000 && atomic_load(&w->write_index) <
                                               atomic_load(&w->seal_index); step++)
             sleep_step();
-        rt_trace_writer_emergency_flush(w);
+        flush_or_wait(w);
     }
 }
 
@@ -305,4 +361,75 @@ void rt_writer_unregister(struct rt_trace_writer *w)
         struct rt_trace_writer *expected = w;
         atomic_compare_exchange_strong(&registry[i], &expected, NULL);
     }
+}
+
+/* ------------------------------------------- a .part a dead process left */
+
+/* How far PATH is good: whole blocks, and whether the end block is there. */
+static rt_status read_progress(const char *path, struct rt_trace_progress *p)
+{
+    struct rt_trace_reader *r;
+    RT_TRY(rt_trace_reader_open(path, &r));
+    struct rt_trace_packet packet;
+    rt_status s;
+    do {
+        s = rt_trace_reader_next(r, &packet);
+    } while (rt_ok(&s) && packet.type != RT_TRACE_PACKET_END);
+    rt_trace_reader_progress(r, p);
+    rt_trace_reader_destroy(r);
+    return rt_ok_status();
+}
+
+/* Cuts the file after its last whole block and ends it there. */
+static rt_status end_at_good_bytes(int fd, const char *part, struct rt_trace_progress *p)
+{
+    uint64_t end = 0;
+    if (ftruncate(fd, (off_t)p->good_bytes) != 0 || !write_end(fd, p->good_bytes, &end) ||
+        fsync(fd) != 0)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot finish %s: %s", part, strerror(errno));
+    p->good_bytes = end;
+    p->ended = p->emergency = true;
+    return rt_ok_status();
+}
+
+static rt_status finish_locked(int fd, const char *path, const char *part,
+                               struct rt_trace_progress *p)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size == 0) {
+        unlink(part);
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s was empty: the program died before it recorded "
+                         "anything (removed)", part);
+    }
+    rt_status s = read_progress(part, p);
+    if (!rt_ok(&s))
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s holds no whole trace header (%s); left as it is",
+                         part, s.msg);
+    if (!p->ended)
+        RT_TRY(end_at_good_bytes(fd, part, p));
+    if (access(path, F_OK) == 0)
+        return rt_errorf(RT_ERR_BAD_INPUT, "cannot rename %s: %s exists", part, path);
+    if (rename(part, path) != 0)
+        return rt_errorf(RT_ERR_INTERNAL, "renaming %s to %s: %s", part, path, strerror(errno));
+    return rt_ok_status();
+}
+
+rt_status rt_trace_finish_part(const char *path, struct rt_trace_progress *progress_out)
+{
+    char part[PATH_MAX];
+    if ((size_t)snprintf(part, sizeof part, "%s.part", path) >= sizeof part)
+        return rt_errorf(RT_ERR_USAGE, "path too long: %s", path);
+    int fd = open(part, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return rt_errorf(RT_ERR_BAD_INPUT, "cannot open %s: %s", part, strerror(errno));
+    rt_status s;
+    struct rt_trace_progress p = {0};
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "%s is still being written by a running process", part);
+    else
+        s = finish_locked(fd, path, part, &p);
+    close(fd);
+    if (progress_out)
+        *progress_out = p;
+    return s;
 }

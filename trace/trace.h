@@ -167,14 +167,28 @@ RT_MUST_CHECK rt_status rt_trace_writer_close(struct rt_trace_writer *w,
                                               struct rt_trace_writer_stats *stats_out);
 
 /**
- * Registers w for abnormal-exit flushing: on SIGTERM, SIGINT, SIGABRT,
- * SIGSEGV, SIGBUS, SIGILL, SIGFPE and on exit() without close, every sealed
+ * The same as close without freeing: for a writer other threads may still be
+ * calling (a process exiting while its threads run). Every later append fails
+ * with an error and touches nothing but the writer's lock; w stays valid.
+ * Finishing twice is an error.
+ */
+RT_MUST_CHECK rt_status rt_trace_writer_finish(struct rt_trace_writer *w,
+                                               struct rt_trace_writer_stats *stats_out);
+
+/**
+ * Registers w for abnormal-exit flushing. On a signal whose default action
+ * ends the process (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+ * SIGUSR1/2, SIGXCPU, SIGXFSZ, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGSYS), on whichever thread, and on exit() without close: every sealed
  * block is written (uncompressed if it was still queued), then the block in
  * progress unless a thread was inside an append, an end block marked
- * "emergency", and the file is renamed; then the previous handler runs, or
- * the default action. Signals that were ignored stay ignored. A later
- * SIGSEGV handler (page guarding) should chain to the one it replaced for
- * faults it does not own, or call rt_trace_writer_emergency_flush itself.
+ * "emergency", and the file is renamed; then the default action runs. A
+ * handler the program installed before us runs instead, and the file is
+ * flushed only if that handler leaves the signal to its default action (a
+ * program that handles SIGINT, or SIGSEGV as Mono does, goes on capturing).
+ * A second thread taking a signal while the flush runs waits for it. Signals
+ * that were ignored stay ignored. A later SIGSEGV handler (page guarding)
+ * should chain to the one it replaced for faults it does not own.
  */
 RT_MUST_CHECK rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w);
 
@@ -287,5 +301,15 @@ void rt_trace_reader_destroy(struct rt_trace_reader *r);
 
 /** "zstd", "none" or "unknown". */
 const char *rt_trace_compression_name(unsigned compression);
+
+/**
+ * Finishes PATH.part that a dead process left (SIGKILL, the OOM killer, a
+ * handler that called _exit): keeps every whole block, cuts what follows,
+ * appends an end block marked "emergency" and renames it to PATH. Refuses
+ * (RT_ERR_BAD_INPUT) while a live writer holds the file's lock, and when the
+ * file holds no whole header (nothing to keep; an empty file is removed).
+ * progress_out (may be NULL) describes what was kept.
+ */
+RT_MUST_CHECK rt_status rt_trace_finish_part(const char *path, struct rt_trace_progress *progress_out);
 
 #endif

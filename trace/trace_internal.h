@@ -101,7 +101,7 @@ struct rt_trace_writer {
 
     /* Under lock. */
     struct rt_trace_header header; /* strings owned (strdup), names too */
-    bool header_sealed, closing;
+    bool header_sealed, closing, finished;
     struct rt_enc header_bytes; /* the encoded header, kept current until sealed,
                                    so the emergency flush can write it */
     struct rt_enc block; /* the block being filled */
@@ -116,6 +116,8 @@ struct rt_trace_writer {
     _Atomic uint64_t durable_end; /* file offset after the last written block */
     _Atomic bool failed;          /* error is set */
     _Atomic bool emergency;       /* the emergency flush has started */
+    _Atomic bool emergency_done;  /* ... and has finished the file */
+    _Atomic pid_t emergency_tid;  /* the thread running it */
 
     /* Writer thread only. */
     void *cctx;
@@ -132,8 +134,12 @@ void rt_writer_seal_locked(struct rt_trace_writer *w);
 /** Records the writer's first error (lock held) and returns s. */
 rt_status rt_writer_fail_locked(struct rt_trace_writer *w, rt_status s);
 
-/** Removes w from the exit-handler registry (close calls it first). */
+/** Removes w from the exit-handler registry (finish calls it after the rename). */
 void rt_writer_unregister(struct rt_trace_writer *w);
+
+/** Waits (briefly, bounded) until no signal handler is looking at a writer
+ * it found in the registry, so an unregistered writer can be freed. */
+void rt_writer_wait_for_handlers(void);
 
 /** pwrite(2) until all SIZE bytes are at OFFSET (retrying EINTR and short
  * writes). Async-signal-safe: the emergency flush uses it too. */

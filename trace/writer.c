@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,9 @@ static rt_status open_writer(struct rt_trace_writer *w, const struct rt_trace_wr
     w->fd = open(w->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0)
         return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", w->part_path, strerror(errno));
+    /* Held until the process ends, however it ends: whoever finishes a
+     * left-over .part (rt_trace_finish_part) knows nobody writes it now. */
+    flock(w->fd, LOCK_EX | LOCK_NB);
     return rt_ok_status();
 }
 
@@ -389,30 +393,55 @@ static rt_status finish_file(struct rt_trace_writer *w)
     return s;
 }
 
-rt_status rt_trace_writer_close(struct rt_trace_writer *w, struct rt_trace_writer_stats *stats_out)
+/* The emergency flush runs on another thread (a signal there): the file and
+ * the slots are its until it is done. */
+static void wait_for_emergency(struct rt_trace_writer *w)
+{
+    for (int step = 0; step < 10000 && !atomic_load(&w->emergency_done); step++)
+        usleep(1000);
+}
+
+rt_status rt_trace_writer_finish(struct rt_trace_writer *w, struct rt_trace_writer_stats *stats_out)
 {
     if (!w)
-        return rt_errorf(RT_ERR_USAGE, "trace writer: close of NULL");
-    rt_writer_unregister(w);
+        return rt_errorf(RT_ERR_USAGE, "trace writer: finish of NULL");
     pthread_mutex_lock(&w->lock);
+    if (w->finished) {
+        pthread_mutex_unlock(&w->lock);
+        return rt_errorf(RT_ERR_USAGE, "trace writer: %s is finished already", w->path);
+    }
+    w->finished = true;
     bool emergency = atomic_load(&w->emergency);
     if (!emergency) {
         rt_writer_seal_locked(w);
         publish_end_locked(w);
     }
-    w->closing = true;
+    w->closing = true; /* later appends fail, under the lock */
     pthread_cond_broadcast(&w->wake_writer);
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);
+    /* Still registered: a fatal signal before the rename finishes the file
+     * itself. The flush may have started meanwhile; then it owns the file. */
     rt_status s;
-    if (emergency) {
+    if (emergency || atomic_load(&w->emergency)) {
+        wait_for_emergency(w);
         close(w->fd);
         s = rt_errorf(RT_ERR_INTERNAL, "%s was already finished by the emergency flush", w->path);
     } else {
         s = finish_file(w);
     }
+    rt_writer_unregister(w);
     if (stats_out)
         *stats_out = w->stats;
+    return s;
+}
+
+rt_status rt_trace_writer_close(struct rt_trace_writer *w, struct rt_trace_writer_stats *stats_out)
+{
+    if (!w)
+        return rt_errorf(RT_ERR_USAGE, "trace writer: close of NULL");
+    rt_status s = rt_trace_writer_finish(w, stats_out);
+    rt_writer_wait_for_handlers();
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->wake_writer);
     pthread_cond_destroy(&w->slot_freed);

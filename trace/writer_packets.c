@@ -17,6 +17,8 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
     if (body_size > MAX_PACKET_BODY)
         return rt_errorf(RT_ERR_INTERNAL, "trace packet of %zu bytes exceeds the %u-byte limit",
                          body_size, MAX_PACKET_BODY);
+    if (w->closing) /* before sealing: nothing goes after the end block */
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer is closing");
     size_t need = RT_FORMAT_PACKET_HEADER_SIZE + body_size;
     while (w->block.size > 0 && w->block.size + need > w->block_size && !atomic_load(&w->emergency))
         rt_writer_seal_locked(w);
@@ -24,8 +26,6 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
         return rt_errorf(RT_ERR_INTERNAL, "trace writer stopped by the emergency flush");
     if (atomic_load(&w->failed))
         return w->error;
-    if (w->closing)
-        return rt_errorf(RT_ERR_INTERNAL, "trace writer is closing");
     *seq_out = w->next_seq++;
     if (w->packets++ == 0)
         w->first_seq = *seq_out;
