@@ -1,0 +1,193 @@
+// tests/server/browser.mjs — the dashboard in a real browser: Debian's
+// chromium, headless, driven by playwright-core (no browser download). It
+// builds a test store (make_store), starts `retrace serve` on a free port,
+// then: opens the runs list, opens the failing run and its failing result,
+// toggles flicker and the slider, zooms to the worst tile, approves the
+// result with the token, and checks that the run's counts changed. Every
+// page's screenshot is saved under BUILD/tests/server/screenshots/.
+// Exit 77 (skipped) when chromium or playwright-core is missing.
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+
+const source = process.env.RT_SOURCE_ROOT;
+const build = process.env.RT_BUILD_ROOT;
+const chromium = process.env.RT_CHROMIUM || "/usr/bin/chromium";
+if (!source || !build) {
+  console.error("run through meson test (RT_SOURCE_ROOT, RT_BUILD_ROOT)");
+  process.exit(2);
+}
+let playwright;
+try {
+  playwright = await import(join(source, "node_modules/playwright-core/index.mjs"));
+} catch {
+  console.log("1..0 # SKIP playwright-core is not installed (./run deps runs npm ci)");
+  process.exit(77);
+}
+if (!existsSync(chromium)) {
+  console.log(`1..0 # SKIP ${chromium} is missing (./run deps installs chromium)`);
+  process.exit(77);
+}
+
+const work = mkdtempSync(join(tmpdir(), "rt-browser-"));
+const shots = join(build, "tests/server/screenshots");
+mkdirSync(shots, { recursive: true });
+const db = join(work, "store.db");
+const tokenFile = join(work, "token");
+const TOKEN = "browser-test-token";
+writeFileSync(tokenFile, `${TOKEN}\n`);
+execFileSync(join(build, "tests/server/make_store"), [db, "12"]);
+
+function startServer() {
+  const child = spawn(join(build, "cli/retrace"), ["serve", "--db", db, "--listen", "127.0.0.1:0",
+    "--token-file", tokenFile, "--web", join(source, "web")], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = out.match(/http:\/\/[^ ]+\//);
+      if (url) resolve({ child, url: url[0] });
+    });
+    child.on("exit", (code) => reject(new Error(`retrace serve exited ${code}: ${out}`)));
+  });
+}
+
+let n = 0;
+function ok(name) {
+  console.log(`ok ${++n} - ${name}`);
+}
+
+const { child, url } = await startServer();
+const profile = mkdtempSync(join(tmpdir(), "rt-chromium-"));
+const browser = await playwright.chromium.launchPersistentContext(profile, {
+  executablePath: chromium,
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const errors = [];
+let status = 0;
+try {
+  const pageObj = browser.pages()[0] || (await browser.newPage());
+  const page = pageObj;
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // the one refusal this test asks for (approve without the token) is not an error
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400 && !(r.status() === 401 && r.url().endsWith("/approve")))
+      errors.push(`${r.status()} ${r.url()}`);
+  });
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+  // 1. the runs list
+  await page.goto(url);
+  await page.waitForSelector("#runs tbody tr");
+  const rows = await page.locator("#runs tbody tr").count();
+  assert.equal(rows, 12);
+  const newest = page.locator("#runs tbody tr").first();
+  assert.match(await newest.innerText(), /1 fail/);
+  assert.equal(await newest.locator(".strip a").count(), 6);
+  await shot("runs");
+  ok("runs list: newest first, counts, history strip");
+
+  // keyboard: j selects the first run, Enter on its link opens it
+  await page.keyboard.press("j");
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), "#12");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#results .card");
+  assert.match(page.url(), /run\.html\?id=12$/);
+  const first = page.locator("#results .card").first();
+  assert.equal(await first.getAttribute("data-status"), "fail");
+  assert.match(await page.locator("#configuration").innerText(), /slow-pipelines/);
+  assert.match(await page.locator("#counts").innerText(), /1 fail/);
+  await page.waitForFunction(() => [...document.querySelectorAll("#results img")].every((i) => i.complete && i.naturalWidth));
+  await shot("run");
+  ok("run page: failures first, thumbnails, configuration, opened with the keyboard");
+
+  // filters: only the crash
+  for (const box of await page.locator("#filters input[type=checkbox]").all())
+    if ((await box.getAttribute("value")) !== "crash") await box.uncheck();
+  assert.equal(await page.locator("#results .card:not([hidden])").count(), 1);
+  for (const box of await page.locator("#filters input[type=checkbox]").all()) await box.check();
+  ok("run page: status filter");
+
+  // 2. the failing result
+  await first.click();
+  await page.waitForSelector("#viewer");
+  assert.match(await page.locator("h1").innerText(), /vkcube · frame 10/);
+  assert.match(await page.locator("#metrics").innerText(), /Worst tile SSIM/);
+  await page.waitForFunction(() => [...document.querySelectorAll("img")].every((i) => i.complete && i.naturalWidth));
+  await shot("result");
+  await page.click("#flicker");
+  assert.equal(await page.getAttribute("#flicker", "aria-pressed"), "true");
+  await page.waitForFunction(() => document.querySelector("#viewer-label").textContent === "golden");
+  await page.waitForFunction(() => document.querySelector("#viewer-label").textContent === "actual");
+  await page.keyboard.press("f");
+  assert.equal(await page.getAttribute("#flicker", "aria-pressed"), "false");
+  ok("result: flicker alternates golden and actual, F toggles it");
+  await page.keyboard.press("s");
+  assert.equal(await page.getAttribute("#slider", "aria-pressed"), "true");
+  await page.locator("#slider-range").fill("30");
+  assert.match(await page.locator("#viewer-label").innerText(), /30%/);
+  await page.evaluate(() => document.activeElement.blur()); // the arrows, away from the range
+  await page.keyboard.press("ArrowRight");
+  assert.match(await page.locator("#viewer-label").innerText(), /35%/);
+  await shot("result-slider");
+  ok("result: slider overlay, moved with the mouse and the arrows");
+  await page.keyboard.press("z");
+  await page.waitForFunction(() => document.querySelector("#zoom").getAttribute("aria-pressed") === "true");
+  assert.match(await page.locator("#zoom-note").innerText(), /tile at \d+,\d+/);
+  await page.waitForTimeout(300); // the zoom's CSS transition, for the screenshot only
+  await shot("result-zoom");
+  ok("result: zoom to the worst tile");
+
+  // 3. approve: without the token first, then with it
+  await page.click("#approve");
+  await page.waitForSelector("#review-status .notice.err");
+  await page.fill("#token", TOKEN);
+  await page.click("#token-form button");
+  await page.click("#approve");
+  await page.waitForSelector("#review-status .notice.ok");
+  assert.match(await page.locator("#review-status").innerText(), /Approved: golden #\d+/);
+  await shot("result-approved");
+  ok("result: approve refused without the token, done with it");
+
+  // 4. the run's counts changed
+  await page.click("#review-status a");
+  await page.waitForSelector("#counts");
+  const counts = await page.locator("#counts").innerText();
+  assert.match(counts, /0 fail/);
+  assert.match(counts, /1 approved/);
+  await shot("run-after-approve");
+  await page.goto(url);
+  await page.waitForSelector("#runs tbody tr");
+  assert.match(await page.locator("#runs tbody tr").first().innerText(), /1 approved/);
+  ok("the run's counts changed: fail 1 -> 0, approved 0 -> 1");
+
+  // 5. the trace's history chart
+  await page.goto(`${url}trace.html?trace=vkcube&frame=1`);
+  await page.waitForSelector("#chart circle");
+  assert.equal(await page.locator("#chart path").count(), 4); // 2 devices x (SSIM, worst tile)
+  assert.equal(await page.locator("#points tbody tr").count(), 12);
+  await shot("trace");
+  ok("trace page: SSIM history per device");
+  assert.deepEqual(errors, []);
+  ok("no script errors");
+} catch (error) {
+  console.log(`not ok ${++n} - ${error.message.split("\n")[0]}`);
+  console.error(error);
+  status = 1;
+} finally {
+  await browser.close();
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.on("exit", resolve));
+  rmSync(work, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(`1..${n}`);
+process.exit(status);

@@ -1,0 +1,87 @@
+// One run: its configuration, counts, and every result, failures first, as
+// thumbnails (the diff image where there is one), filtered by status,
+// configuration and trace name.
+import { get, images } from "./api.js";
+import { h, page, badge, counts, num, when, params, fail, listKeys } from "./ui.js";
+
+function configuration(run) {
+  const rows = [
+    ["Device", `${run.device || "—"} (${run.driver || "driver unknown"})`],
+    ["Device key", run.device_key || "—"],
+    ["Host", run.host || "—"],
+    ["Started", when(run.started_at)],
+    ["Finished", when(run.finished_at)],
+    ["retrace", run.retrace_version || "—"],
+  ];
+  if (run.shard) rows.push(["Shard", run.shard]);
+  if (run.workarounds) rows.push(["Workaround set", run.workarounds]);
+  if (run.delays) rows.push(["Delays", run.delays]);
+  for (const config of run.configurations || [])
+    rows.push([`Configuration “${config.name}”`,
+      `workarounds: ${(config.workarounds || []).join(", ") || "none"}; delays: ${(config.delays || []).join(", ") || "none"}`]);
+  return h("dl", { class: "config", id: "configuration" }, rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+function thumbnail(result) {
+  const src = result.has_diff ? images.diff(result.id)
+    : result.has_actual ? images.actual(result.id)
+    : result.golden_id ? images.golden(result.golden_id) : null;
+  const what = result.has_diff ? "diff" : result.has_actual ? "actual" : "golden";
+  return h("div", { class: "thumb" }, src
+    ? h("img", { src, loading: "lazy", alt: `${what} image of ${result.trace} frame ${result.frame}` })
+    : h("span", {}, result.frame ? "no image" : "no frame: trace-level result"));
+}
+
+function card(result) {
+  const status = result.review === "accepted" && result.status !== "pass" ? "approved" : result.status;
+  return h("a", { class: "card", href: `/result.html?id=${result.id}`, "data-status": result.status,
+    "data-configuration": result.configuration || "default", "data-trace": result.trace },
+    thumbnail(result),
+    h("div", { class: "body" },
+      h("div", { class: "name" }, h("span", {}, `${result.trace} · frame ${result.frame}`), badge(status)),
+      h("div", {}, `SSIM ${num(result.ssim)} · worst tile ${num(result.ssim_worst_tile)}`),
+      h("div", { class: "muted" }, `${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
+      result.message ? h("div", { class: "msg", title: result.message }, result.message) : null));
+}
+
+function filterBar(run, cards) {
+  const statuses = [...new Set(run.results.map((r) => r.status))];
+  const configs = [...new Set(run.results.map((r) => r.configuration || "default"))];
+  const boxes = statuses.map((s) => h("input", { type: "checkbox", value: s, checked: true }));
+  const config = h("select", { "aria-label": "configuration" },
+    h("option", { value: "" }, "every configuration"), configs.map((c) => h("option", { value: c }, c)));
+  const text = h("input", { type: "search", placeholder: "trace name", "aria-label": "trace name" });
+  const apply = () => {
+    const on = new Set(boxes.filter((b) => b.checked).map((b) => b.value));
+    for (const c of cards)
+      c.hidden = !on.has(c.dataset.status) || (config.value && c.dataset.configuration !== config.value) ||
+        !c.dataset.trace.includes(text.value.trim());
+  };
+  for (const el of [...boxes, config, text]) el.addEventListener("input", apply);
+  return h("div", { class: "chips", id: "filters" }, h("span", { class: "muted" }, "Show:"),
+    boxes.map((box, i) => h("label", {}, box, statuses[i])), config, text);
+}
+
+async function main() {
+  const id = params().get("id");
+  const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › run #${id}`));
+  try {
+    const run = await get(`/api/runs/${encodeURIComponent(id)}`);
+    document.title = `Run #${run.id} · retrace`;
+    const cards = run.results.map(card);
+    main.append(
+      h("h1", {}, `Run #${run.id} `, h("span", { class: "muted" }, `${run.label || "unlabelled"} · ${run.device || ""}`), " ",
+        run.outcome ? badge(run.outcome) : null),
+      h("div", { id: "counts" }, counts(run.counts, { all: true })),
+      h("h2", {}, "Configuration"), h("div", { class: "panel" }, configuration(run)),
+      h("h2", {}, `Results (${run.results.length}), failures first`),
+      filterBar(run, cards),
+      h("div", { class: "grid", id: "results" }, cards),
+      h("p", { class: "keys" }, h("kbd", {}, "j"), " / ", h("kbd", {}, "k"), " move through the results, ", h("kbd", {}, "Enter"), " opens one."));
+    listKeys(cards);
+  } catch (error) {
+    fail(main, error);
+  }
+}
+
+main();
