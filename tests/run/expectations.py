@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""tests/run/expectations.py RETRACE TRACES — expectations and a new device:
+a trace the manifest says to skip is not replayed (JUnit: skipped); an
+expected crash (from the store) and an expected hang (from the manifest) are
+recorded as crash and timeout but are no regression and are not retried; a
+device-specific expectation for another device does not apply. A new device
+set up with --update-goldens gets its goldens, and the next run passes."""
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+from runlib import WRAPPER, Env, expect, finish
+
+retrace, traces = sys.argv[1], sys.argv[2]
+env = Env(retrace, traces)
+for name in ("vkcube", "modern"):
+    env.copy_trace(name, name)
+for name in ("crash", "hang", "skipped", "other"):
+    env.copy_trace("textured", name)
+for name in ("crash", "hang", "skipped", "other"):
+    env.add_golden(name, 1, env.golden("textured", 1))
+env.add_golden("vkcube", 1, env.golden("vkcube", 1))
+env.check([retrace, "golden", "expect", "--db", env.db, "--trace", "crash", "crash", "--note", "driver bug 42"])
+manifest = env.write("manifest.yml", """
+traces:
+  - {path: vkcube.rtrace}
+  - {path: modern.rtrace, frames: [1, 5]}
+  - {path: crash.rtrace}
+  - {path: hang.rtrace, timeout: 2, expect: {status: hang, note: waits for a fence forever}}
+  - {path: skipped.rtrace, expect: [{device: "*", status: skip, note: too slow here}]}
+  - {path: other.rtrace, expect: [{device: "10de:*", status: skip, note: only on NVIDIA}]}
+""")
+junit = os.path.join(env.dir, "junit.xml")
+r = env.run(["run", manifest, "--db", env.db, "--wrapper", "sh " + WRAPPER, "--retries", "2", "--json",
+             "--junit", junit, "--update-goldens", "--device-key", "test:0001/1"])
+expect(r.returncode == 0, f"expected failures and new frames are no regression: exit {r.returncode} {r.stderr}")
+res = {}
+for x in json.loads(r.stdout)["results"]:
+    res.setdefault(x["trace"], []).append(x)
+expect("skipped" not in res, "the skipped trace has no result")
+expect([x["status"] for x in res["other"]] == ["pass"], "an expectation for another device does not apply")
+c = res["crash"][0]
+expect(c["status"] == "crash" and c["expected"] == "crash" and not c["regression"] and c["attempts"] == 1,
+       f"the expected crash (from the store) is recorded, not a regression, not retried: {c['attempts']} attempt(s)")
+h = res["hang"][0]
+expect(h["status"] == "timeout" and h["expected"] == "hang" and not h["regression"] and h["attempts"] == 1,
+       "the expected hang is recorded as a timeout, not a regression, not retried")
+m = res["modern"]
+expect([x["status"] for x in m] == ["new", "new"] and all("now golden" in x["message"] for x in m),
+       f"--update-goldens makes the new frames goldens: {[x['message'] for x in m]}")
+cases = ET.parse(junit).getroot().find("testsuite").findall("testcase")
+skipped = [c.get("classname") for c in cases if c.find("skipped") is not None]
+expect(skipped == ["skipped.default"], f"JUnit marks the skipped trace: {skipped}")
+listed = env.run(["golden", "list", "--db", env.db, "--trace", "modern", "--device", "test:0001/1"]).stdout
+expect(len(listed.splitlines()) == 2, f"the new goldens are this device's: {listed!r}")
+
+# The new device's next run: modern passes against its own goldens.
+env.write("manifest.yml", "traces:\n  - {path: modern.rtrace, frames: [1, 5]}\n")
+r = env.run(["run", manifest, "--db", env.db, "--json", "--device-key", "test:0001/1"])
+expect(r.returncode == 0 and [x["status"] for x in json.loads(r.stdout)["results"]] == ["pass", "pass"],
+       "the next run on the new device passes")
+r = env.run(["run", manifest, "--db", env.db, "--json", "--device-key", "other:0002/1"])
+expect([x["status"] for x in json.loads(r.stdout)["results"]] == ["new", "new"],
+       "another device does not see them")
+env.close()
+finish()
