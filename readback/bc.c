@@ -23,11 +23,6 @@ static bool is_snorm(const struct rt_format_info *f) { return f->components[0].n
 
 bool rt_bc_plan(const struct rt_format_info *f, struct rt_convert_plan *p)
 {
-    if (kind_of(f) >= BC6H) {
-        p->raw = true;
-        p->why_raw = "BC6H and BC7 blocks are saved undecoded";
-        return true;
-    }
     p->channels = f->component_count;
     p->depth = kind_of(f) == BC6H ? 16 : 8;
     return true;
@@ -108,8 +103,8 @@ void rt_bc_decode_block(const struct rt_format_info *f, const uint8_t *b, float 
         for (int t = 0; t < 16; t++)
             texels[t][0] = channel[t];
         return;
-    case BC6H:
-    case BC7: return; /* raw (rt_bc_plan) */
+    case BC6H: rt_bptc_decode_bc6h(b, f->components[0].numeric == RT_NUMERIC_SFLOAT, texels); return;
+    case BC7: rt_bptc_decode_bc7(b, texels); return;
     }
 }
 

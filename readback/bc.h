@@ -24,6 +24,10 @@ bool rt_bc_plan(const struct rt_format_info *f, struct rt_convert_plan *p);
  */
 void rt_bc_decode_block(const struct rt_format_info *f, const uint8_t *block, float texels[16][4]);
 
+/** BPTC (bptc.c): BC6H (SIGNED: the SFLOAT form) and BC7 blocks, RGBA out. */
+void rt_bptc_decode_bc6h(const uint8_t *block, bool is_signed, float texels[16][4]);
+void rt_bptc_decode_bc7(const uint8_t *block, float texels[16][4]);
+
 /** Decodes every block into OUT (its size, channels and depth set). */
 rt_status rt_bc_decode_image(const struct rt_format_info *f, const void *bytes, size_t row_pitch,
                              struct rt_texels *out) RT_MUST_CHECK;
