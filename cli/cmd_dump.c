@@ -6,12 +6,13 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
+#include "escape.h"
 #include "hashmap.h"
 #include "typedmap.h"
 #include "trace.h"
@@ -24,7 +25,7 @@ void cmd_dump_usage(FILE *out)
             "  Prints every call: SEQ vkName(param=value, ...) = RESULT. Handles print as\n"
             "  <VkType N>, numbered per type in order of first appearance.\n"
             "  Lines starting with '--' are memory updates, frame ends and annotations.\n"
-            "  --calls A-B  only packets with sequence numbers A to B (inclusive)\n"
+            "  --calls A-B  only packets with sequence numbers A to B (inclusive; A- to the end)\n"
             "  --frame N    only frame N (frames count from 1)\n"
             "  --json       one JSON object per line\n"
             "exit: 0 ok, 2 usage, 3 unreadable or corrupt trace (what was good is printed)\n");
@@ -41,6 +42,7 @@ struct dump {
     struct rt_arena arena;
     char *line;
     size_t line_size;
+    struct cli_text text, name; /* escaped output (escape.h) */
 };
 
 /* The namer: the Nth distinct handle of a type is number N; VK_NULL_HANDLE 0. */
@@ -67,52 +69,60 @@ static void dump_finish(struct dump *d)
     rt_arena_finish(&d->arena);
     free(d->commands);
     free(d->line);
+    cli_text_finish(&d->text);
+    cli_text_finish(&d->name);
 }
 
-static rt_status parse_range(const char *text, uint64_t *first, uint64_t *last)
+/* "A-B", "A-" (to the end) or "A": sequence numbers, strict (no sign, no junk, no overflow). */
+static int parse_range(struct cli_args *p, uint64_t *first, uint64_t *last)
 {
-    char *end;
-    errno = 0;
-    *first = strtoull(text, &end, 10);
-    *last = *first;
-    if (*end == '-')
-        *last = strtoull(end + 1, &end, 10);
-    if (errno || *end || end == text || *last < *first)
-        return rt_errorf(RT_ERR_USAGE, "bad call range '%s' (expected A-B)", text);
-    return rt_ok_status();
+    char text[64];
+    const char *dash = strchr(p->value, '-');
+    size_t n = dash ? (size_t)(dash - p->value) : strlen(p->value);
+    if (n < sizeof text) {
+        memcpy(text, p->value, n);
+        text[n] = '\0';
+    }
+    if (n < sizeof text && cli_parse_u64(text, 0, UINT64_MAX, first) &&
+        ((dash && !dash[1] && (*last = UINT64_MAX)) ||
+         cli_parse_u64(dash ? dash + 1 : text, *first, UINT64_MAX, last)))
+        return 0;
+    return cli_bad_value(p->cmd, p->option, "A-B, A- or A, call numbers from 0 with A <= B",
+                         p->value);
 }
 
+/* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct dump *d, const char **path)
 {
-    static const struct option options[] = {
-        {"calls", required_argument, NULL, 'c'}, {"frame", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
+    enum { OPT_CALLS = 1, OPT_FRAME, OPT_JSON };
+    static const struct cli_option options[] = {
+        {"calls", 0, CLI_VALUE, OPT_CALLS}, {"frame", 0, CLI_VALUE, OPT_FRAME},
+        {"json", 0, CLI_FLAG, OPT_JSON}, {0}};
     const struct rt_command *self = cli_find_command("dump");
     d->last_seq = UINT64_MAX;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'c': {
-            rt_status s = parse_range(optarg, &d->first_seq, &d->last_seq);
-            if (!rt_ok(&s))
-                return cli_usage_error(self, "%s", s.msg);
+    struct cli_args p;
+    cli_args_init(&p, self, argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        int rc = 0;
+        switch (id) {
+        case CLI_ARGS_STOP: return p.result;
+        case OPT_CALLS: rc = parse_range(&p, &d->first_seq, &d->last_seq); break;
+        case OPT_FRAME:
+            if (!cli_parse_u64(p.value, 1, UINT64_MAX, &d->frame))
+                rc = cli_bad_value(self, p.option, "a frame number (frames count from 1)",
+                                   p.value);
             break;
+        case OPT_JSON: d->json = true; break;
+        default:
+            if (*path)
+                return cli_usage_error(self, "expected one TRACE, got '%s' too", p.value);
+            *path = p.value;
         }
-        case 'f':
-            d->frame = strtoull(optarg, &end, 10);
-            if (*end || d->frame == 0)
-                return cli_usage_error(self, "bad frame '%s' (frames count from 1)", optarg);
-            break;
-        case 'j': d->json = true; break;
-        case 'h': cmd_dump_usage(stdout); return -1;
-        default: return cli_usage_error(self, "unknown option '%s'", argv[optind - 1]);
-        }
+        if (rc)
+            return rc;
     }
-    if (optind != argc - 1)
+    if (!*path)
         return cli_usage_error(self, "expected one TRACE");
-    *path = argv[optind];
     return 0;
 }
 
@@ -151,6 +161,8 @@ static rt_status format_call(struct dump *d, enum rt_vk_cmd cmd, const struct rt
     return rt_ok_status();
 }
 
+/* One object per line; every string was escaped (escape.h), so it is valid
+ * UTF-8 whatever bytes the trace holds. */
 static void print_json(const struct dump *d, const struct rt_trace_packet *p, const char *kind,
                        const char *command, const char *text)
 {
@@ -162,8 +174,7 @@ static void print_json(const struct dump *d, const struct rt_trace_packet *p, co
         cJSON_AddStringToObject(o, "command", command);
     if (p->type == RT_TRACE_PACKET_CALL)
         cJSON_AddNumberToObject(o, "thread", p->u.call.thread_id);
-    if (text)
-        cJSON_AddStringToObject(o, "text", text);
+    cJSON_AddStringToObject(o, "text", text);
     char *s = cJSON_PrintUnformatted(o);
     if (s)
         puts(s);
@@ -171,56 +182,81 @@ static void print_json(const struct dump *d, const struct rt_trace_packet *p, co
     cJSON_Delete(o);
 }
 
+/*
+ * Prints one packet: "SEQ TEXT" for a call, "SEQ -- TEXT" for an event, or
+ * its JSON object. NAME (may be NULL) and TEXT (LEN bytes) come from the
+ * trace and may hold any bytes: control characters and invalid UTF-8 are
+ * escaped here, in text and JSON alike.
+ */
+static rt_status emit(struct dump *d, const struct rt_trace_packet *p, const char *name,
+                      const char *text, size_t len)
+{
+    if (!cli_escape(&d->text, text, len) || (name && !cli_escape(&d->name, name, strlen(name))))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    bool call = p->type == RT_TRACE_PACKET_CALL;
+    if (d->json)
+        print_json(d, p, call ? "call" : "event", name ? d->name.data : NULL, d->text.data);
+    else
+        printf("%" PRIu64 " %s%s\n", p->seq, call ? "" : "-- ", d->text.data);
+    return rt_ok_status();
+}
+
 static rt_status print_call(struct dump *d, const struct rt_trace_header *h, const struct rt_trace_packet *p)
 {
     enum rt_vk_cmd cmd = d->commands[p->u.call.command_id];
     const char *name = h->command_names[p->u.call.command_id];
     if (cmd == RT_VK_CMD_COUNT || rt_vk_args_size(cmd) == 0) {
-        if (d->json)
-            print_json(d, p, "call", name, "not decodable by this build");
-        else
-            printf("%" PRIu64 " %s(...) [not decodable by this build]\n", p->seq, name);
-        return rt_ok_status();
+        char text[512];
+        int n = d->json ? snprintf(text, sizeof text, "not decodable by this build")
+                        : snprintf(text, sizeof text, "%.200s(...) [not decodable by this build]",
+                                   name);
+        return emit(d, p, name, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
     }
     RT_TRY(format_call(d, cmd, p));
-    if (d->json)
-        print_json(d, p, "call", name, d->line);
-    else
-        printf("%" PRIu64 " %s\n", p->seq, d->line);
-    return rt_ok_status();
+    return emit(d, p, name, d->line, strlen(d->line));
+}
+
+/* PREFIX then up to MAX bytes of PAYLOAD (which may hold NULs) into BUF. */
+static size_t compose(char *buf, size_t size, const char *prefix, const char *payload,
+                      size_t length, size_t max)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s", prefix);
+    n = n < size ? n : size - 1;
+    size_t take = length < max ? length : max;
+    take = take < size - n ? take : size - n;
+    memcpy(buf + n, payload, take);
+    return n + take;
 }
 
 static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, const struct rt_trace_packet *p)
 {
-    char text[160];
+    char text[512], prefix[256];
+    size_t n = 0;
     switch (p->type) {
     case RT_TRACE_PACKET_CALL:
         return print_call(d, h, p);
     case RT_TRACE_PACKET_MEMORY_UPDATE:
-        snprintf(text, sizeof text, "memory <VkDeviceMemory %" PRIu64 "> offset=%" PRIu64 " size=%zu",
-                 symbolic_handle(d, VK_OBJECT_TYPE_DEVICE_MEMORY, p->u.memory.memory_id), p->u.memory.offset,
-                 p->u.memory.size);
+        n = (size_t)snprintf(text, sizeof text, "memory <VkDeviceMemory %" PRIu64 "> offset=%" PRIu64
+                             " size=%zu", symbolic_handle(d, VK_OBJECT_TYPE_DEVICE_MEMORY,
+                             p->u.memory.memory_id), p->u.memory.offset, p->u.memory.size);
         break;
     case RT_TRACE_PACKET_FRAME_END:
-        snprintf(text, sizeof text, "end of frame %" PRIu64, p->u.frame_end.frame);
+        n = (size_t)snprintf(text, sizeof text, "end of frame %" PRIu64, p->u.frame_end.frame);
         break;
     case RT_TRACE_PACKET_ANNOTATION:
-        snprintf(text, sizeof text, "annotation %u: %.*s", p->u.annotation.kind,
-                 (int)(p->u.annotation.length > 120 ? 120 : p->u.annotation.length), p->u.annotation.text);
+        snprintf(prefix, sizeof prefix, "annotation %u: ", p->u.annotation.kind);
+        n = compose(text, sizeof text, prefix, p->u.annotation.text, p->u.annotation.length, 120);
         break;
     case RT_TRACE_PACKET_UNSUPPORTED:
-        snprintf(text, sizeof text, "%s: not recorded faithfully: %.*s",
-                 h->command_names[p->u.unsupported.command_id],
-                 (int)(p->u.unsupported.length > 100 ? 100 : p->u.unsupported.length), p->u.unsupported.reason);
+        snprintf(prefix, sizeof prefix, "%.200s: not recorded faithfully: ",
+                 h->command_names[p->u.unsupported.command_id]);
+        n = compose(text, sizeof text, prefix, p->u.unsupported.reason, p->u.unsupported.length,
+                    100);
         break;
     default:
         return rt_ok_status();
     }
-    if (d->json)
-        print_json(d, p, "event", NULL, text);
-    else
-        printf("%" PRIu64 " -- %s\n", p->seq, text);
-    return rt_ok_status();
+    return emit(d, p, NULL, text, n < sizeof text ? n : sizeof text - 1);
 }
 
 static bool wanted(const struct dump *d, const struct rt_trace_packet *p)
@@ -252,7 +288,7 @@ int cmd_dump_run(int argc, char **argv)
     const char *path = NULL;
     int rc = parse_args(argc, argv, &d, &path);
     if (rc)
-        return rc < 0 ? 0 : rc;
+        return cli_exit_code(rc);
     rt_typed_map_init(&d.numbers);
     rt_hashmap_init(&d.counts);
     rt_arena_init(&d.arena, 0, 0);

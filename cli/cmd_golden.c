@@ -1,11 +1,11 @@
 /* cli/cmd_golden.c — `retrace golden`: manage golden images and expectations in the store. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "png_io.h"
 #include "store.h"
@@ -42,56 +42,57 @@ static int usage(const char *fmt, const char *arg)
     return cli_usage_error(cli_find_command("golden"), fmt, arg);
 }
 
-static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
+enum { OPT_DB = 1, OPT_TRACE, OPT_FRAME, OPT_DEVICE, OPT_APPROVED_BY, OPT_OUTPUT, OPT_NOTE,
+       OPT_JSON };
+
+static const struct cli_option options[] = {
+    {"db", 0, CLI_VALUE, OPT_DB},
+    {"trace", 0, CLI_VALUE, OPT_TRACE},
+    {"frame", 0, CLI_VALUE, OPT_FRAME},
+    {"device", 0, CLI_VALUE, OPT_DEVICE},
+    {"approved-by", 0, CLI_VALUE, OPT_APPROVED_BY},
+    {"output", 'o', CLI_VALUE, OPT_OUTPUT},
+    {"note", 0, CLI_VALUE, OPT_NOTE},
+    {"json", 0, CLI_FLAG, OPT_JSON},
+    {0},
+};
+
+static int parse_option(struct cli_args *p, int id, struct golden_args *a)
 {
-    if (!text || !*text || *text == '-' || *text == '+')
-        return false;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v > max)
-        return false;
-    *out = v;
-    return true;
+    switch (id) {
+    case OPT_DB: a->db = p->value; break;
+    case OPT_TRACE: a->trace = p->value; break;
+    case OPT_DEVICE: a->device = p->value; break;
+    case OPT_APPROVED_BY: a->approved_by = p->value; break;
+    case OPT_OUTPUT: a->output = p->value; break;
+    case OPT_NOTE: a->note = p->value; break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_FRAME: return cli_args_u32(p, 1, UINT32_MAX, &a->frame);
+    }
+    return 0;
 }
 
-/* Returns 0 when parsed, else the exit code of a usage error. */
+/* ARGV[0] is the action. 0 when parsed, CLI_HELP_SHOWN, or a usage error's exit code. */
 static int parse_args(int argc, char **argv, struct golden_args *a)
 {
-    static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},     {"trace", required_argument, NULL, 't'},
-        {"frame", required_argument, NULL, 'f'},  {"device", required_argument, NULL, 'k'},
-        {"approved-by", required_argument, NULL, 'a'},
-        {"output", required_argument, NULL, 'o'}, {"note", required_argument, NULL, 'n'},
-        {"json", no_argument, NULL, 'j'},         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->db = getenv("RETRACE_DB");
-    opterr = 0;
-    optind = 1;
-    int c;
-    uint64_t frame = 0;
-    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': a->db = optarg; break;
-        case 't': a->trace = optarg; break;
-        case 'k': a->device = optarg; break;
-        case 'a': a->approved_by = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 'n': a->note = optarg; break;
-        case 'j': a->json = true; break;
-        case 'f':
-            if (!parse_u64(optarg, UINT32_MAX, &frame) || frame == 0)
-                return usage("--frame must be a frame number from 1, not '%s'", optarg);
-            a->frame = (uint32_t)frame;
-            break;
-        default:
-            return usage("unknown or incomplete option '%s'", argv[optind - 1]);
-        }
+    a->rest = calloc((size_t)argc, sizeof *a->rest);
+    if (!a->rest)
+        return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory"));
+    struct cli_args p;
+    cli_args_init(&p, cli_find_command("golden"), argc, argv, options, 0);
+    for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+        int rc = 0;
+        if (id == CLI_ARGS_STOP)
+            return p.result;
+        if (id == CLI_ARGS_POSITIONAL)
+            a->rest[a->rest_count++] = (char *)p.value;
+        else if ((rc = parse_option(&p, id, a)))
+            return rc;
     }
     if (!a->db || !*a->db)
         return usage("%s", "no database: give --db DB or set RETRACE_DB");
-    a->rest = argv + optind;
-    a->rest_count = argc - optind;
     return 0;
 }
 
@@ -105,8 +106,8 @@ static int need_rest(const struct golden_args *a, int count, const char *what)
 static int parse_id(const char *text, int64_t *id_out)
 {
     uint64_t v = 0;
-    if (!parse_u64(text, INT64_MAX, &v) || v == 0)
-        return usage("'%s' is not a golden id", text);
+    if (!cli_parse_u64(text, 1, INT64_MAX, &v))
+        return cli_bad_value(cli_find_command("golden"), "ID", "a golden id (1 or more)", text);
     *id_out = (int64_t)v;
     return 0;
 }
@@ -421,7 +422,9 @@ int cmd_golden_run(int argc, char **argv)
             continue;
         struct golden_args a;
         int rc = parse_args(argc - 1, argv + 1, &a);
-        return rc ? rc : actions[i].run(&a);
+        rc = rc ? cli_exit_code(rc) : actions[i].run(&a);
+        free(a.rest);
+        return rc;
     }
     return usage("unknown action '%s'", argv[1]);
 }

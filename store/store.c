@@ -4,9 +4,13 @@
  */
 #include "store_internal.h"
 
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 #include <xxhash.h>
 
@@ -204,13 +208,58 @@ static rt_status query_int(struct rt_store *store, const char *sql, const char *
     return rt_ok_status();
 }
 
+/*
+ * A WAL-mode store is read through PATH-shm, which SQLite creates on first
+ * read: in a directory the reader may not write (a published or read-only
+ * mounted store) it cannot, and every read fails "attempt to write a readonly
+ * database". No writer can be active there without those files, so the file
+ * is opened immutable (no locks, no -shm). https://sqlite.org/wal.html#readonly
+ */
+static bool unwritable_without_wal(const char *path)
+{
+    char side[PATH_MAX], dir[PATH_MAX];
+    for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") ? NULL : "-shm") {
+        if ((size_t)snprintf(side, sizeof side, "%s%s", path, suffix) >= sizeof side ||
+            access(side, F_OK) == 0)
+            return false;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    return access(dirname(dir), W_OK) != 0;
+}
+
+/* "file:PATH?immutable=1", PATH percent-encoded where a URI needs it. */
+static bool immutable_uri(const char *path, char *out, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = (size_t)snprintf(out, size, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c && n + 4 < size; c++) {
+        if (*c == '%' || *c == '?' || *c == '#' || *c <= ' ' || *c >= 0x7f) {
+            out[n++] = '%';
+            out[n++] = hex[*c >> 4];
+            out[n++] = hex[*c & 15];
+        } else {
+            out[n++] = (char)*c;
+        }
+    }
+    return (size_t)snprintf(out + n, size - n, "?immutable=1") < size - n;
+}
+
+static int open_sqlite(struct rt_store *store, int flags)
+{
+    char uri[3 * PATH_MAX + 32];
+    if (store->mode == RT_STORE_READ_ONLY && unwritable_without_wal(store->path) &&
+        immutable_uri(store->path, uri, sizeof uri))
+        return sqlite3_open_v2(uri, &store->db, flags | SQLITE_OPEN_URI, NULL);
+    return sqlite3_open_v2(store->path, &store->db, flags, NULL);
+}
+
 static rt_status open_connection(struct rt_store *store)
 {
     int flags = store->mode == RT_STORE_READ_ONLY ? SQLITE_OPEN_READONLY
                                                   : SQLITE_OPEN_READWRITE;
     if (store->mode == RT_STORE_CREATE)
         flags |= SQLITE_OPEN_CREATE;
-    int rc = sqlite3_open_v2(store->path, &store->db, flags, NULL);
+    int rc = open_sqlite(store, flags);
     if (rc != SQLITE_OK)
         return rt_store_rc_status(rc, "opening",
                                   store->db ? sqlite3_errmsg(store->db) : sqlite3_errstr(rc));

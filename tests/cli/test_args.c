@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "escape.h"
 
 static void usage(FILE *out) { fputs("usage: retrace demo [--loop N] [--json] FILE\n", out); }
 
@@ -224,4 +225,18 @@ Test(args, text_mode_failure_is_one_line_on_stderr, .init = cr_redirect_stderr)
     cr_assert_eq(cli_fail(rt_errorf(RT_ERR_CANNOT_REPLAY, "no device")), 4);
     fflush(stderr);
     cr_assert_stderr_eq_str("retrace: error: no device\n");
+}
+
+Test(escape, control_bytes_backslash_and_invalid_utf8_are_escaped)
+{
+    struct cli_text t = {0};
+    static const char in[] = "a\tb\n\r\x01\x7f\\ \xc3\xa9 \xf0\x9f\x98\x80 \x80 \xc0\xaf \xed\xa0\x80 "
+                             "\xe2\x82 \xf4\x90\x80\x80 \0z";
+    cr_assert(cli_escape(&t, in, sizeof in - 1));
+    cr_assert_str_eq(t.data, "a\\tb\\n\\r\\x01\\x7f\\\\ \xc3\xa9 \xf0\x9f\x98\x80 \\x80 \\xc0\\xaf "
+                             "\\xed\\xa0\\x80 \\xe2\\x82 \\xf4\\x90\\x80\\x80 \\x00z");
+    cr_assert_eq(t.len, strlen(t.data));
+    cr_assert(cli_escape(&t, "", 0));
+    cr_assert_str_eq(t.data, "");
+    cli_text_finish(&t);
 }

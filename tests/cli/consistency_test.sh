@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/cli/consistency_test.sh RETRACE TRACES_DIR MAKE_HOSTILE_TRACE PYTHON —
+# one command line for every subcommand: -h/--help, the wording of bad
+# option values, --json errors as one JSON object on stdout, dump's escaping,
+# and a read-only golden store that can still be read. Prints TAP.
+set -u
+retrace=$1 traces=$2 make_hostile=$3 python=$4
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; printf '%s\n' "$2" | head -n 5 | sed 's/^/# /'; }
+
+# check NAME EXPECTED_EXIT PATTERN -- COMMAND... (pattern on stdout + stderr)
+check() {
+    name=$1 want=$2 pattern=$3
+    shift 4
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" -eq "$want" ] && printf '%s' "$out" | grep -q -- "$pattern"; then ok "$name"
+    else not_ok "$name (exit $rc, wanted $want and /$pattern/)" "$out"; fi
+}
+
+# json_error NAME CODE -- COMMAND...: stdout is exactly one JSON object whose
+# error.code is CODE, and the exit code is CODE.
+json_error() {
+    name=$1 want=$2
+    shift 3
+    "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+    if [ "$rc" -eq "$want" ] && "$python" -c '
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
+assert len(lines) == 1, lines
+e = json.loads(lines[0])["error"]
+assert e["code"] == int(sys.argv[2]) and e["message"], e' "$work/out" "$want" 2>"$work/py"; then
+        ok "$name"
+    else
+        not_ok "$name (exit $rc, wanted $want)" "$(cat "$work/out" "$work/err" "$work/py")"
+    fi
+}
+
+commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
+"$make_hostile" "$work/hostile.rtrace" || exit 1
+mkdir -p "$work/store"
+"$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
+
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 24 ))"
+for c in $commands; do
+    check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
+    check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
+    check "$c: an unknown option is named" 2 "retrace $c: unknown option '--no-such-option'\|unknown action" -- "$retrace" "$c" --no-such-option
+    json_error "$c --json: a usage error is a JSON object on stdout" 2 -- "$retrace" "$c" --json --no-such-option
+done
+
+# Numbers: negative, overflowing and junk values are refused, naming the option.
+check "replay --loop -1" 2 "\-\-loop: expected a whole number from 1 to 4294967295, got '-1'" -- "$retrace" replay --loop -1 x.rtrace
+check "replay --end-frame overflow" 2 "\-\-end-frame: expected a whole number .* got '99999999999999999999999'" -- "$retrace" replay --end-frame 99999999999999999999999 x.rtrace
+check "replay --device without a value" 2 "\-\-device needs a value" -- "$retrace" replay x.rtrace --device
+check "dump --frame junk" 2 "\-\-frame: expected a frame number" -- "$retrace" dump --frame 2x x.rtrace
+check "dump --calls negative" 2 "\-\-calls: expected A-B" -- "$retrace" dump --calls -1-5 x.rtrace
+check "compare --threads negative" 2 "\-\-threads: expected a whole number from 1 to 8, got '-2'" -- "$retrace" compare --threads -2 a.png b.png
+check "compare --threshold junk" 2 "\-\-threshold: expected a number from 0 to 1, got 'high'" -- "$retrace" compare --threshold high a.png b.png
+check "golden --frame negative" 2 "\-\-frame: expected a whole number from 1 to 4294967295, got '-3'" -- "$retrace" golden list --frame -3 --db "$work/store/g.db"
+check "golden: a negative id" 2 "ID: expected a golden id" -- "$retrace" golden show --db "$work/store/g.db" -- -4
+check "capture --compression junk" 2 "\-\-compression: expected zstd or none, got 'lz4'" -- "$retrace" capture --compression lz4 -- true
+
+# --json: bad input is a JSON object on stdout too.
+json_error "dump --json: a missing trace" 3 -- "$retrace" dump --json "$work/missing.rtrace"
+json_error "compare --json: a missing image" 3 -- "$retrace" compare --json "$work/a.png" "$work/b.png"
+json_error "golden --json: a missing store" 3 -- "$retrace" golden list --json --db "$work/missing.db"
+check "info --json: the report carries the error object" 3 '"code":	3' -- "$retrace" info --json "$work/missing.rtrace"
+
+# dump: any bytes in a trace print escaped; --json is valid JSON (UTF-8).
+check "dump escapes control characters and invalid UTF-8" 0 'pApplicationName="a\\tb\\nc\\x1b\[31m\\x7f"q\\\\\\x80\\xe2\\x82\\xc0' -- "$retrace" dump "$work/hostile.rtrace"
+"$retrace" dump "$work/hostile.rtrace" >"$work/dump.txt" 2>&1
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$work/dump.txt" || [ "$(wc -l <"$work/dump.txt")" -ne 5 ]; then
+    not_ok "dump: no raw control character, one line per packet" "$(od -c "$work/dump.txt" | head)"
+else ok "dump: no raw control character, one line per packet"; fi
+"$retrace" dump --json "$work/hostile.rtrace" >"$work/dump.json" 2>"$work/err"
+if "$python" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").splitlines()]
+assert len(rows) == 5, rows
+assert rows[3]["command"] == "vkWeird\\x01\\xff\"Name", rows[3]
+assert "\\xed\\xa0\\x80 \u00e9\U0001f600" in rows[0]["text"], rows[0]' "$work/dump.json" 2>"$work/py"; then
+    ok "dump --json: valid JSON, every string escaped"
+else not_ok "dump --json: valid JSON, every string escaped" "$(cat "$work/py")"; fi
+check "dump: a real trace still decodes" 0 "^0 vkCreateInstance(" -- "$retrace" dump --calls 0-0 "$traces/vkcube.rtrace"
+
+# A read-only store (read-only file in a read-only directory, WAL mode, no
+# -wal/-shm) can be read: list, show, export. Root ignores permissions, so
+# the reads run as nobody when we are root.
+chmod 755 "$work"
+mkdir "$work/export" && chmod 777 "$work/export"
+chmod 444 "$work/store/g.db" && chmod 555 "$work/store"
+as_reader() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+check "read-only store: list" 0 "vkcube	10" -- as_reader "$retrace" golden list --db "$work/store/g.db"
+check "read-only store: show" 0 "trace: " -- as_reader "$retrace" golden show 1 --db "$work/store/g.db"
+check "read-only store: export" 0 "exported 8 goldens" -- as_reader "$retrace" golden export "$work/export/out" --db "$work/store/g.db"
+check "read-only store: a write is refused" 3 "read-only" -- as_reader "$retrace" golden mark 1 known-bad --db "$work/store/g.db"
+ls "$work/store" >"$work/ls"
+check "read-only store: nothing was created beside it" 0 "^g.db$" -- cat "$work/ls"
+check "read-only store: a one-line error names the store once" 3 "^retrace: error: $work/store/g.db: " -- as_reader "$retrace" golden rm 1 --db "$work/store/g.db"
+[ "$failed" -eq 0 ]
