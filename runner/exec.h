@@ -43,6 +43,7 @@ struct rt_exec {
     char work[PATH_MAX];
     bool made_work;
     bool replay_has_report; /* `retrace replay --report` exists */
+    bool first_done;        /* a replay has ended (and its report, if any, named the device) */
     struct rt_slot *slots;
     struct rt_job_state *states;
     struct rt_fetch_state *fetches; /* per manifest trace */

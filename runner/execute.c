@@ -67,11 +67,31 @@ static bool work_left(const struct rt_exec *x)
     return x->retry_head < x->retry_tail || x->next_job < x->plan->count;
 }
 
+/*
+ * While nobody has said which device this is, one replay runs alone: its
+ * report names the device, so the expectations of the jobs after it (a skip
+ * on this device, say) apply from the start.
+ */
+static bool learning_device(const struct rt_exec *x)
+{
+    return !x->first_done && x->replay_has_report;
+}
+
+static size_t busy_count(const struct rt_exec *x)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < x->o->jobs; i++)
+        n += x->slots[i].busy;
+    return n;
+}
+
 /* Fills free slots: retries first, then new jobs. */
 static rt_status start_jobs(struct rt_exec *x)
 {
     for (unsigned i = 0; i < x->o->jobs && !interrupted; i++) {
         struct rt_slot *slot = &x->slots[i];
+        if (learning_device(x) && busy_count(x) > 0)
+            return rt_ok_status();
         while (!slot->busy && work_left(x)) {
             size_t j;
             uint32_t attempt = 1;
@@ -111,6 +131,7 @@ static rt_status loop(struct rt_exec *x)
         rt_child_poll(children, n, 200);
         for (unsigned i = 0; i < x->o->jobs; i++)
             if (x->slots[i].busy && x->slots[i].child.done) {
+                x->first_done = true;
                 RT_TRY(rt_job_finish(x, &x->slots[i]));
                 progress(x, NULL);
             }

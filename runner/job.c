@@ -189,6 +189,7 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
         jr->expected = expectation(x, t, &jr->expect_note);
         if (jr->expected == RT_EXPECT_SKIP) {
             jr->skipped = true;
+            jr->attempts = 0;
             jr->reason = strdup(jr->expect_note ? jr->expect_note : "");
             x->out->skipped++;
             x->finished++;
