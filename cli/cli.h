@@ -62,6 +62,13 @@ CLI_DECLARE(compare);
 CLI_DECLARE(golden);
 CLI_DECLARE(capture);
 CLI_DECLARE(replay);
+CLI_DECLARE(devices);
+
+/**
+ * For `replay --device WANT` (NULL: nothing to check): RT_ERR_CANNOT_REPLAY
+ * naming every device --device can name when WANT names none (cmd_devices.c).
+ */
+rt_status cli_check_device(const char *want);
 CLI_DECLARE(serve);
 CLI_DECLARE(run);
 CLI_DECLARE(upload);

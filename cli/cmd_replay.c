@@ -200,6 +200,8 @@ int cmd_replay_run(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     rt_status dirs = check_dirs(&o);
+    if (rt_ok(&dirs))
+        dirs = cli_check_device(o.device); /* names the choices (cmd_devices.c) */
     if (!rt_ok(&dirs)) {
         rt_frame_list_finish(&o.frames);
         return cli_fail(dirs);

@@ -18,6 +18,8 @@ static const struct rt_command commands[] = {
      cmd_compare_usage, cmd_compare_run},
     {"golden", "manage golden images in the SQLite store", cmd_golden_usage,
      cmd_golden_run},
+    {"devices", "list the Vulkan devices replay --device can name", cmd_devices_usage,
+     cmd_devices_run},
     {"serve", "the dashboard: runs, diffs, history and approvals over HTTP", cmd_serve_usage,
      cmd_serve_run},
     {"run", "replay a manifest of traces, compare with the goldens, record the run",

@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 24 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 27 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -103,4 +103,16 @@ check "read-only store: a write is refused" 3 "read-only" -- as_reader "$retrace
 ls "$work/store" >"$work/ls"
 check "read-only store: nothing was created beside it" 0 "^g.db$" -- cat "$work/ls"
 check "read-only store: a one-line error names the store once" 3 "^retrace: error: $work/store/g.db: " -- as_reader "$retrace" golden rm 1 --db "$work/store/g.db"
+
+# devices: what --device can name; a --device that names nothing lists them.
+check "devices: index, name, vendor, driver, API" 0 "^0  llvmpipe.*  vendor Mesa (0x10005), CPU  driver llvmpipe (Mesa .*)  API 1\.[0-9]*\.[0-9]*$" -- "$retrace" devices
+"$retrace" devices --json >"$work/devices.json" 2>&1
+if "$python" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d and d[0]["index"] == 0 and d[0]["vendor"] == "Mesa", d
+assert all(k in d[0] for k in ("name", "driver_name", "driver_info", "api_version")), d' "$work/devices.json" 2>"$work/py"; then
+    ok "devices --json"
+else not_ok "devices --json" "$(cat "$work/devices.json" "$work/py")"; fi
+check "replay: an unknown --device lists the devices" 4 "no Vulkan device matches --device 99; --device can name 0 \"llvmpipe" -- "$retrace" replay --device 99 "$traces/vkcube.rtrace"
 [ "$failed" -eq 0 ]
