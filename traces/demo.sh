@@ -28,4 +28,5 @@ status=$?
 echo
 echo "JUnit: $work/junit.xml; every result, with the actual and diff images of failures, is in $db"
 echo "(retrace golden list --db $db; sqlite3 $db 'select * from results')"
+echo "dashboard: $retrace serve --db $db, then open the URL it prints (Ctrl-C stops it)"
 exit $status

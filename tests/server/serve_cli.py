@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""tests/server/serve_cli.py — `retrace serve` as a user runs it (TAP): exit
+codes of bad arguments, databases and token files, the URL it prints, the
+default pages, an address already taken, and SIGTERM / SIGINT stopping it
+cleanly (exit 0) even with a client holding a connection open, leaving the
+database readable. Usage: serve_cli.py RETRACE MAKE_STORE"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+retrace, make_store = sys.argv[1], sys.argv[2]
+work = tempfile.mkdtemp(prefix="rt-serve-cli-")
+db = os.path.join(work, "store.db")
+token = os.path.join(work, "token")
+with open(token, "w") as f:
+    f.write("cli-token\n")
+subprocess.run([make_store, db, "4"], check=True, stdout=subprocess.DEVNULL)
+count = 0
+failed = False
+
+
+def check(ok, name, detail=""):
+    global count, failed
+    count += 1
+    print(f"{'ok' if ok else 'not ok'} {count} - {name}")
+    if not ok:
+        failed = True
+        print(f"# {detail}")
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.pop("RETRACE_DB", None)
+    e.update(env or {})
+    p = subprocess.run([retrace, "serve", *args], capture_output=True, text=True, timeout=30, env=e)
+    return p.returncode, p.stdout + p.stderr
+
+
+def start(*args):
+    p = subprocess.Popen([retrace, "serve", "--db", db, "--listen", "127.0.0.1:0", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    url = line.split(" at ")[1].split(" ")[0] if " at " in line else None
+    return p, url, line
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.headers, r.read()
+
+
+code, out = run()
+check(code == 2 and "--db" in out, "no database: exit 2 naming --db", out)
+code, out = run("--db", db, "--listen", "nowhere")
+check(code == 2 and "--listen" in out, "a bad --listen: exit 2", out)
+code, out = run("--db", db, "--threads", "0")
+check(code == 2, "--threads 0: exit 2", out)
+code, out = run("--db", db, "--frobnicate")
+check(code == 2, "an unknown option: exit 2", out)
+junk = os.path.join(work, "junk.db")
+with open(junk, "wb") as f:
+    f.write(b"this is not a database, just bytes " * 100)
+code, out = run("--db", junk, "--listen", "127.0.0.1:0")
+check(code == 3 and "database" in out, "not a database: exit 3", out)
+code, out = run("--db", db, "--listen", "127.0.0.1:0", "--token-file", os.path.join(work, "none"))
+check(code == 3 and "token" in out, "a missing token file: exit 3", out)
+
+server, url, line = start("--token-file", token)
+check(url is not None and url.startswith("http://127.0.0.1:"), "prints its URL", line)
+status, headers, body = get(url + "api/health")
+health = json.loads(body)
+check(status == 200 and health["ok"] and health["writable"], "GET /api/health", body)
+status, headers, body = get(url)
+check(status == 200 and b"<title>Runs" in body and "text/html" in headers["Content-Type"],
+      "GET / serves the runs page from the source tree's web/", body[:200])
+port = url.rsplit(":", 1)[1].strip("/")
+code, out = run("--db", db, "--listen", f"127.0.0.1:{port}")
+check(code == 5 and "cannot listen" in out, "an address already taken: exit 5", out)
+
+# a client holds a connection half-sent; SIGTERM still stops the server at once
+held = socket.create_connection(("127.0.0.1", int(port)))
+held.sendall(b"GET /api/runs HTTP/1.1\r\nHost: x\r\n")
+server.send_signal(signal.SIGTERM)
+try:
+    rc = server.wait(timeout=10)
+    err = server.stderr.read()
+except subprocess.TimeoutExpired:
+    server.kill()
+    rc, err = None, "still running 10 s after SIGTERM"
+held.close()
+check(rc == 0 and "stopping" in err, "SIGTERM stops it cleanly (exit 0), a held connection notwithstanding", err)
+
+server, url, line = start()
+status, _, _ = get(url + "api/runs")
+server.send_signal(signal.SIGINT)
+rc = server.wait(timeout=10)
+check(status == 200 and rc == 0, "SIGINT stops it cleanly (exit 0)", server.stderr.read())
+p = subprocess.run([retrace, "golden", "list", "--db", db], capture_output=True, text=True)
+check(p.returncode == 0 and "vkcube" in p.stdout, "the database is intact afterwards", p.stderr)
+
+print(f"1..{count}")
+subprocess.run(["rm", "-rf", work])
+sys.exit(1 if failed else 0)
