@@ -14,7 +14,7 @@ void cmd_serve_usage(FILE *out)
     fprintf(out,
             "usage: retrace serve [--db DB] [--listen ADDR] [--token-file FILE] [--web DIR]\n"
             "                     [--threads N] [--max-connections N] [--timeout SECONDS]\n"
-            "                     [--max-body BYTES]\n"
+            "                     [--max-body BYTES] [--cache N]\n"
             "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
             "API over the golden store DB (default $RETRACE_DB; created when missing), and\n"
             "prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n"
@@ -28,11 +28,16 @@ void cmd_serve_usage(FILE *out)
             "  --max-connections N open connections at once; more are refused (64)\n"
             "  --timeout SECONDS   an idle connection is closed after this long (15)\n"
             "  --max-body BYTES    largest request body (67108864, as docs/FORMATS.md says)\n"
+            "  --cache N           JSON answers each worker keeps until the database\n"
+            "                      changes (64; 0 = none)\n"
             "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
             "5 the address is taken\n");
 }
 
-enum { OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY };
+enum {
+    OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
+    OPT_CACHE,
+};
 
 static const struct cli_option options[] = {
     {"db", 0, CLI_VALUE, OPT_DB},
@@ -43,6 +48,7 @@ static const struct cli_option options[] = {
     {"max-connections", 0, CLI_VALUE, OPT_CONNS},
     {"timeout", 0, CLI_VALUE, OPT_TIMEOUT},
     {"max-body", 0, CLI_VALUE, OPT_BODY},
+    {"cache", 0, CLI_VALUE, OPT_CACHE},
     {0},
 };
 
@@ -84,6 +90,7 @@ static int parse(int argc, char **argv, struct rt_server_options *o)
         case OPT_CONNS: rc = cli_args_u32(&p, 1, 100000, &u32), o->max_connections = u32; break;
         case OPT_TIMEOUT: rc = cli_args_u32(&p, 1, 86400, &u32), o->timeout_s = u32; break;
         case OPT_BODY: rc = cli_args_u64(&p, 1, (uint64_t)1 << 32, &u64), o->max_body = u64; break;
+        case OPT_CACHE: rc = cli_args_u32(&p, 0, 65536, &u32), o->cache_entries = u32; break;
         }
     }
     if (!rc && !o->db_path)

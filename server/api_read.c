@@ -6,6 +6,7 @@
 #include "server_internal.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,20 +32,67 @@ static bool number_arg(struct rt_request *req, const char *name, uint32_t def, u
 typedef rt_status (*read_fn)(struct rt_store *store, struct rt_request *req, const void *arg,
                              cJSON **json_out);
 
-/* Runs FN on the worker's connection: 200 with its JSON, 404 when it found nothing. */
+struct cache_key {
+    char text[512];
+    bool overflow;
+};
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    (void)kind;
+    struct cache_key *k = cls;
+    size_t n = strlen(k->text);
+    int w = snprintf(k->text + n, sizeof k->text - n, "&%s=%s", key, value ? value : "");
+    if (w < 0 || (size_t)w >= sizeof k->text - n) {
+        k->overflow = true;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* The cache key: the path and every query argument in the order given. */
+static bool make_key(struct rt_request *req, struct cache_key *key)
+{
+    key->overflow = snprintf(key->text, sizeof key->text, "%s?", req->url) >= (int)sizeof key->text;
+    if (!key->overflow)
+        MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_arg, key);
+    return !key->overflow;
+}
+
+/* Runs FN on the worker's connection: 200 with its JSON, 404 when it found
+ * nothing. A 200 is kept in the worker's cache and sent again, without
+ * asking the store, until the database's data_version changes. */
 static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *arg,
                               const char *what)
 {
-    struct rt_store *store = NULL;
-    rt_status s = rt_server_reader(req->server, &store);
-    cJSON *json = NULL;
+    struct rt_worker *worker = NULL;
+    int64_t version = 0;
+    rt_status s = rt_server_worker(req->server, &worker);
     if (rt_ok(&s))
-        s = fn(store, req, arg, &json);
+        s = rt_store_data_version(worker->reader, &version);
+    if (!rt_ok(&s))
+        return rt_http_store_error(req, &s);
+    struct cache_key key;
+    bool cacheable = worker->cache_size && make_key(req, &key);
+    struct MHD_Response *cached = cacheable ? rt_cache_get(worker, key.text, version) : NULL;
+    if (cached)
+        return MHD_queue_response(req->conn, MHD_HTTP_OK, cached);
+    cJSON *json = NULL;
+    s = fn(worker->reader, req, arg, &json);
     if (!rt_ok(&s))
         return rt_http_store_error(req, &s);
     if (!json)
         return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such %s", what);
-    return rt_http_json(req, MHD_HTTP_OK, json);
+    struct MHD_Response *response = rt_http_json_response(json);
+    if (!response)
+        return MHD_NO;
+    enum MHD_Result result = MHD_queue_response(req->conn, MHD_HTTP_OK, response);
+    if (cacheable)
+        rt_cache_put(worker, key.text, version, response);
+    else
+        MHD_destroy_response(response);
+    return result;
 }
 
 static rt_status read_runs(struct rt_store *store, struct rt_request *req, const void *arg,

@@ -17,20 +17,35 @@ void rt_http_common_headers(struct MHD_Response *response)
     MHD_add_response_header(response, "Referrer-Policy", "no-referrer");
 }
 
-static enum MHD_Result send_json_text(struct rt_request *req, unsigned status, char *text)
+static struct MHD_Response *json_text_response(char *text)
 {
     if (!text)
-        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
+        return NULL;
     struct MHD_Response *response =
         MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (!response) {
         free(text);
-        return MHD_NO;
+        return NULL;
     }
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
                             "application/json; charset=utf-8");
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     rt_http_common_headers(response);
+    return response;
+}
+
+struct MHD_Response *rt_http_json_response(cJSON *json)
+{
+    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    return json_text_response(text);
+}
+
+static enum MHD_Result send_json_text(struct rt_request *req, unsigned status, char *text)
+{
+    struct MHD_Response *response = json_text_response(text);
+    if (!response)
+        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
     enum MHD_Result result = MHD_queue_response(req->conn, status, response);
     MHD_destroy_response(response);
     if (status >= 500)

@@ -26,6 +26,7 @@ void rt_server_options_init(struct rt_server_options *options)
     options->timeout_s = 15;
     options->max_body = (size_t)64 << 20;
     options->busy_timeout_ms = 2000;
+    options->cache_entries = 64;
 }
 
 /* ---- the listening socket ------------------------------------------------ */
@@ -295,7 +296,7 @@ rt_status rt_server_start(const struct rt_server_options *options, struct rt_ser
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     server->listen_fd = -1;
     pthread_mutex_init(&server->write_lock, NULL);
-    pthread_mutex_init(&server->readers_lock, NULL);
+    pthread_mutex_init(&server->workers_lock, NULL);
     rt_status s = start(server, options);
     if (!rt_ok(&s)) {
         rt_server_stop(server);
@@ -317,10 +318,10 @@ void rt_server_stop(struct rt_server *server)
         MHD_stop_daemon(server->daemon); /* waits for the workers */
     if (server->listen_fd >= 0)
         close(server->listen_fd);
-    rt_server_close_readers(server);
+    rt_server_close_workers(server);
     rt_store_close(server->writer);
     pthread_mutex_destroy(&server->write_lock);
-    pthread_mutex_destroy(&server->readers_lock);
+    pthread_mutex_destroy(&server->workers_lock);
     explicit_bzero(server->token, sizeof server->token);
     free(server->web_root);
     free(server->db_path);

@@ -8,7 +8,9 @@
  * (and SQL never appears here). libmicrohttpd runs its own thread pool; each
  * worker thread opens one read-only store connection of its own on first use,
  * and every write goes through one read-write connection behind a mutex, so
- * writes are serialised while reads never wait for each other. A database
+ * writes are serialised while reads never wait for each other. Each worker
+ * keeps its recent JSON answers and sends them again while the database's
+ * data_version says nothing was committed since. A database
  * another process keeps busy is retried, then answered 503, never 400.
  * Safe by default: loopback only unless told, static files only from the web
  * root (no "..", no symlinks out), bounded body, connections and time per
@@ -36,7 +38,7 @@ struct rt_server_options {
     unsigned timeout_s;       /* a connection idle this long is closed (default 15) */
     size_t max_body;          /* largest request body (default 64 MiB, FORMATS.md) */
     int busy_timeout_ms;      /* how long a write waits for the database (default 2000) */
-    int quiet;                /* no per-request log lines */
+    unsigned cache_entries;   /* JSON answers kept per worker until the data changes (64; 0 = off) */
 };
 
 /** Fills OPTIONS with the defaults above (db_path and web_root NULL). */

@@ -34,9 +34,24 @@ struct rt_server {
     pthread_mutex_t write_lock; /* serialises every write through WRITER */
     struct rt_store *writer;
 
-    pthread_mutex_t readers_lock; /* guards the list of per-worker read connections */
-    struct rt_store **readers;
-    size_t reader_count, reader_capacity;
+    pthread_mutex_t workers_lock; /* guards the list of worker states */
+    struct rt_worker **workers;
+    size_t worker_count, worker_capacity;
+};
+
+/** A cached JSON answer: the response, queued again while the database's
+ * data_version is unchanged. */
+struct rt_cache_entry {
+    char *key; /* path and query */
+    int64_t version;
+    struct MHD_Response *response; /* the cache holds one reference */
+};
+
+/** What one worker thread keeps (db.c). */
+struct rt_worker {
+    struct rt_store *reader; /* read-only, this thread's alone */
+    struct rt_cache_entry *cache;
+    size_t cache_size;
 };
 
 /** One HTTP request: its body is gathered here across libmicrohttpd's calls. */
@@ -55,6 +70,9 @@ struct rt_request {
 /** Sends JSON (taking ownership of it) with STATUS and `Cache-Control: no-cache`. */
 enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, struct cJSON *json);
 
+/** A 200 JSON response of JSON (taken over), not yet queued; NULL when out of memory. */
+struct MHD_Response *rt_http_json_response(struct cJSON *json);
+
 /** Sends {"error": MESSAGE} with STATUS (a 4xx or 5xx). */
 enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -71,13 +89,23 @@ const char *rt_http_arg(struct rt_request *req, const char *name);
 /** Parses a positive decimal id (no sign, no spaces, < 2^53); false otherwise. */
 bool rt_http_parse_id(const char *text, int64_t *id_out);
 
-/* ---- store connections (db.c) ------------------------------------------ */
+/* ---- worker state (db.c) ------------------------------------------------ */
 
-/** The calling worker thread's read-only connection, opened on first use. */
+/** The calling worker thread's state, made (and its connection opened) on first use. */
+RT_MUST_CHECK rt_status rt_server_worker(struct rt_server *server, struct rt_worker **worker_out);
+
+/** The calling worker thread's read-only connection. */
 RT_MUST_CHECK rt_status rt_server_reader(struct rt_server *server, struct rt_store **store_out);
 
-/** Closes every read connection (after the workers have stopped). */
-void rt_server_close_readers(struct rt_server *server);
+/** Frees every worker's state (after the workers have stopped). */
+void rt_server_close_workers(struct rt_server *server);
+
+/** The cached answer for KEY at data VERSION, or NULL. */
+struct MHD_Response *rt_cache_get(struct rt_worker *worker, const char *key, int64_t version);
+
+/** Keeps RESPONSE for KEY at VERSION, taking over the caller's reference. */
+void rt_cache_put(struct rt_worker *worker, const char *key, int64_t version,
+                  struct MHD_Response *response);
 
 /* ---- handlers ---------------------------------------------------------- */
 

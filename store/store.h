@@ -437,6 +437,13 @@ RT_MUST_CHECK rt_status rt_store_dash_review(struct rt_store *store, int64_t res
 RT_MUST_CHECK rt_status rt_store_upload_import(struct rt_store *store, const struct cJSON *upload,
                                                int64_t *run_id_out, bool *duplicate_out);
 
+/**
+ * A number that changes whenever another connection has committed to the
+ * database since this connection last asked (PRAGMA data_version): what a
+ * cache of answers checks to know it is still current.
+ */
+RT_MUST_CHECK rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out);
+
 /** True when S failed because another connection held the database locked
  * beyond the busy timeout (worth retrying later, not bad input). */
 bool rt_store_status_busy(const rt_status *s);

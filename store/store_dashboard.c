@@ -117,6 +117,51 @@ static rt_status out_of_memory(cJSON *json)
     return rt_errorf(RT_ERR_INTERNAL, "out of memory building the dashboard's answer");
 }
 
+/* ---- one snapshot per answer ------------------------------------------- */
+
+/* Every query of one answer reads the same snapshot (a deferred read
+ * transaction: in WAL mode it never waits for a writer), and the database's
+ * locks are taken once per answer rather than once per statement. */
+static rt_status snapshot_begin(struct rt_store *store, bool *began)
+{
+    *began = false;
+    if (!sqlite3_get_autocommit(store->db))
+        return rt_ok_status(); /* already inside a transaction */
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "BEGIN", &stmt));
+    RT_TRY(rt_store_exec_stmt(store, stmt, "starting a read"));
+    *began = true;
+    return rt_ok_status();
+}
+
+static rt_status snapshot_end(struct rt_store *store, bool began, rt_status result)
+{
+    if (!began)
+        return result;
+    sqlite3_stmt *stmt = NULL;
+    rt_status s = rt_store_stmt(store, "COMMIT", &stmt);
+    if (rt_ok(&s))
+        s = rt_store_exec_stmt(store, stmt, "ending a read");
+    return rt_ok(&result) ? s : result;
+}
+
+#define IN_SNAPSHOT(store, call)                          \
+    do {                                                  \
+        bool began_ = false;                              \
+        RT_TRY(snapshot_begin((store), &began_));         \
+        return snapshot_end((store), began_, (call));     \
+    } while (0)
+
+rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "PRAGMA data_version", &stmt));
+    int rc = sqlite3_step(stmt);
+    *version_out = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_ROW ? rt_ok_status() : rt_store_sql_error(store, rc, "reading the data version");
+}
+
 /* ---- runs ---------------------------------------------------------------- */
 
 #define RUN_COLUMNS                                                                    \
@@ -283,7 +328,7 @@ static rt_status fill_runs(struct rt_store *store, const struct rt_dash_runs_que
     return rt_ok_status();
 }
 
-rt_status rt_store_dash_runs(struct rt_store *store, const struct rt_dash_runs_query *query,
+static rt_status dash_runs_now(struct rt_store *store, const struct rt_dash_runs_query *query,
                              cJSON **json_out)
 {
     *json_out = cJSON_CreateObject();
@@ -337,7 +382,7 @@ static rt_status fill_run(struct rt_store *store, int64_t run_id, cJSON *run)
     return rows_into(store, stmt, results, "reading a run's results");
 }
 
-rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id, cJSON **json_out)
+static rt_status dash_run_now(struct rt_store *store, int64_t run_id, cJSON **json_out)
 {
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_run_one, &stmt));
@@ -405,7 +450,7 @@ static rt_status fill_result(struct rt_store *store, cJSON *result)
                     "reading a result's expectations");
 }
 
-rt_status rt_store_dash_result(struct rt_store *store, int64_t result_id, cJSON **json_out)
+static rt_status dash_result_now(struct rt_store *store, int64_t result_id, cJSON **json_out)
 {
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_result_one, &stmt));
@@ -446,7 +491,7 @@ static rt_status trace_id(struct rt_store *store, const char *trace, int64_t *id
                                                  : rt_store_sql_error(store, rc, "finding a trace");
 }
 
-rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
+static rt_status dash_history_now(struct rt_store *store, const char *trace,
                                 const char *device_key, cJSON **json_out)
 {
     *json_out = NULL;
@@ -490,13 +535,48 @@ static rt_status list_json(struct rt_store *store, const char *key, const char *
     return s;
 }
 
-rt_status rt_store_dash_goldens(struct rt_store *store, const char *trace, cJSON **json_out)
+static rt_status dash_goldens_now(struct rt_store *store, const char *trace, cJSON **json_out)
 {
     return list_json(store, "goldens", sql_goldens_of, trace, json_out);
+}
+
+static rt_status dash_expectations_now(struct rt_store *store, const char *trace,
+                                     cJSON **json_out)
+{
+    return list_json(store, "expectations", sql_expectations_of, trace, json_out);
+}
+
+/* ---- the public entry points: each in one snapshot ------------------------ */
+
+rt_status rt_store_dash_runs(struct rt_store *store, const struct rt_dash_runs_query *query,
+                             cJSON **json_out)
+{
+    IN_SNAPSHOT(store, dash_runs_now(store, query, json_out));
+}
+
+rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id, cJSON **json_out)
+{
+    IN_SNAPSHOT(store, dash_run_now(store, run_id, json_out));
+}
+
+rt_status rt_store_dash_result(struct rt_store *store, int64_t result_id, cJSON **json_out)
+{
+    IN_SNAPSHOT(store, dash_result_now(store, result_id, json_out));
+}
+
+rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
+                                const char *device_key, cJSON **json_out)
+{
+    IN_SNAPSHOT(store, dash_history_now(store, trace, device_key, json_out));
+}
+
+rt_status rt_store_dash_goldens(struct rt_store *store, const char *trace, cJSON **json_out)
+{
+    IN_SNAPSHOT(store, dash_goldens_now(store, trace, json_out));
 }
 
 rt_status rt_store_dash_expectations(struct rt_store *store, const char *trace,
                                      cJSON **json_out)
 {
-    return list_json(store, "expectations", sql_expectations_of, trace, json_out);
+    IN_SNAPSHOT(store, dash_expectations_now(store, trace, json_out));
 }

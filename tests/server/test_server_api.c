@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "store.h"
 
 static struct fixture f;
 
@@ -339,4 +340,28 @@ Test(api, read_only_without_a_token_file)
     o.token_file = NULL;
     fixture_start(&f, &o); /* restarted without --token-file */
     cr_assert_eq(post("/api/runs", TEST_TOKEN, "{}", NULL), 403);
+}
+
+Test(api, cached_answers_follow_other_writers)
+{
+    cJSON *json = get_json("/api/runs?label=nightly", 200);
+    cr_assert_eq(num(json, "total"), 2);
+    cJSON_Delete(json);
+    json = get_json("/api/runs?label=nightly", 200); /* now from the worker's cache */
+    cr_assert_eq(num(json, "total"), 2);
+    cJSON_Delete(json);
+    /* another process's connection records a run: no answer may be stale */
+    struct rt_store *store = NULL;
+    rt_status s = rt_store_open(f.db, RT_STORE_READ_WRITE, &store);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    struct rt_run_info info = {.label = "nightly", .device = "other"};
+    int64_t id = 0;
+    s = rt_store_run_begin(store, &info, &id);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    rt_store_close(store);
+    for (int i = 0; i < 4; i++) { /* whichever worker answers */
+        json = get_json("/api/runs?label=nightly", 200);
+        cr_assert_eq(num(json, "total"), 3);
+        cJSON_Delete(json);
+    }
 }
