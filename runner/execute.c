@@ -194,7 +194,8 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     if (rt_ok(&s) && interrupted)
         s = rt_errorf(RT_ERR_INTERNAL, "interrupted by signal %d; the jobs that finished are recorded",
                       (int)interrupted);
-    rt_status fin = rt_record_run_finish(&x, interrupted ? "aborted" : rt_ok(&s) ? rt_run_outcome(out) : "aborted");
+    out->aborted = interrupted || !rt_ok(&s);
+    rt_status fin = rt_record_run_finish(&x, rt_run_outcome(out));
     if (rt_ok(&s))
         s = fin;
     teardown(&x);
@@ -211,7 +212,7 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
 
 const char *rt_run_outcome(const struct rt_run_result *result)
 {
-    return result->regressions ? "failed" : "passed";
+    return result->aborted ? "aborted" : result->regressions ? "failed" : "passed";
 }
 
 void rt_run_result_finish(struct rt_run_result *result)

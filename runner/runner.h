@@ -174,6 +174,7 @@ struct rt_run_result {
     struct rt_run_job_result *jobs;
     size_t job_count;
     size_t regressions, skipped;
+    bool aborted;                 /* stopped early (a signal, a store error) */
 };
 
 /**
@@ -189,7 +190,7 @@ RT_MUST_CHECK rt_status rt_run_execute(const struct rt_manifest *manifest,
                                        struct rt_run_result *out);
 void rt_run_result_finish(struct rt_run_result *result);
 
-/** "passed" or "failed" (any regression). */
+/** "aborted" (stopped early), "failed" (any regression) or "passed". */
 const char *rt_run_outcome(const struct rt_run_result *result);
 
 /**

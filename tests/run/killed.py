@@ -48,10 +48,27 @@ for _ in range(100):  # the kernel delivers the parent-death signal asynchronous
     time.sleep(0.05)
 expect(not alive(stuck_pid), "the replay in flight died with the runner")
 
+# SIGTERM (a CI job cancelled): the replay in flight is killed, the run is marked aborted, exit 5.
+os.remove(pid_file)
+runner = subprocess.Popen([retrace, "run", os.path.join(env.dir, "manifest.yml"), "--db", env.db,
+                           "--wrapper", "sh " + WRAPPER], env=env.env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+for _ in range(1200):
+    if os.path.exists(pid_file) and os.path.getsize(pid_file) > 0 or runner.poll() is not None:
+        break
+    time.sleep(0.1)
+stuck_pid = int(open(pid_file).read())
+runner.send_signal(signal.SIGTERM)
+out, err = runner.communicate()
+expect(runner.returncode == 5 and "interrupted" in err, f"SIGTERM stops the run: exit {runner.returncode}: {err.strip()}")
+expect(not alive(stuck_pid), "the replay in flight is killed")
+last = env.query("SELECT outcome, finished_at IS NOT NULL FROM runs ORDER BY id DESC LIMIT 1")
+expect(last == [("aborted", 1)], f"the run is recorded as aborted: {last}")
+
 env.write("manifest.yml", manifest.replace("  - {path: stuck.rtrace, frames: [1, 5], timeout: 600}\n", ""))
 r = env.run(["run", os.path.join(env.dir, "manifest.yml"), "--db", env.db])
 expect(r.returncode == 0, f"a second run starts cleanly and passes (exit {r.returncode}) {r.stderr}")
 rows = env.query("SELECT run_id, count(*) FROM results GROUP BY run_id ORDER BY run_id")
-expect([n for _, n in rows] == [4, 6], f"the first run keeps its 4 results, the second has 6: {rows}")
+expect([n for _, n in rows] == [4, 4, 6], f"the killed runs keep their 4 results, the next has 6: {rows}")
 env.close()
 finish()
