@@ -6,32 +6,16 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-#include "framelist.h"
-#include "runner.h"
+#include "manifest_yaml.h"
 
 #define DEFAULT_THRESHOLD 0.99
 #define DEFAULT_TILE_THRESHOLD 0.95
 #define DEFAULT_TIMEOUT_S 300
-#define MAX_FRAMES 1000 /* frames compared per trace: a typo such as 1-100000 is an error */
-
-struct ctx {
-    const char *path;
-    yaml_document_t doc;
-    struct rt_manifest *m;
-    const char *dir; /* the manifest's folder, for relative paths */
-};
-
-struct slot {
-    const char *key;
-    yaml_node_t *node;
-};
 
 /* Defaults a trace inherits from the manifest's `defaults:`. */
 struct trace_defaults {
@@ -40,225 +24,36 @@ struct trace_defaults {
     uint32_t timeout_s;
 };
 
-static int line_of(const yaml_node_t *node) { return node ? (int)node->start_mark.line + 1 : 0; }
-
-static rt_status failf(struct ctx *c, const yaml_node_t *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static rt_status failf(struct ctx *c, const yaml_node_t *node, const char *fmt, ...)
+static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_config *cfg)
 {
-    char msg[RT_STATUS_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return rt_errorf(RT_ERR_BAD_INPUT, "%s:%d: %s", c->path, line_of(node), msg);
-}
-
-static yaml_node_t *node_at(struct ctx *c, int index) { return yaml_document_get_node(&c->doc, index); }
-
-static const char *scalar(const yaml_node_t *node)
-{
-    return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
-}
-
-static char *dup_str(struct ctx *c, const char *s) { return rt_arena_strndup(&c->m->arena, s, strlen(s)); }
-
-/* Fills SLOTS from mapping NODE; an unknown or repeated key is an error. */
-static rt_status collect(struct ctx *c, yaml_node_t *node, const char *what, struct slot *slots, size_t n)
-{
-    if (!node || node->type != YAML_MAPPING_NODE)
-        return failf(c, node, "%s must be a mapping of keys to values", what);
-    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-        yaml_node_t *key = node_at(c, p->key);
-        const char *k = scalar(key);
-        size_t i = 0;
-        while (i < n && (!k || strcmp(slots[i].key, k)))
-            i++;
-        if (i == n) {
-            char known[256] = "";
-            for (size_t j = 0; j < n; j++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", j ? ", " : "",
-                         slots[j].key);
-            return failf(c, key, "unknown key '%s' in %s (known: %s)", k ? k : "?", what, known);
-        }
-        if (slots[i].node)
-            return failf(c, key, "duplicate key '%s' in %s", k, what);
-        slots[i].node = node_at(c, p->value);
-    }
-    return rt_ok_status();
-}
-
-static rt_status get_string(struct ctx *c, yaml_node_t *node, const char *what, const char **out)
-{
-    const char *s = scalar(node);
-    if (!s || !*s)
-        return failf(c, node, "%s must be a non-empty string", what);
-    *out = dup_str(c, s);
-    return *out ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
-}
-
-static bool name_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 128)
-        return false;
-    for (; *s; s++)
-        if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') &&
-            !strchr("._+-", *s))
-            return false;
-    return true;
-}
-
-static rt_status get_name(struct ctx *c, yaml_node_t *node, const char *what, const char **out)
-{
-    RT_TRY(get_string(c, node, what, out));
-    if (!name_ok(*out))
-        return failf(c, node, "%s '%s': use letters, digits and . _ + - (at most 128)", what, *out);
-    return rt_ok_status();
-}
-
-static rt_status get_double(struct ctx *c, yaml_node_t *node, const char *what, double *out)
-{
-    const char *s = scalar(node);
-    char *end = NULL;
-    errno = 0;
-    double v = s ? strtod(s, &end) : NAN;
-    if (!s || !*s || *end || errno || !isfinite(v) || v < 0 || v > 1)
-        return failf(c, node, "%s must be a number from 0 to 1, not '%s'", what, s ? s : "(not a scalar)");
-    *out = v;
-    return rt_ok_status();
-}
-
-static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
-/* Seconds: "90", "90s" or "5m"; at least 1, at most a day. */
-static rt_status get_timeout(struct ctx *c, yaml_node_t *node, uint32_t *out)
-{
-    const char *s = scalar(node);
-    char digits[32];
-    uint64_t v = 0, scale = 1;
-    size_t n = s ? strlen(s) : 0;
-    if (n > 1 && n < sizeof digits && (s[n - 1] == 's' || s[n - 1] == 'm')) {
-        scale = s[n - 1] == 'm' ? 60 : 1;
-        n--;
-    }
-    if (s && n < sizeof digits) {
-        memcpy(digits, s, n);
-        digits[n] = 0;
-    }
-    if (!s || n >= sizeof digits || !parse_uint(digits, 86400, &v) || v * scale < 1 || v * scale > 86400)
-        return failf(c, node, "timeout must be seconds (90, 90s or 5m) from 1 s to a day, not '%s'",
-                     s ? s : "(not a scalar)");
-    *out = (uint32_t)(v * scale);
-    return rt_ok_status();
-}
-
-/* A scalar, or a sequence of scalars, as an array of strings. */
-static rt_status get_list(struct ctx *c, yaml_node_t *node, const char *what, const char ***out, size_t *count)
-{
-    if (node && node->type == YAML_SCALAR_NODE) {
-        *out = rt_arena_calloc(&c->m->arena, 1, sizeof **out, 8);
-        *count = 1;
-        return *out ? get_string(c, node, what, &(*out)[0]) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    }
-    if (!node || node->type != YAML_SEQUENCE_NODE)
-        return failf(c, node, "%s must be a string or a list of strings", what);
-    yaml_node_item_t *items = node->data.sequence.items.start;
-    size_t n = (size_t)(node->data.sequence.items.top - items);
-    *out = rt_arena_calloc(&c->m->arena, n ? n : 1, sizeof **out, 8);
-    if (!*out)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        RT_TRY(get_string(c, node_at(c, items[i]), what, &(*out)[i]));
-    *count = n;
-    return rt_ok_status();
-}
-
-/* Frames: 5, "1,10,20-22" or [1, 10]; a closed list of at most MAX_FRAMES. */
-static rt_status get_frames(struct ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
-{
-    const char **parts;
-    size_t count;
-    RT_TRY(get_list(c, node, "frames", &parts, &count));
-    char text[1024] = "";
-    for (size_t i = 0; i < count; i++)
-        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? "," : "", parts[i]);
-    struct rt_frame_list list;
-    rt_status s = rt_frame_list_parse(text, &list);
-    if (!rt_ok(&s))
-        return failf(c, node, "frames: %s", s.msg);
-    uint64_t last = rt_frame_list_last(&list);
-    uint64_t n = 0;
-    for (size_t i = 0; i < list.count && last <= UINT32_MAX; i++)
-        n += list.ranges[i].last - list.ranges[i].first + 1;
-    if (last == 0 || last > UINT32_MAX || n > MAX_FRAMES) {
-        rt_frame_list_finish(&list);
-        return failf(c, node, "frames must name 1 to %d frames (not 'all' or 'N-'), not '%s'", MAX_FRAMES, text);
-    }
-    t->frame_numbers = rt_arena_calloc(&c->m->arena, n, sizeof *t->frame_numbers, 8);
-    t->frame_count = 0;
-    for (size_t i = 0; t->frame_numbers && i < list.count; i++)
-        for (uint64_t f = list.ranges[i].first; f <= list.ranges[i].last; f++)
-            t->frame_numbers[t->frame_count++] = (uint32_t)f;
-    rt_frame_list_finish(&list);
-    t->frames = dup_str(c, text);
-    return t->frame_numbers && t->frames ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
-}
-
-/* "EVENT=DURATION[~JITTER]": the shape only; `retrace replay --delay` judges the rest. */
-static rt_status check_delay(struct ctx *c, yaml_node_t *node, const char *spec)
-{
-    const char *eq = strchr(spec, '=');
-    bool ok = eq && eq > spec && eq[1];
-    for (const char *p = spec; ok && p < eq; p++)
-        ok = (*p >= 'a' && *p <= 'z') || *p == '-';
-    if (!ok)
-        return failf(c, node, "delay '%s' must be EVENT=DURATION[~JITTER], e.g. create-pipeline=25ms~5ms", spec);
-    return rt_ok_status();
-}
-
-static rt_status parse_config(struct ctx *c, yaml_node_t *node, struct rt_manifest_config *cfg)
-{
-    struct slot s[] = {{"name", NULL}, {"workarounds", NULL}, {"delays", NULL}, {"seed", NULL}};
-    RT_TRY(collect(c, node, "a configuration", s, 4));
-    cfg->line = line_of(node);
+    struct mf_slot s[] = {{"name", NULL}, {"workarounds", NULL}, {"delays", NULL}, {"seed", NULL}};
+    RT_TRY(mf_collect(c, node, "a configuration", s, 4));
+    cfg->line = mf_line_of(node);
     if (!s[0].node)
-        return failf(c, node, "a configuration needs a name");
-    RT_TRY(get_name(c, s[0].node, "configuration name", &cfg->name));
+        return mf_failf(c, node, "a configuration needs a name");
+    RT_TRY(mf_get_name(c, s[0].node, "configuration name", &cfg->name));
     if (s[1].node)
-        RT_TRY(get_list(c, s[1].node, "workarounds", &cfg->workarounds, &cfg->workaround_count));
+        RT_TRY(mf_get_list(c, s[1].node, "workarounds", &cfg->workarounds, &cfg->workaround_count));
     for (size_t i = 0; i < cfg->workaround_count; i++)
-        if (!name_ok(cfg->workarounds[i]))
-            return failf(c, s[1].node, "workaround set '%s' is not a name", cfg->workarounds[i]);
+        if (!mf_name_ok(cfg->workarounds[i]))
+            return mf_failf(c, s[1].node, "workaround set '%s' is not a name", cfg->workarounds[i]);
     if (s[2].node)
-        RT_TRY(get_list(c, s[2].node, "delays", &cfg->delays, &cfg->delay_count));
+        RT_TRY(mf_get_list(c, s[2].node, "delays", &cfg->delays, &cfg->delay_count));
     for (size_t i = 0; i < cfg->delay_count; i++)
-        RT_TRY(check_delay(c, s[2].node, cfg->delays[i]));
-    if (s[3].node && !parse_uint(scalar(s[3].node), UINT64_MAX, &cfg->seed))
-        return failf(c, s[3].node, "seed must be a whole number, not '%s'",
-                     scalar(s[3].node) ? scalar(s[3].node) : "(not a scalar)");
+        RT_TRY(mf_check_delay(c, s[2].node, cfg->delays[i]));
+    if (s[3].node && !mf_parse_uint(mf_scalar(s[3].node), UINT64_MAX, &cfg->seed))
+        return mf_failf(c, s[3].node, "seed must be a whole number, not '%s'",
+                     mf_scalar(s[3].node) ? mf_scalar(s[3].node) : "(not a mf_scalar)");
     cfg->has_seed = s[3].node != NULL;
     return rt_ok_status();
 }
 
-static rt_status parse_configs(struct ctx *c, yaml_node_t *node)
+static rt_status parse_configs(struct mf_ctx *c, yaml_node_t *node)
 {
     struct rt_manifest *m = c->m;
     size_t n = 0;
     if (node && node->type != YAML_SEQUENCE_NODE)
-        return failf(c, node, "configurations must be a list");
+        return mf_failf(c, node, "configurations must be a list");
     if (node)
         n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
     m->configs = rt_arena_calloc(&m->arena, n ? n : 1, sizeof *m->configs, 8);
@@ -270,38 +65,38 @@ static rt_status parse_configs(struct ctx *c, yaml_node_t *node)
         return rt_ok_status();
     }
     for (size_t i = 0; i < n; i++) {
-        yaml_node_t *item = node_at(c, node->data.sequence.items.start[i]);
+        yaml_node_t *item = mf_node_at(c, node->data.sequence.items.start[i]);
         RT_TRY(parse_config(c, item, &m->configs[i]));
         for (size_t j = 0; j < i; j++)
             if (!strcmp(m->configs[j].name, m->configs[i].name))
-                return failf(c, item, "configuration '%s' is already defined on line %d",
+                return mf_failf(c, item, "configuration '%s' is already defined on line %d",
                              m->configs[i].name, m->configs[j].line);
         m->config_count = i + 1;
     }
     return rt_ok_status();
 }
 
-static rt_status parse_expect(struct ctx *c, yaml_node_t *node, struct rt_manifest_expect *e)
+static rt_status parse_expect(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_expect *e)
 {
-    struct slot s[] = {{"device", NULL}, {"status", NULL}, {"note", NULL}};
-    RT_TRY(collect(c, node, "an expectation", s, 3));
-    e->line = line_of(node);
+    struct mf_slot s[] = {{"device", NULL}, {"status", NULL}, {"note", NULL}};
+    RT_TRY(mf_collect(c, node, "an expectation", s, 3));
+    e->line = mf_line_of(node);
     e->device = "*";
     e->note = "";
     if (s[0].node)
-        RT_TRY(get_string(c, s[0].node, "device", &e->device));
-    const char *kind = scalar(s[1].node);
+        RT_TRY(mf_get_string(c, s[0].node, "device", &e->device));
+    const char *kind = mf_scalar(s[1].node);
     if (!s[1].node)
-        return failf(c, node, "an expectation needs a status (skip, flaky, crash or hang)");
+        return mf_failf(c, node, "an expectation needs a status (skip, flaky, crash or hang)");
     if (!kind || !rt_expect_kind_parse(kind, &e->kind) || e->kind == RT_EXPECT_NONE)
-        return failf(c, s[1].node, "status must be skip, flaky, crash or hang, not '%s'",
-                     kind ? kind : "(not a scalar)");
+        return mf_failf(c, s[1].node, "status must be skip, flaky, crash or hang, not '%s'",
+                     kind ? kind : "(not a mf_scalar)");
     if (s[2].node)
-        RT_TRY(get_string(c, s[2].node, "note", &e->note));
+        RT_TRY(mf_get_string(c, s[2].node, "note", &e->note));
     return rt_ok_status();
 }
 
-static rt_status parse_expects(struct ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
+static rt_status parse_expects(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
 {
     if (node->type == YAML_MAPPING_NODE) { /* one expectation without the list */
         t->expects = rt_arena_calloc(&c->m->arena, 1, sizeof *t->expects, 8);
@@ -309,23 +104,23 @@ static rt_status parse_expects(struct ctx *c, yaml_node_t *node, struct rt_manif
         return t->expects ? parse_expect(c, node, t->expects) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     if (node->type != YAML_SEQUENCE_NODE)
-        return failf(c, node, "expect must be a list of {device, status, note}");
+        return mf_failf(c, node, "expect must be a list of {device, status, note}");
     size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
     t->expects = rt_arena_calloc(&c->m->arena, n ? n : 1, sizeof *t->expects, 8);
     if (!t->expects)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++)
-        RT_TRY(parse_expect(c, node_at(c, node->data.sequence.items.start[i]), &t->expects[i]));
+        RT_TRY(parse_expect(c, mf_node_at(c, node->data.sequence.items.start[i]), &t->expects[i]));
     t->expect_count = n;
     return rt_ok_status();
 }
 
 /* The trace's own subset of configurations, by name. */
-static rt_status parse_trace_configs(struct ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
+static rt_status parse_trace_configs(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
 {
     const char **names;
     size_t n;
-    RT_TRY(get_list(c, node, "configurations", &names, &n));
+    RT_TRY(mf_get_list(c, node, "configurations", &names, &n));
     t->configs = rt_arena_calloc(&c->m->arena, n ? n : 1, sizeof *t->configs, 8);
     if (!t->configs)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
@@ -334,20 +129,20 @@ static rt_status parse_trace_configs(struct ctx *c, yaml_node_t *node, struct rt
         while (j < c->m->config_count && strcmp(c->m->configs[j].name, names[i]))
             j++;
         if (j == c->m->config_count)
-            return failf(c, node, "no configuration named '%s'", names[i]);
+            return mf_failf(c, node, "no configuration named '%s'", names[i]);
         t->configs[t->config_count++] = j;
     }
     return rt_ok_status();
 }
 
-static const char *resolve_path(struct ctx *c, const char *p)
+static const char *resolve_path(struct mf_ctx *c, const char *p)
 {
     if (p[0] == '/')
         return p;
     char buf[PATH_MAX];
     if ((size_t)snprintf(buf, sizeof buf, "%s/%s", c->dir, p) >= sizeof buf)
         return NULL;
-    return dup_str(c, buf);
+    return mf_dup_str(c, buf);
 }
 
 static bool sha256_ok(const char *s)
@@ -361,32 +156,32 @@ static bool sha256_ok(const char *s)
 }
 
 /* path, or url + sha256 (cached as CACHE/SHA256.rtrace); the name defaults to the file's. */
-static rt_status parse_source(struct ctx *c, yaml_node_t *node, struct slot *path, struct slot *url,
-                              struct slot *sha, struct rt_manifest_trace *t)
+static rt_status parse_source(struct mf_ctx *c, yaml_node_t *node, struct mf_slot *path, struct mf_slot *url,
+                              struct mf_slot *sha, struct rt_manifest_trace *t)
 {
     if (!!path->node == !!url->node)
-        return failf(c, node, "a trace needs either path or url (with sha256)");
+        return mf_failf(c, node, "a trace needs either path or url (with sha256)");
     if (path->node) {
         if (sha->node)
-            return failf(c, sha->node, "sha256 goes with url, not path");
-        RT_TRY(get_string(c, path->node, "path", &t->path));
+            return mf_failf(c, sha->node, "sha256 goes with url, not path");
+        RT_TRY(mf_get_string(c, path->node, "path", &t->path));
         t->path = resolve_path(c, t->path);
     } else {
-        RT_TRY(get_string(c, url->node, "url", &t->url));
+        RT_TRY(mf_get_string(c, url->node, "url", &t->url));
         if (!sha->node)
-            return failf(c, url->node, "a url needs its sha256");
-        RT_TRY(get_string(c, sha->node, "sha256", &t->sha256));
+            return mf_failf(c, url->node, "a url needs its sha256");
+        RT_TRY(mf_get_string(c, sha->node, "sha256", &t->sha256));
         if (!sha256_ok(t->sha256))
-            return failf(c, sha->node, "sha256 must be 64 lower-case hex digits");
+            return mf_failf(c, sha->node, "sha256 must be 64 lower-case hex digits");
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%s/%s.rtrace", c->m->cache_dir, t->sha256);
-        t->path = dup_str(c, buf);
+        t->path = mf_dup_str(c, buf);
     }
-    return t->path ? rt_ok_status() : failf(c, node, "path too long");
+    return t->path ? rt_ok_status() : mf_failf(c, node, "path too long");
 }
 
 /* The file name without folders and without .rtrace: the default trace name. */
-static const char *default_name(struct ctx *c, const struct rt_manifest_trace *t)
+static const char *default_name(struct mf_ctx *c, const struct rt_manifest_trace *t)
 {
     const char *src = t->url ? t->url : t->path;
     const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
@@ -396,35 +191,35 @@ static const char *default_name(struct ctx *c, const struct rt_manifest_trace *t
     return rt_arena_strndup(&c->m->arena, base, n);
 }
 
-static rt_status parse_trace(struct ctx *c, yaml_node_t *node, const struct trace_defaults *d,
+static rt_status parse_trace(struct mf_ctx *c, yaml_node_t *node, const struct trace_defaults *d,
                              struct rt_manifest_trace *t)
 {
-    struct slot s[] = {{"name", NULL},      {"path", NULL},           {"url", NULL},
+    struct mf_slot s[] = {{"name", NULL},      {"path", NULL},           {"url", NULL},
                        {"sha256", NULL},    {"frames", NULL},         {"threshold", NULL},
                        {"tile-threshold", NULL}, {"timeout", NULL},   {"tags", NULL},
                        {"configurations", NULL}, {"expect", NULL}};
-    RT_TRY(collect(c, node, "a trace", s, sizeof s / sizeof s[0]));
-    t->line = line_of(node);
+    RT_TRY(mf_collect(c, node, "a trace", s, sizeof s / sizeof s[0]));
+    t->line = mf_line_of(node);
     RT_TRY(parse_source(c, node, &s[1], &s[2], &s[3], t));
     if (s[0].node)
-        RT_TRY(get_name(c, s[0].node, "trace name", &t->name));
-    else if (!name_ok(t->name = default_name(c, t)))
-        return failf(c, node, "name this trace: '%s' is not a usable name", t->name);
+        RT_TRY(mf_get_name(c, s[0].node, "trace name", &t->name));
+    else if (!mf_name_ok(t->name = default_name(c, t)))
+        return mf_failf(c, node, "name this trace: '%s' is not a usable name", t->name);
     if (s[4].node || d->frames)
-        RT_TRY(get_frames(c, s[4].node ? s[4].node : d->frames, t));
+        RT_TRY(mf_get_frames(c, s[4].node ? s[4].node : d->frames, t));
     else {
         static uint32_t first[] = {1};
         t->frames = "1", t->frame_numbers = first, t->frame_count = 1;
     }
     t->threshold = d->threshold, t->tile_threshold = d->tile_threshold, t->timeout_s = d->timeout_s;
     if (s[5].node)
-        RT_TRY(get_double(c, s[5].node, "threshold", &t->threshold));
+        RT_TRY(mf_get_double(c, s[5].node, "threshold", &t->threshold));
     if (s[6].node)
-        RT_TRY(get_double(c, s[6].node, "tile-threshold", &t->tile_threshold));
+        RT_TRY(mf_get_double(c, s[6].node, "tile-threshold", &t->tile_threshold));
     if (s[7].node)
-        RT_TRY(get_timeout(c, s[7].node, &t->timeout_s));
+        RT_TRY(mf_get_timeout(c, s[7].node, &t->timeout_s));
     if (s[8].node)
-        RT_TRY(get_list(c, s[8].node, "tags", &t->tags, &t->tag_count));
+        RT_TRY(mf_get_list(c, s[8].node, "tags", &t->tags, &t->tag_count));
     if (s[9].node)
         RT_TRY(parse_trace_configs(c, s[9].node, t));
     if (s[10].node)
@@ -432,39 +227,39 @@ static rt_status parse_trace(struct ctx *c, yaml_node_t *node, const struct trac
     return rt_ok_status();
 }
 
-static rt_status parse_defaults(struct ctx *c, yaml_node_t *node, struct trace_defaults *d)
+static rt_status parse_defaults(struct mf_ctx *c, yaml_node_t *node, struct trace_defaults *d)
 {
     d->threshold = DEFAULT_THRESHOLD, d->tile_threshold = DEFAULT_TILE_THRESHOLD;
     d->timeout_s = DEFAULT_TIMEOUT_S;
     if (!node)
         return rt_ok_status();
-    struct slot s[] = {{"frames", NULL}, {"threshold", NULL}, {"tile-threshold", NULL}, {"timeout", NULL}};
-    RT_TRY(collect(c, node, "defaults", s, 4));
+    struct mf_slot s[] = {{"frames", NULL}, {"threshold", NULL}, {"tile-threshold", NULL}, {"timeout", NULL}};
+    RT_TRY(mf_collect(c, node, "defaults", s, 4));
     d->frames = s[0].node;
     if (s[1].node)
-        RT_TRY(get_double(c, s[1].node, "threshold", &d->threshold));
+        RT_TRY(mf_get_double(c, s[1].node, "threshold", &d->threshold));
     if (s[2].node)
-        RT_TRY(get_double(c, s[2].node, "tile-threshold", &d->tile_threshold));
+        RT_TRY(mf_get_double(c, s[2].node, "tile-threshold", &d->tile_threshold));
     if (s[3].node)
-        RT_TRY(get_timeout(c, s[3].node, &d->timeout_s));
+        RT_TRY(mf_get_timeout(c, s[3].node, &d->timeout_s));
     return rt_ok_status();
 }
 
-static rt_status parse_traces(struct ctx *c, yaml_node_t *node, const struct trace_defaults *d)
+static rt_status parse_traces(struct mf_ctx *c, yaml_node_t *node, const struct trace_defaults *d)
 {
     struct rt_manifest *m = c->m;
     if (!node || node->type != YAML_SEQUENCE_NODE)
-        return failf(c, node ? node : node_at(c, 1), "the manifest needs a list of traces");
+        return mf_failf(c, node ? node : mf_node_at(c, 1), "the manifest needs a list of traces");
     size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
     m->traces = rt_arena_calloc(&m->arena, n ? n : 1, sizeof *m->traces, 8);
     if (!m->traces)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         struct rt_manifest_trace *t = &m->traces[i];
-        RT_TRY(parse_trace(c, node_at(c, node->data.sequence.items.start[i]), d, t));
+        RT_TRY(parse_trace(c, mf_node_at(c, node->data.sequence.items.start[i]), d, t));
         for (size_t j = 0; j < i; j++)
             if (!strcmp(m->traces[j].name, t->name))
-                return failf(c, node_at(c, node->data.sequence.items.start[i]),
+                return mf_failf(c, mf_node_at(c, node->data.sequence.items.start[i]),
                              "trace '%s' is already listed on line %d", t->name, m->traces[j].line);
         if (t->config_count == 0) { /* every configuration */
             t->configs = rt_arena_calloc(&m->arena, m->config_count, sizeof *t->configs, 8);
@@ -479,7 +274,7 @@ static rt_status parse_traces(struct ctx *c, yaml_node_t *node, const struct tra
 }
 
 /* $RETRACE_CACHE, else ($XDG_CACHE_HOME or ~/.cache)/retrace/traces. */
-static const char *default_cache(struct ctx *c)
+static const char *default_cache(struct mf_ctx *c)
 {
     char buf[PATH_MAX];
     const char *env = getenv("RETRACE_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -489,20 +284,20 @@ static const char *default_cache(struct ctx *c)
         snprintf(buf, sizeof buf, "%s/retrace/traces", xdg);
     else
         snprintf(buf, sizeof buf, "%s/.cache/retrace/traces", home && *home ? home : "/tmp");
-    return dup_str(c, buf);
+    return mf_dup_str(c, buf);
 }
 
-static rt_status parse_root(struct ctx *c, yaml_node_t *root)
+static rt_status parse_root(struct mf_ctx *c, yaml_node_t *root)
 {
-    struct slot s[] = {{"label", NULL}, {"cache", NULL}, {"defaults", NULL},
+    struct mf_slot s[] = {{"label", NULL}, {"cache", NULL}, {"defaults", NULL},
                        {"configurations", NULL}, {"traces", NULL}};
-    RT_TRY(collect(c, root, "the manifest", s, 5));
+    RT_TRY(mf_collect(c, root, "the manifest", s, 5));
     c->m->label = "";
     if (s[0].node)
-        RT_TRY(get_name(c, s[0].node, "label", &c->m->label));
+        RT_TRY(mf_get_name(c, s[0].node, "label", &c->m->label));
     if (s[1].node) {
         const char *dir;
-        RT_TRY(get_string(c, s[1].node, "cache", &dir));
+        RT_TRY(mf_get_string(c, s[1].node, "cache", &dir));
         c->m->cache_dir = resolve_path(c, dir);
     } else {
         c->m->cache_dir = default_cache(c);
@@ -515,7 +310,7 @@ static rt_status parse_root(struct ctx *c, yaml_node_t *root)
     return parse_traces(c, s[4].node ? s[4].node : root, &d);
 }
 
-static rt_status load_document(struct ctx *c, FILE *f)
+static rt_status load_document(struct mf_ctx *c, FILE *f)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
@@ -540,7 +335,7 @@ rt_status rt_manifest_load(const char *path, struct rt_manifest *out)
     FILE *f = fopen(path, "rb");
     if (!f)
         return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open manifest: %s", path, strerror(errno));
-    struct ctx c = {.path = path, .m = out};
+    struct mf_ctx c = {.path = path, .m = out};
     rt_arena_init(&out->arena, 0, 0);
     rt_status s = load_document(&c, f);
     fclose(f);
@@ -552,7 +347,7 @@ rt_status rt_manifest_load(const char *path, struct rt_manifest *out)
     if (realpath(path, dir)) {
         *strrchr(dir, '/') = 0;
         c.dir = dir;
-        out->path = dup_str(&c, path);
+        out->path = mf_dup_str(&c, path);
         s = parse_root(&c, yaml_document_get_root_node(&c.doc));
     } else {
         s = rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", path, strerror(errno));
