@@ -477,7 +477,7 @@ rt_status rt_trace_reader_open(const char *path, struct rt_trace_reader **reader
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     r->file = fopen(path, "rb");
     if (!r->file) {
-        rt_status s = rt_errorf(RT_ERR_BAD_INPUT, "cannot open %s: %s", path, strerror(errno));
+        rt_status s = rt_errorf(RT_ERR_BAD_INPUT, "cannot open: %s", strerror(errno));
         free(r);
         return s;
     }

@@ -273,7 +273,8 @@ struct rt_trace_progress {
 
 struct rt_trace_reader;
 
-/** Opens and validates the header. Memory stays bounded by one block. */
+/** Opens and validates the header. Memory stays bounded by one block. Errors
+ * do not name PATH: the caller says which file (a message names it once). */
 RT_MUST_CHECK rt_status rt_trace_reader_open(const char *path, struct rt_trace_reader **reader_out);
 
 /** Same over bytes in memory (not copied; they must outlive the reader). */

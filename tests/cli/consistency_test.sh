@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 27 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 31 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -103,6 +103,13 @@ check "read-only store: a write is refused" 3 "read-only" -- as_reader "$retrace
 ls "$work/store" >"$work/ls"
 check "read-only store: nothing was created beside it" 0 "^g.db$" -- cat "$work/ls"
 check "read-only store: a one-line error names the store once" 3 "^retrace: error: $work/store/g.db: " -- as_reader "$retrace" golden rm 1 --db "$work/store/g.db"
+
+# Messages name the path once.
+for c in info dump replay "compare $work/missing.rtrace"; do
+    line=$("$retrace" $c "$work/missing.rtrace" 2>&1 | grep "error")
+    if [ "$(printf '%s' "$line" | grep -o "missing.rtrace" | wc -l)" -eq 1 ]; then ok "$c: a missing file is named once"
+    else not_ok "$c: a missing file is named once" "$line"; fi
+done
 
 # devices: what --device can name; a --device that names nothing lists them.
 check "devices: index, name, vendor, driver, API" 0 "^0  llvmpipe.*  vendor Mesa (0x10005), CPU  driver llvmpipe (Mesa .*)  API 1\.[0-9]*\.[0-9]*$" -- "$retrace" devices
