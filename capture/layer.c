@@ -195,10 +195,10 @@ VKAPI_ATTR void VKAPI_CALL capture_vkDestroyInstance(VkInstance instance, const 
     struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
     if (!data)
         return;
+    capture_instance_remove(data); /* while its dispatch key is readable */
     data->dispatch.vkDestroyInstance(instance, allocator);
     struct rt_vk_args_vkDestroyInstance args = {instance, allocator};
     capture_record_call(RT_VK_CMD_vkDestroyInstance, &args, 0);
-    capture_instance_remove(data);
     free(data);
     capture_session_close();
 }
@@ -294,10 +294,12 @@ VKAPI_ATTR void VKAPI_CALL capture_vkDestroyDevice(VkDevice device, const VkAllo
     struct capture_device *data = device ? capture_device_of(device) : NULL;
     if (!data)
         return;
+    /* Found by its dispatch key, which lives in the handle: gone once the
+     * driver destroyed it (ThreadSanitizer saw the read after free). */
+    capture_device_remove(data);
     data->dispatch.vkDestroyDevice(device, allocator);
     struct rt_vk_args_vkDestroyDevice args = {device, allocator};
     capture_record_call(RT_VK_CMD_vkDestroyDevice, &args, 0);
-    capture_device_remove(data);
     capture_forget_memories(data);
     capture_forget_swapchains(data);
     pthread_mutex_destroy(&data->memory_lock);

@@ -2,10 +2,12 @@
  * tests/integration/busy_threads.c — threads that write mapped memory, record,
  * submit and wait, without end, for kill_threads.py to kill.
  *
- * usage: busy_threads THREADS [segv|abort ROUNDS]
+ * usage: busy_threads THREADS [segv|abort|exit ROUNDS]
  * The main thread blocks the stop signals once the workers run, so a signal
  * sent to the process is taken by a worker. With segv or abort, worker 1
- * crashes itself after ROUNDS rounds (a fault on a thread that is not main).
+ * crashes itself after ROUNDS rounds (a fault on a thread that is not main);
+ * with exit, worker 1 calls exit(0) while the others go on calling Vulkan
+ * (the capture's exit-time close races with them).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -91,6 +93,8 @@ static void round_trip(struct worker *w, unsigned round)
 
 static void crash(void)
 {
+    if (!strcmp(crash_mode, "exit"))
+        exit(0);
     if (!strcmp(crash_mode, "abort"))
         abort();
     volatile int *nowhere = NULL;
@@ -141,7 +145,7 @@ int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 0;
     if (threads < 2 || threads > MAX_THREADS || (argc > 2 && argc != 4)) {
-        fprintf(stderr, "usage: busy_threads THREADS(2-16) [segv|abort ROUNDS]\n");
+        fprintf(stderr, "usage: busy_threads THREADS(2-16) [segv|abort|exit ROUNDS]\n");
         return 2;
     }
     if (argc == 4) {

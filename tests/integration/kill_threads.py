@@ -3,9 +3,12 @@
 thread that is not main: SIGINT, SIGTERM, SIGHUP, SIGQUIT sent to the program
 (its main thread blocks them, so a worker takes them), a worker's own SIGSEGV
 or abort(), SIGKILL, and SIGTERM or SIGINT sent to `retrace capture` itself.
-Every run must leave a finished trace under its name (no .part anywhere) that
-passes `info --check`; one trace of each kind must replay.
-Usage: kill_threads.py RETRACE LAYER_DIR BUSY_THREADS [RUNS]
+Also "exit": a worker calls exit(0) while the others go on calling Vulkan (the
+capture's exit-time close must not pull the writer or the guarded pages from
+under them: the program exits 0). Every run must leave a finished trace under
+its name (no .part anywhere) that passes `info --check`; one trace of each
+kind must replay.
+Usage: kill_threads.py RETRACE LAYER_DIR BUSY_THREADS [RUNS [KIND,...]]
 Exit 0 on success, 1 on failure."""
 import os
 import random
@@ -17,8 +20,8 @@ import tempfile
 import time
 
 THREADS = "4"
-KINDS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "segv", "abort", "SIGKILL", "retrace-SIGTERM",
-         "retrace-SIGINT"]
+KINDS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "segv", "abort", "exit", "SIGKILL",
+         "retrace-SIGTERM", "retrace-SIGINT"]
 
 
 def fail(msg, log=""):
@@ -56,7 +59,7 @@ def run_by_hand(kind, busy, trace, layer_dir, rng):
     """The layer alone (no retrace capture to finish what it leaves)."""
     env = dict(os.environ, VK_ADD_LAYER_PATH=layer_dir, VK_INSTANCE_LAYERS="VK_LAYER_RETRACE_capture",
                RETRACE_OUTPUT=trace, RETRACE_FRAME_DELIMITER="submit")
-    args = [busy, THREADS] + ([kind, str(rng.randint(5, 60))] if kind in ("segv", "abort") else [])
+    args = [busy, THREADS] + ([kind, str(rng.randint(5, 60))] if kind in ("segv", "abort", "exit") else [])
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_for_part(trace + ".part", proc)
     if kind.startswith("SIG"):
@@ -67,7 +70,9 @@ def run_by_hand(kind, busy, trace, layer_dir, rng):
     except subprocess.TimeoutExpired:
         proc.kill()
         fail(f"{kind}: the program did not end")
-    if proc.returncode >= 0:
+    if kind == "exit" and proc.returncode != 0:
+        fail(f"exit: the program ended with {proc.returncode} instead of exiting 0", err)
+    if kind != "exit" and proc.returncode >= 0:
         fail(f"{kind}: the program exited {proc.returncode} instead of dying", err)
     return err
 
@@ -102,13 +107,14 @@ def run_under_retrace(kind, retrace, busy, trace, rng):
 def main():
     retrace, layer_dir, busy = sys.argv[1:4]
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+    kinds = sys.argv[5].split(",") if len(sys.argv) > 5 else KINDS
     seed = int(os.environ.get("RT_TEST_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     print(f"# seed {seed} (RT_TEST_SEED repeats this run)")
     work = tempfile.mkdtemp(prefix="retrace-kill-")
     kept = {}
     for i in range(runs):
-        kind = KINDS[i % len(KINDS)]
+        kind = kinds[i % len(kinds)]
         trace = os.path.join(work, f"run{i:02d}-{kind}.rtrace")
         if kind in ("SIGKILL",) or kind.startswith("retrace-"):
             log = run_under_retrace(kind, retrace, busy, trace, rng)
@@ -126,7 +132,7 @@ def main():
         if rep.returncode != 0:
             fail(f"replaying the {kind} trace exited {rep.returncode}", rep.stderr)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"ok: {runs} killed captures of {THREADS}-thread programs, every one finished and checked; "
+    print(f"ok: {runs} killed or exiting captures of {THREADS}-thread programs, every one finished and checked; "
           f"{len(kept)} kinds replayed")
 
 
