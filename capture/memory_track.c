@@ -35,7 +35,7 @@ struct rt_memory_tracker {
     _Atomic bool read_back_pending; /* some region has read_back pages */
     rt_track_verify_fn verify_fn;
     void *verify_ctx;
-    uint64_t pages_reported, pages_unchanged, bytes_reported;
+    _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported; /* collects run on many threads */
 };
 
 /* The fault handler must find regions without locks: a fixed table of
