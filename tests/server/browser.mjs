@@ -154,6 +154,7 @@ try {
   await page.click("#approve");
   await page.waitForSelector("#review-status .notice.ok");
   assert.match(await page.locator("#review-status").innerText(), /Approved: golden #\d+/);
+  await page.waitForFunction(() => document.querySelectorAll("#goldens figure").length === 2);
   await shot("result-approved");
   ok("result: approve refused without the token, done with it");
 

@@ -131,6 +131,8 @@ function actions(r) {
         : `Marked known-bad: golden #${answer.golden_id} records this image as wrong.`,
         " ", h("a", { href: `/run.html?id=${r.run_id}` }, "back to the run")));
       document.getElementById("review-badge").replaceChildren(badge(what === "approve" ? "approved" : "known-bad"));
+      const fresh = await get(`/api/results/${r.id}`);
+      document.getElementById("goldens").replaceWith(goldens(fresh));
     } catch (error) {
       const text = error instanceof ApiError && (error.status === 401 || error.status === 403)
         ? `${error.message}: paste the write token in the header first.` : error.message;
@@ -154,7 +156,7 @@ function actions(r) {
 }
 
 function goldens(r) {
-  if (!r.goldens.length) return h("p", { class: "muted" }, "No golden for this frame yet.");
+  if (!r.goldens.length) return h("p", { class: "muted", id: "goldens" }, "No golden for this frame yet.");
   return h("div", { class: "row", id: "goldens" }, r.goldens.map((g) => h("figure", { class: "panel" },
     h("img", { src: images.golden(g.id), alt: `golden ${g.id}`, width: 160 }),
     h("figcaption", {}, `#${g.id} `, badge(g.status), h("br"), g.device_key || "any device", h("br"),
