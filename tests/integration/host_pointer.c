@@ -5,6 +5,8 @@
  * CPU after the import, copies it on the GPU into an ordinary host-visible
  * buffer and reads that back. Exits 0 when the copy holds 0xAB, 1 when not,
  * 77 when the device cannot import host memory.
+ * `host_pointer fd` instead exports an allocation as a file descriptor and
+ * imports it again: memory whose content the capture cannot read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +25,10 @@ static VkDevice make_device(VkInstance *inst_out, VkQueue *queue_out)
     uint32_t n = 1;
     VkPhysicalDevice pd;
     vkEnumeratePhysicalDevices(*inst_out, &n, &pd);
-    const char *ext[] = {"VK_KHR_external_memory", "VK_EXT_external_memory_host"};
+    const char *ext[] = {"VK_KHR_external_memory", "VK_EXT_external_memory_host", "VK_KHR_external_memory_fd"};
     float prio = 1;
     VkDeviceQueueCreateInfo q = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, 0, 1, &prio};
-    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &q, 0, NULL, 2, ext, NULL};
+    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &q, 0, NULL, 3, ext, NULL};
     VkDevice dev;
     if (vkCreateDevice(pd, &dci, NULL, &dev) != VK_SUCCESS)
         return VK_NULL_HANDLE;
@@ -66,7 +68,31 @@ static void copy(VkDevice dev, VkQueue queue, VkBuffer src, VkBuffer dst)
     vkDestroyCommandPool(dev, pool, NULL);
 }
 
-int main(void)
+/* Exports an allocation as an opaque file descriptor and imports it again. */
+static int import_fd(VkDevice dev)
+{
+    VkExportMemoryAllocateInfo ex = {VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO, NULL,
+                                     VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkMemoryAllocateInfo mai = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &ex, N, 0};
+    VkDeviceMemory exported, imported;
+    if (vkAllocateMemory(dev, &mai, NULL, &exported) != VK_SUCCESS)
+        return 77;
+    VkMemoryGetFdInfoKHR get = {VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR, NULL, exported,
+                                VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    int fd = -1;
+    if (vkGetMemoryFdKHR(dev, &get, &fd) != VK_SUCCESS)
+        return 77;
+    VkImportMemoryFdInfoKHR imp = {VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, NULL,
+                                   VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, fd};
+    mai.pNext = &imp;
+    if (vkAllocateMemory(dev, &mai, NULL, &imported) != VK_SUCCESS)
+        return 77;
+    vkFreeMemory(dev, imported, NULL);
+    vkFreeMemory(dev, exported, NULL);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     if (volkInitialize() != VK_SUCCESS)
         return 77;
@@ -75,6 +101,12 @@ int main(void)
     VkDevice dev = make_device(&inst, &queue);
     if (!dev)
         return 77;
+    if (argc > 1 && !strcmp(argv[1], "fd")) {
+        int rc = import_fd(dev);
+        vkDestroyDevice(dev, NULL);
+        vkDestroyInstance(inst, NULL);
+        return rc;
+    }
     unsigned char *host = aligned_alloc(4096, N);
     VkExternalMemoryBufferCreateInfo eb = {VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO, NULL,
                                            VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};

@@ -26,3 +26,16 @@ echo "$out" | grep -q "error: verify: .*after call [0-9]* (vkMapMemory): memory 
 # Without --verify the same replay is silent about it: this is what --verify is for.
 "$1" replay "$work/dropped.rtrace" >/dev/null 2>&1 || fail "plain replay of the dropped trace"
 echo "ok: $(echo "$out" | grep 'error: verify' | head -n 1)"
+
+# Memory imported from a file descriptor: listed by info, warned about by replay.
+"$1" capture -o "$work/fd.rtrace" -- "$2" fd >"$work/capture.txt" 2>&1
+rc=$?
+[ "$rc" -eq 77 ] && { echo "skip: no opaque fd import"; exit 0; }
+[ "$rc" -eq 0 ] || { cat "$work/capture.txt"; fail "fd capture exited $rc"; }
+grep -q "imported from a file descriptor" "$work/capture.txt" || { cat "$work/capture.txt"; fail "capture did not warn"; }
+info=$("$1" info "$work/fd.rtrace")
+echo "$info" | grep -q "^external     1 memory objects" || { echo "$info"; fail "info does not list the external memory"; }
+out=$("$1" replay "$work/fd.rtrace" 2>&1) || { echo "$out"; fail "replay of the fd trace"; }
+echo "$out" | grep -q "imported from a file descriptor .*the replay does not reproduce it" ||
+    { echo "$out"; fail "replay does not warn about the external memory"; }
+echo "ok: $(echo "$out" | grep 'file descriptor' | head -n 1)"
