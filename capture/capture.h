@@ -108,10 +108,10 @@ const VkMemoryAllocateInfo *capture_address_record(struct capture_device *dev, c
                                                    VkDeviceMemory memory, struct rt_arena *arena,
                                                    VkMemoryAllocateInfo *copy);
 
-/* host_memory.c: imported memory. Host pointers are hashed at every submit
+/* host_memory.c: new memory. Host pointers are hashed at every submit
  * (their changed pages become memory updates); other imports are recorded as
- * memory whose content is not in the trace. */
-void capture_note_import(const VkMemoryAllocateInfo *info, VkDeviceMemory memory);
+ * memory whose content is not in the trace; the rest, host-visible, starts zeroed. */
+void capture_new_memory(struct capture_device *dev, const VkMemoryAllocateInfo *info, VkDeviceMemory memory);
 void capture_forget_import(VkDeviceMemory memory);
 void capture_collect_imports(void);
 

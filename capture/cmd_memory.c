@@ -42,7 +42,7 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
     struct rt_vk_args_vkAllocateMemory args = {device, recorded, allocator, memory_out, result};
     capture_record_call(RT_VK_CMD_vkAllocateMemory, &args, (uint64_t)(int64_t)result);
     if (result == VK_SUCCESS)
-        capture_note_import(info, *memory_out); /* host_memory.c */
+        capture_new_memory(dev, info, *memory_out); /* host_memory.c */
     rt_arena_finish(&arena);
     return result;
 }

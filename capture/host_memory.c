@@ -12,7 +12,8 @@
  * Memory imported from anything the capture cannot read (file descriptors,
  * dma-bufs, Android hardware buffers, other processes' handles) is recorded
  * as an annotation, so `retrace info` lists it and replay warns that its
- * content is not reproduced.
+ * content is not reproduced. Other new host-visible memory is zeroed
+ * (zero_new_memory says why).
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -92,19 +93,45 @@ static void track_host_pointer(VkDeviceMemory memory, const void *pointer, VkDev
     pthread_mutex_unlock(&imports_lock);
 }
 
-void capture_note_import(const VkMemoryAllocateInfo *info, VkDeviceMemory memory)
+/* Bytes nobody wrote are what the driver left there: zeros from the kernel,
+ * or whatever a recycled allocation held. The program may read them with
+ * the GPU's results on the same page (verification points hash whole
+ * pages), so new host-visible memory starts zeroed, as replay --verify
+ * zeroes its own: bytes nobody wrote then compare equal. */
+static void zero_new_memory(struct capture_device *dev, const VkMemoryAllocateInfo *info, VkDeviceMemory memory)
 {
+    if (info->memoryTypeIndex >= dev->memory_properties.memoryTypeCount)
+        return;
+    const VkMemoryType *type = &dev->memory_properties.memoryTypes[info->memoryTypeIndex];
+    if (!(type->propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+        return;
+    void *p = NULL;
+    if (dev->dispatch.vkMapMemory(dev->handle, memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+        return;
+    memset(p, 0, (size_t)info->allocationSize);
+    if (!(type->propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+        VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = memory,
+                                     .size = VK_WHOLE_SIZE};
+        dev->dispatch.vkFlushMappedMemoryRanges(dev->handle, 1, &range);
+    }
+    dev->dispatch.vkUnmapMemory(dev->handle, memory);
+}
+
+void capture_new_memory(struct capture_device *dev, const VkMemoryAllocateInfo *info, VkDeviceMemory memory)
+{
+    bool imported = false;
     for (const VkBaseInStructure *n = info->pNext; n; n = n->pNext) {
-        if (n->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT) {
-            track_host_pointer(memory, ((const VkImportMemoryHostPointerInfoEXT *)n)->pHostPointer,
-                               info->allocationSize);
-            continue;
-        }
         uint32_t handle_type = 0;
         const char *kind = import_kind(n, &handle_type);
-        if (kind)
+        if (n->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT)
+            track_host_pointer(memory, ((const VkImportMemoryHostPointerInfoEXT *)n)->pHostPointer,
+                               info->allocationSize);
+        else if (kind)
             record_external(memory, info->allocationSize, kind, handle_type);
+        imported = imported || kind || n->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
     }
+    if (!imported)
+        zero_new_memory(dev, info, memory);
 }
 
 void capture_forget_import(VkDeviceMemory memory)

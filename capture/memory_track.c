@@ -528,7 +528,9 @@ static bool take_region(struct range_list *l, struct region *r)
 
 void rt_tracker_take_read_back(struct rt_memory_tracker *tracker)
 {
-    if (!atomic_exchange_explicit(&tracker->read_back_pending, false, memory_order_acquire))
+    /* A load first: this runs at every recorded call, from every thread. */
+    if (!atomic_load_explicit(&tracker->read_back_pending, memory_order_relaxed) ||
+        !atomic_exchange_explicit(&tracker->read_back_pending, false, memory_order_acquire))
         return;
     struct range_list l = {0};
     bool ok = true;

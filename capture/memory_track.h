@@ -68,10 +68,12 @@ void rt_tracker_refresh(struct rt_memory_tracker *tracker);
 
 /* Verification points (page-guard mode): a page the application reads
  * after it was fetched (after a wait: what the GPU wrote that it can now
- * read) is hashed in pieces of RT_TRACK_PIECE bytes as it is fetched. Before
- * the next collect, flush, unmap or refresh, the pages read since the last
- * time go to the verify callback as one list of ranges: one verification
- * point, which replay --verify checks at the same place in the trace. */
+ * read) is hashed in pieces of RT_TRACK_PIECE bytes as it is fetched.
+ * rt_tracker_take_read_back (the capture calls it around every recorded
+ * call; collect, unmap and refresh call it first) hands the pages read since
+ * the last time to the verify callback as one list of ranges: one
+ * verification point, which replay --verify checks at the same place in
+ * the trace. */
 #define RT_TRACK_PIECE 256u
 
 typedef void (*rt_track_verify_fn)(void *ctx, const struct rt_trace_verify_range *ranges, size_t count);

@@ -193,8 +193,15 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
     if (stats.unknown_stypes && !atomic_exchange(&session.warned[cmd], true))
         rt_log(RT_LOG_WARN, "capture: %s: pNext sType %u is unknown to this build; recorded as unknown",
                rt_vk_cmd_name(cmd), stats.last_unknown_stype);
+    /* Pages the program read back since the last call: a verification point
+     * before this call, or after it for a wait (reads racing with its refresh). */
+    bool waits = rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_WAITS;
+    if (!waits && session.tracker)
+        rt_tracker_take_read_back(session.tracker);
     warn_write_failure(rt_trace_writer_call(w, (uint32_t)cmd, thread_id, return_value, enc->data,
                                             enc->size, NULL));
+    if (waits && session.tracker)
+        rt_tracker_take_read_back(session.tracker);
 }
 
 void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const void *data, size_t size)

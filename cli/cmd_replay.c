@@ -142,6 +142,9 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
                 res->verify_bytes, res->verify_queries, res->verify_divergences,
                 !res->verify_divergences ? "" : res->verify_same_kind ? " on the capture's kind of device"
                                                                       : " (another kind of device: not a failure)");
+    if (o->verify && res->verify_unchecked_bytes)
+        fprintf(stderr, "verify: %" PRIu64 " bytes were not checked: in this replay (rebound memory) no live "
+                "buffer holds them\n", res->verify_unchecked_bytes);
     if (res->external_memory)
         fprintf(stderr, "retrace: warning: %" PRIu64 " imported memory objects' content is not in the trace "
                 "(not reproduced)\n", res->external_memory);

@@ -76,6 +76,23 @@ static const void *without_import_nodes(const void *chain)
     return head;
 }
 
+static void flush(const struct replay_device *dev, VkDeviceMemory memory);
+
+/* --verify: bytes nobody wrote read as zeros, as the capture layer makes them
+ * (a page the program reads back holds them beside the GPU's results). */
+static rt_status zero_for_verify(struct replay *r, struct replay_memory *m)
+{
+    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
+    if (!r->opts->verify || !(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+        return rt_ok_status();
+    if (d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map new memory to zero it");
+    memset(m->mapped, 0, (size_t)m->size);
+    if (!m->coherent)
+        flush(m->dev, m->live);
+    return rt_ok_status();
+}
+
 static rt_status remember_memory(struct replay *r, uint64_t captured, struct replay_memory *m)
 {
     struct replay_memory *copy = malloc(sizeof *copy);
@@ -109,6 +126,7 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
     m.coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkResult result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
+    RT_TRY(zero_for_verify(r, &m));
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live));
     return remember_memory(r, captured, &m);
 }
@@ -196,6 +214,11 @@ static rt_status allocate_for(struct replay *r, struct replay_memory *m, const V
     b->coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if (host && d->vkMapMemory(m->dev->handle, b->memory, 0, VK_WHOLE_SIZE, 0, (void **)&b->mapped) != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map memory for a rebound buffer");
+    if (host && r->opts->verify) { /* as zero_for_verify */
+        memset(b->mapped, 0, (size_t)req->size);
+        if (!b->coherent)
+            flush(m->dev, b->memory);
+    }
     return rt_ok_status();
 }
 
@@ -493,29 +516,51 @@ const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer)
     return m->mapped + offset;
 }
 
-/* Rebind mode: the bytes come from the buffers bound over them. */
-static bool read_rebound(const struct replay_memory *m, uint64_t offset, size_t size, uint8_t *out)
+/* Copies binding b's share of [offset, offset + size) to out and marks it in
+ * covered (may be NULL); false if b holds none of it. */
+static bool copy_binding(const struct binding *b, uint64_t offset, size_t size, uint8_t *out, uint8_t *covered)
 {
-    uint64_t covered = 0, end = offset + size;
-    for (size_t i = 0; i < m->binding_count; i++) {
-        const struct binding *b = &m->bindings[i];
-        uint64_t lo = offset > b->offset ? offset : b->offset;
-        uint64_t hi = end < b->offset + b->size ? end : b->offset + b->size;
-        if (lo >= hi || !b->mapped)
-            continue;
-        memcpy(out + (lo - offset), b->mapped + (lo - b->offset), hi - lo);
-        covered += hi - lo;
-    }
-    return covered >= size;
+    uint64_t end = offset + size;
+    uint64_t lo = offset > b->offset ? offset : b->offset;
+    uint64_t hi = end < b->offset + b->size ? end : b->offset + b->size;
+    if (lo >= hi || !b->mapped)
+        return false;
+    memcpy(out + (lo - offset), b->mapped + (lo - b->offset), hi - lo);
+    if (covered)
+        memset(covered + (lo - offset), 1, hi - lo);
+    return true;
 }
 
-bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, uint8_t *out)
+/* Rebind mode: the bytes come from the live buffers bound over them; bytes
+ * no host-visible buffer covers (never bound, or their buffer is destroyed)
+ * do not exist here: zeros, left unmarked in covered. Buffers the capture
+ * bound over the same bytes (aliases) each have their own copy here: the
+ * later binding wins, or the alias-th one (from 1) when asked. */
+static bool read_rebound(const struct replay_memory *m, uint64_t offset, size_t size, unsigned alias,
+                         uint8_t *out, uint8_t *covered)
+{
+    unsigned found = 0;
+    memset(out, 0, size);
+    if (covered)
+        memset(covered, 0, size);
+    for (size_t i = 0; i < m->binding_count; i++)
+        found += copy_binding(&m->bindings[i], offset, size, out, covered);
+    for (size_t i = 0, k = 0; alias && i < m->binding_count; i++)
+        if (copy_binding(&m->bindings[i], offset, size, out, NULL) && ++k == alias)
+            return true;
+    return found && !alias;
+}
+
+bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, unsigned alias,
+                        uint8_t *out, uint8_t *covered)
 {
     struct replay_memory *m = memory_of(r, memory_id);
     if (!m || offset > m->size || size > m->size - offset)
         return false;
     if (r->rebind)
-        return read_rebound(m, offset, size, out);
+        return read_rebound(m, offset, size, alias, out, covered);
+    if (alias)
+        return false; /* one allocation: no aliases */
     const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
     if (!(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
         return false;
@@ -527,5 +572,7 @@ bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, s
         d->vkInvalidateMappedMemoryRanges(m->dev->handle, 1, &range);
     }
     memcpy(out, m->mapped + offset, size);
+    if (covered)
+        memset(covered, 1, size);
     return true;
 }

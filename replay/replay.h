@@ -59,6 +59,7 @@ struct rt_replay_result {
     /* --verify: points and ranges checked, query reads compared, divergences
      * (ranges the replay could not read count too), the first one named. */
     uint64_t verify_points, verify_ranges, verify_bytes, verify_queries, verify_divergences, verify_unreadable;
+    uint64_t verify_unchecked_bytes; /* rebind mode: bytes of destroyed or never-bound buffers */
     bool verify_same_kind; /* the replay device is the capture's kind: a divergence is a failure */
     char verify_first[512];
     uint64_t external_memory; /* imported memory whose content the trace does not hold */

@@ -169,8 +169,12 @@ rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_r
 /** memory.c: where the bytes of a buffer bound to host-visible memory are, or NULL. */
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer);
 /** memory.c: copies the replay's bytes of captured memory [offset, offset + size) to out;
- * false where they are not host-visible here. */
-bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, uint8_t *out);
+ * false where they are not host-visible here. covered (size bytes, may be NULL) gets 1 for
+ * each byte that exists here (in rebind mode, only bytes of live buffers do). alias 0 reads
+ * what a plain read sees; in rebind mode, alias k >= 1 prefers the k-th buffer bound over
+ * those bytes (false past the last). */
+bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, unsigned alias,
+                        uint8_t *out, uint8_t *covered);
 
 /* verify.c: --verify, and warnings for memory the trace could not hold. */
 rt_status replay_verify_packet(struct replay *r, const struct rt_trace_packet *p);

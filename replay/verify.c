@@ -24,8 +24,11 @@ struct replay_verify {
     struct rt_hashmap query_types; /* live VkQueryPool -> VkQueryType */
     uint64_t captured_query_hash;  /* of the captured vkGetQueryPoolResults output */
     bool query_pending;
-    uint8_t *buffer;
+    uint8_t *buffer; /* the bytes of the range being checked */
+    uint8_t *covered; /* which of them exist in this replay */
     size_t buffer_size;
+    bool *differs; /* per piece of that range */
+    size_t differs_size;
 };
 
 static struct replay_verify *state(struct replay *r)
@@ -41,6 +44,8 @@ void replay_verify_finish(struct replay *r)
         return;
     rt_hashmap_finish(&r->verify->query_types);
     free(r->verify->buffer);
+    free(r->verify->covered);
+    free(r->verify->differs);
     free(r->verify);
     r->verify = NULL;
 }
@@ -60,15 +65,24 @@ static void diverged(struct replay *r, const char *what)
         rt_log(RT_LOG_WARN, "verify: more divergences follow; only their count is printed");
 }
 
-static bool ensure_buffer(struct replay_verify *v, size_t size)
+static bool ensure_buffers(struct replay_verify *v, size_t size, uint32_t pieces)
 {
-    if (v->buffer_size >= size)
-        return true;
-    uint8_t *grown = realloc(v->buffer, size);
-    if (!grown)
-        return false;
-    v->buffer = grown;
-    v->buffer_size = size;
+    if (v->buffer_size < size) {
+        uint8_t *grown = realloc(v->buffer, size), *marks = grown ? realloc(v->covered, size) : NULL;
+        if (grown)
+            v->buffer = grown;
+        if (!marks)
+            return false;
+        v->covered = marks;
+        v->buffer_size = size;
+    }
+    if (v->differs_size < pieces) {
+        bool *grown = realloc(v->differs, pieces * sizeof *grown);
+        if (!grown)
+            return false;
+        v->differs = grown;
+        v->differs_size = pieces;
+    }
     return true;
 }
 
@@ -81,57 +95,92 @@ static bool piece_differs(const struct rt_trace_verify_range *g, const uint8_t *
 
 /* Names the bytes of a range whose pieces differ, as runs of pieces:
  * "0x0-0x1ff, 0x400-0x4ff (3 of 16 pieces of 256 bytes; here: 00 00 ...)". */
-static void describe_pieces(const struct rt_trace_verify_range *g, const uint8_t *bytes, char *out, size_t size)
+static void describe_pieces(const struct rt_trace_verify_range *g, const bool *differs, const uint8_t *bytes,
+                            char *out, size_t size)
 {
-    uint32_t differ = 0, runs = 0, first = UINT32_MAX;
+    uint32_t count = 0, runs = 0, first = UINT32_MAX;
     size_t used = 0;
     for (uint32_t k = 0; k < g->piece_count; k++) {
-        if (!piece_differs(g, bytes, k))
+        if (!differs[k])
             continue;
-        differ++;
+        count++;
         first = first == UINT32_MAX ? k : first;
-        if (k > 0 && piece_differs(g, bytes, k - 1))
+        if (k > 0 && differs[k - 1])
             continue; /* inside a run: printed with its end below */
         uint32_t end = k;
-        while (end + 1 < g->piece_count && piece_differs(g, bytes, end + 1))
+        while (end + 1 < g->piece_count && differs[end + 1])
             end++;
         uint64_t hi = (uint64_t)(end + 1) * g->piece_size < g->size ? (uint64_t)(end + 1) * g->piece_size : g->size;
         if (runs++ < 4 && used < size)
             used += (size_t)snprintf(out + used, size - used, "%s0x%" PRIx64 "-0x%" PRIx64, runs > 1 ? ", " : "",
                                      g->offset + (uint64_t)k * g->piece_size, g->offset + hi - 1);
     }
-    const uint8_t *b = bytes + (size_t)first * g->piece_size;
-    size_t shown = g->size - (size_t)first * g->piece_size < 8 ? g->size - (size_t)first * g->piece_size : 8;
+    size_t at = (size_t)first * g->piece_size, shown = g->size - at < 8 ? g->size - at : 8;
     if (used < size)
         used += (size_t)snprintf(out + used, size - used, "%s differ (%u of %u pieces of %u bytes; here:",
-                                 runs > 4 ? ", ..." : "", differ, g->piece_count, g->piece_size);
+                                 runs > 4 ? ", ..." : "", count, g->piece_count, g->piece_size);
     for (size_t i = 0; i < shown && used < size; i++)
-        used += (size_t)snprintf(out + used, size - used, " %02x", b[i]);
+        used += (size_t)snprintf(out + used, size - used, " %02x", bytes[at + i]);
     if (used < size)
-        snprintf(out + used, size - used, "%s)", shown < g->size - (size_t)first * g->piece_size ? " ..." : "");
+        snprintf(out + used, size - used, "%s)", shown < g->size - at ? " ..." : "");
+}
+
+/* True when none of piece k's bytes exist in this replay (rebind mode: the
+ * buffers over them are destroyed or were never bound): it cannot be checked. */
+static bool piece_absent(const struct rt_trace_verify_range *g, const uint8_t *covered, uint32_t k)
+{
+    uint64_t lo = (uint64_t)k * g->piece_size;
+    uint64_t n = g->size - lo < g->piece_size ? g->size - lo : g->piece_size;
+    for (uint64_t i = 0; i < n; i++)
+        if (covered[lo + i])
+            return false;
+    return true;
+}
+
+/* Marks the pieces that differ; returns how many. In rebind mode a piece
+ * that one of the buffers aliasing those bytes reproduces is the same, and
+ * pieces whose bytes do not exist here are counted as unchecked. */
+static uint32_t compare_range(struct replay *r, const struct rt_trace_verify_range *g)
+{
+    struct replay_verify *v = r->verify;
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < g->piece_count; k++) {
+        bool absent = piece_absent(g, v->covered, k);
+        r->result->verify_unchecked_bytes += absent ? (k + 1 < g->piece_count ? g->piece_size
+                                                                               : g->size - k * g->piece_size) : 0;
+        count += v->differs[k] = !absent && piece_differs(g, v->buffer, k);
+    }
+    uint8_t *other = count ? malloc(g->size) : NULL;
+    for (unsigned alias = 1;
+         other && count && replay_memory_read(r, g->memory_id, g->offset, g->size, alias, other, NULL); alias++)
+        for (uint32_t k = 0; k < g->piece_count; k++)
+            if (v->differs[k] && !piece_differs(g, other, k)) {
+                v->differs[k] = false;
+                count--;
+            }
+    free(other);
+    return count;
 }
 
 static void check_range(struct replay *r, const struct rt_trace_verify_range *g)
 {
     struct rt_replay_result *res = r->result;
+    struct replay_verify *v = r->verify;
     res->verify_ranges++;
     res->verify_bytes += g->size;
     char what[512];
-    if (!ensure_buffer(r->verify, g->size) || !replay_memory_read(r, g->memory_id, g->offset, g->size, r->verify->buffer)) {
+    if (!ensure_buffers(v, g->size, g->piece_count) ||
+        !replay_memory_read(r, g->memory_id, g->offset, g->size, 0, v->buffer, v->covered)) {
         res->verify_unreadable++;
         snprintf(what, sizeof what, "memory 0x%" PRIx64 " offset 0x%" PRIx64 " length %u: not readable in this replay",
                  g->memory_id, g->offset, g->size);
         diverged(r, what);
         return;
     }
-    const uint8_t *bytes = r->verify->buffer;
-    bool same = true;
-    for (uint32_t k = 0; k < g->piece_count && same; k++)
-        same = !piece_differs(g, bytes, k);
-    if (same)
+    if (!compare_range(r, g))
         return;
     char pieces[256];
-    describe_pieces(g, bytes, pieces, sizeof pieces);
+    describe_pieces(g, v->differs, v->buffer, pieces, sizeof pieces);
     snprintf(what, sizeof what, "memory 0x%" PRIx64 " offset 0x%" PRIx64 " length %u: bytes %s", g->memory_id,
              g->offset, g->size, pieces);
     diverged(r, what);
