@@ -14,12 +14,14 @@
 
 struct address_range {
     uint64_t captured, replayed, size;
+    uint64_t buffer; /* live: the range goes when the buffer is destroyed */
 };
 
+/* Newest first: a range the capture reused for a later buffer is that buffer's. */
 static bool translate(const struct replay *r, uint64_t *value)
 {
     const struct address_range *ranges = r->address_ranges;
-    for (size_t i = 0; i < r->address_range_count; i++) {
+    for (size_t i = r->address_range_count; i-- > 0;) {
         if (*value >= ranges[i].captured && *value - ranges[i].captured < ranges[i].size) {
             *value = ranges[i].replayed + (*value - ranges[i].captured);
             return true;
@@ -44,21 +46,27 @@ void replay_translate_addresses(const struct replay *r, uint64_t base_offset, ui
     }
 }
 
-static rt_status remember(struct replay *r, uint64_t captured, uint64_t replayed, uint64_t size)
+void replay_forget_buffer_address(struct replay *r, uint64_t buffer)
+{
+    for (size_t i = 0; i < r->address_range_count;) {
+        if (r->address_ranges[i].buffer == buffer)
+            memmove(&r->address_ranges[i], &r->address_ranges[i + 1],
+                    (--r->address_range_count - i) * sizeof r->address_ranges[0]); /* keeps the order */
+        else
+            i++;
+    }
+}
+
+static rt_status remember(struct replay *r, uint64_t buffer, uint64_t captured, uint64_t replayed, uint64_t size)
 {
     if (!captured || captured == replayed)
         return rt_ok_status();
-    for (size_t i = 0; i < r->address_range_count; i++) {
-        if (r->address_ranges[i].captured == captured) {
-            r->address_ranges[i] = (struct address_range){captured, replayed, size};
-            return rt_ok_status();
-        }
-    }
+    replay_forget_buffer_address(r, buffer);
     struct address_range *grown = realloc(r->address_ranges, (r->address_range_count + 1) * sizeof *grown);
     if (!grown)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     r->address_ranges = grown;
-    r->address_ranges[r->address_range_count++] = (struct address_range){captured, replayed, size};
+    r->address_ranges[r->address_range_count++] = (struct address_range){captured, replayed, size, buffer};
     return rt_ok_status();
 }
 
@@ -71,7 +79,8 @@ rt_status replay_get_buffer_device_address(struct replay *r, void *args, uint64_
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace uses buffer device addresses, which %s does not offer",
                          r->gpu_properties.deviceName);
     uint64_t replayed = dev->dispatch.device.vkGetBufferDeviceAddress(a->device, a->pInfo);
-    return remember(r, captured_result, replayed, replay_buffer_size(r, a->pInfo->buffer));
+    return remember(r, (uint64_t)(uintptr_t)a->pInfo->buffer, captured_result, replayed,
+                    replay_buffer_size(r, a->pInfo->buffer));
 }
 
 rt_status replay_cmd_push_constants(struct replay *r, void *args, uint64_t captured_result)

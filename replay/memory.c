@@ -396,6 +396,7 @@ rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_
     if (b && b->bound && r->rebind)
         drop_binding(r, b->memory, buffer);
     replay_resources_remove_buffer(&r->resources, buffer);
+    replay_forget_buffer_address(r, buffer);
     return rt_ok_status();
 }
 

@@ -199,6 +199,8 @@ void replay_strip_buffer_address(const struct replay *r, VkBufferCreateInfo *inf
 void replay_strip_memory_address(const struct replay *r, VkMemoryAllocateInfo *info);
 /** Moves captured buffer device addresses in BYTES (to land at BASE_OFFSET) to the replay's. */
 void replay_translate_addresses(const struct replay *r, uint64_t base_offset, uint8_t *bytes, size_t size);
+/** A destroyed buffer's captured address range goes with it. */
+void replay_forget_buffer_address(struct replay *r, uint64_t buffer);
 void replay_addresses_finish(struct replay *r);
 
 /* window.c: --window shows each presented image in an X11 window. */
