@@ -69,6 +69,17 @@ CLI_DECLARE(devices);
  * naming every device --device can name when WANT names none (cmd_devices.c).
  */
 rt_status cli_check_device(const char *want);
+
+struct rt_replay_options;
+struct rt_replay_result;
+/**
+ * `replay --json`: prints the result as one JSON object on stdout, with an
+ * "error" object when STATUS failed, FRAMES_RC (the --frames check) is set,
+ * validation found errors or --verify diverged; returns the exit code
+ * (replay_json.c).
+ */
+int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_replay_result *res,
+                           rt_status status, int frames_rc);
 CLI_DECLARE(serve);
 CLI_DECLARE(run);
 CLI_DECLARE(upload);

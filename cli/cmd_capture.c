@@ -1,4 +1,5 @@
 /* cli/cmd_capture.c — `retrace capture`: run a program under the capture layer. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -32,7 +33,8 @@ void cmd_capture_usage(FILE *out)
             "                              what ends a frame (default present; submit for\n"
             "                              programs without a swapchain)\n"
             "  --screenshots DIR           save capture-time screenshots as DIR/frame_NNNNNN.png\n"
-            "  --screenshot-frames LIST    which frames, 1-based, e.g. 1,10,100-120 (default 1)\n"
+            "  --screenshot-frames LIST    which frames, 1-based, e.g. 1,10,100-120 (default 1)\n"            "  --json                      the summary (or the error) as one JSON object, the\n"
+            "                              last line of stdout\n"
             "PROGRAM runs in a process group of its own; SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
             "sent to retrace go to that group (the third as SIGKILL), then retrace finishes\n"
             "the trace, prints it and ends by the same signal. A NAME.part the program left\n"
@@ -79,6 +81,7 @@ static const struct capture_flag {
      (const char *const[]){"present", "submit", NULL}},
     {{"screenshots", 0, CLI_VALUE, 5}, "RETRACE_SCREENSHOTS", NULL},
     {{"screenshot-frames", 0, CLI_VALUE, 6}, "RETRACE_SCREENSHOT_FRAMES", NULL},
+    {{"json", 0, CLI_FLAG, 7}, NULL, NULL}, /* main() saw it: cli_json_errors() */
 };
 
 #define FLAG_COUNT (sizeof flags / sizeof flags[0])
@@ -111,6 +114,8 @@ static int parse_flags(int argc, char **argv, const struct rt_command *self, int
     int id;
     while ((id = cli_args_next(&p)) > 0) {
         const struct capture_flag *f = &flags[id - 1];
+        if (!f->var)
+            continue;
         int rc = check_flag(&p, f);
         if (rc)
             return rc;
@@ -234,6 +239,21 @@ static rt_status check_output_dir(const char *output)
     return rt_ok_status();
 }
 
+static void print_json_summary(const char *path, const struct rt_trace_progress *p, long long bytes)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "trace", path);
+    cJSON_AddNumberToObject(o, "frames", (double)p->frames);
+    cJSON_AddNumberToObject(o, "calls", (double)p->calls);
+    cJSON_AddNumberToObject(o, "bytes", (double)bytes);
+    cJSON_AddNumberToObject(o, "raw_bytes", (double)p->raw_bytes);
+    char *text = cJSON_PrintUnformatted(o);
+    if (text)
+        printf("%s\n", text);
+    cJSON_free(text);
+    cJSON_Delete(o);
+}
+
 static rt_status summarise(const char *path)
 {
     struct rt_trace_reader *reader;
@@ -248,9 +268,12 @@ static rt_status summarise(const char *path)
     rt_trace_reader_destroy(reader);
     struct stat st = {0};
     stat(path, &st);
-    printf("trace: %s\nframes: %llu  calls: %llu  bytes: %lld (raw %llu)\n", path,
-           (unsigned long long)p.frames, (unsigned long long)p.calls, (long long)st.st_size,
-           (unsigned long long)p.raw_bytes);
+    if (cli_json_errors()) /* --json: one object, the last line of stdout */
+        print_json_summary(path, &p, (long long)st.st_size);
+    else
+        printf("trace: %s\nframes: %llu  calls: %llu  bytes: %lld (raw %llu)\n", path,
+               (unsigned long long)p.frames, (unsigned long long)p.calls, (long long)st.st_size,
+               (unsigned long long)p.raw_bytes);
     if (!rt_ok(&s))
         fprintf(stderr, "retrace: warning: the trace is good up to byte %llu: %s\n",
                 (unsigned long long)p.good_bytes, s.msg);

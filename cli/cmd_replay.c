@@ -33,6 +33,7 @@ void cmd_replay_usage(FILE *out)
             "                            allocation per buffer and image, for devices whose memory\n"
             "                            layout differs (auto picks by comparing devices)\n"
             "  --stats                   frames per second, calls and time per command\n"
+            "  --json                    the result (or the error) as one JSON object on stdout\n"
             "  --verify                  check the memory the program read back after each wait, and its\n"
             "                            query results, against the capture; each divergence is printed;\n"
             "                            on the capture's kind of device a divergence exits 1\n"
@@ -42,7 +43,7 @@ void cmd_replay_usage(FILE *out)
 }
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
-       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY };
+       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON };
 
 static const struct cli_option options[] = {
     {"device", 0, CLI_VALUE, OPT_DEVICE},       {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS},
@@ -51,6 +52,7 @@ static const struct cli_option options[] = {
     {"validate", 0, CLI_FLAG, OPT_VALIDATE},    {"stats", 0, CLI_FLAG, OPT_STATS},
     {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
     {"verify", 0, CLI_FLAG, OPT_VERIFY},
+    {"json", 0, CLI_FLAG, OPT_JSON}, /* main() saw it: cli_json_errors() (replay_json.c) */
     {0},
 };
 
@@ -214,9 +216,12 @@ int cmd_replay_run(int argc, char **argv)
         o.total_frames = count_frames(o.trace_path);
     struct rt_replay_result res;
     rt_status s = rt_replay_run(&o, &res);
-    print_result(&o, &res);
+    if (!cli_json_errors())
+        print_result(&o, &res);
     int frames_rc = rt_ok(&s) ? check_frames_reached(&o, &res) : 0;
     rt_frame_list_finish(&o.frames);
+    if (cli_json_errors()) /* --json: one object, the error inside (replay_json.c) */
+        return cli_replay_json_result(&o, &res, s, frames_rc);
     if (rt_ok(&s) && o.validate && res.validation_errors)
         return RT_ERR_FAILED;
     if (rt_ok(&s) && o.verify && res.verify_divergences && res.verify_same_kind)

@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 31 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 34 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -70,6 +70,17 @@ check "capture --compression junk" 2 "\-\-compression: expected zstd or none, go
 json_error "dump --json: a missing trace" 3 -- "$retrace" dump --json "$work/missing.rtrace"
 json_error "compare --json: a missing image" 3 -- "$retrace" compare --json "$work/a.png" "$work/b.png"
 json_error "golden --json: a missing store" 3 -- "$retrace" golden list --json --db "$work/missing.db"
+"$retrace" replay --json --end-frame 2 "$traces/vkcube.rtrace" >"$work/replay.json" 2>"$work/err"
+if "$python" -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[0])
+assert len(lines) == 1 and r["frames"] == 2 and r["calls"] > 0 and "error" not in r, r' "$work/replay.json" 2>"$work/py"; then
+    ok "replay --json: the result is one object"
+else not_ok "replay --json: the result is one object" "$(cat "$work/replay.json" "$work/err" "$work/py")"; fi
+head -c 30000 "$traces/textured.rtrace" >"$work/cut.rtrace"
+check "replay --json: a truncated trace, the error inside the result" 3 '"good_prefix_only":true,.*"error":{"code":3' -- "$retrace" replay --json "$work/cut.rtrace"
+json_error "capture --json: a program without Vulkan" 3 -- "$retrace" capture --json -o "$work/t.rtrace" -- true
 check "info --json: the report carries the error object" 3 '"code":	3' -- "$retrace" info --json "$work/missing.rtrace"
 
 # dump: any bytes in a trace print escaped; --json is valid JSON (UTF-8).

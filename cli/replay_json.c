@@ -1,0 +1,73 @@
+/* cli/replay_json.c — `retrace replay --json`: the result as one JSON object (see cli.h). */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "replay.h"
+
+/* The exit status the text mode would give, as a status with a message. */
+static rt_status verdict(const struct rt_replay_options *o, const struct rt_replay_result *res,
+                         rt_status status, int frames_rc)
+{
+    if (!rt_ok(&status))
+        return status;
+    if (frames_rc)
+        return rt_errorf(frames_rc, "--frames names a frame past the last frame replayed (%" PRIu64
+                         ")", res->last_frame);
+    if (o->validate && res->validation_errors)
+        return rt_errorf(RT_ERR_FAILED, "validation: %" PRIu64 " errors", res->validation_errors);
+    if (o->verify && res->verify_divergences && res->verify_same_kind)
+        return rt_errorf(RT_ERR_FAILED, "verify: the replay diverged from the capture %s",
+                         res->verify_first);
+    return status;
+}
+
+static void add_u64(cJSON *o, const char *key, uint64_t v) { cJSON_AddNumberToObject(o, key, (double)v); }
+
+static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    add_u64(j, "frames", res->frames);
+    add_u64(j, "calls", res->calls);
+    add_u64(j, "skipped_calls", res->skipped_calls);
+    add_u64(j, "memory_updates", res->memory_updates);
+    cJSON_AddNumberToObject(j, "seconds", res->seconds);
+    add_u64(j, "screenshots", res->screenshots);
+    add_u64(j, "readbacks", res->readbacks);
+    add_u64(j, "unsupported", res->unsupported);
+    cJSON_AddBoolToObject(j, "good_prefix_only", res->good_prefix_only);
+    if (o->validate) {
+        cJSON *v = cJSON_AddObjectToObject(j, "validation");
+        add_u64(v, "errors", res->validation_errors);
+        add_u64(v, "warnings", res->validation_warnings);
+    }
+    if (o->verify) {
+        cJSON *v = cJSON_AddObjectToObject(j, "verify");
+        add_u64(v, "points", res->verify_points);
+        add_u64(v, "divergences", res->verify_divergences);
+        cJSON_AddBoolToObject(v, "same_kind_of_device", res->verify_same_kind);
+    }
+}
+
+int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_replay_result *res,
+                           rt_status status, int frames_rc)
+{
+    rt_status v = verdict(o, res, status, frames_rc);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "trace", o->trace_path);
+    cJSON_AddStringToObject(j, "device", res->device_name);
+    add_counts(j, o, res);
+    if (!rt_ok(&v)) {
+        cJSON *e = cJSON_AddObjectToObject(j, "error");
+        cJSON_AddNumberToObject(e, "code", v.code);
+        cJSON_AddStringToObject(e, "name", rt_code_name(v.code));
+        cJSON_AddStringToObject(e, "message", v.msg);
+    }
+    char *text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!text)
+        return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON"));
+    printf("%s\n", text);
+    cJSON_free(text);
+    return (int)v.code;
+}
