@@ -128,13 +128,20 @@ static void take_body(struct rt_request *req, const char *data, size_t size)
         req->body = NULL;
         return;
     }
-    char *grown = realloc(req->body, req->body_size + size + 1);
-    if (!grown) {
-        req->too_large = true;
-        return;
+    if (req->body_size + size + 1 > req->body_capacity) {
+        /* grow geometrically: a 64 MiB upload arrives in thousands of pieces */
+        size_t capacity = req->body_capacity ? req->body_capacity : 4096;
+        while (capacity < req->body_size + size + 1)
+            capacity *= 2;
+        char *grown = realloc(req->body, capacity);
+        if (!grown) {
+            req->too_large = true;
+            return;
+        }
+        req->body = grown;
+        req->body_capacity = capacity;
     }
-    memcpy(grown + req->body_size, data, size);
-    req->body = grown;
+    memcpy(req->body + req->body_size, data, size);
     req->body_size += size;
     req->body[req->body_size] = '\0';
 }

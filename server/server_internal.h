@@ -60,7 +60,7 @@ struct rt_request {
     struct MHD_Connection *conn;
     const char *url, *method;
     char *body; /* NUL-terminated once complete */
-    size_t body_size;
+    size_t body_size, body_capacity;
     bool too_large;
     bool answered; /* a response was queued early (too large) */
 };
