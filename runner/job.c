@@ -17,7 +17,8 @@
 
 #include "exec.h"
 
-#define MAX_ARGS 96
+/* Wrapper words (32) + the fixed arguments + 2 per delay (32) + the seed, with room. */
+#define MAX_ARGS 128
 
 static int severity(enum rt_result_status s)
 {
@@ -161,12 +162,14 @@ static void build_argv(struct rt_exec *x, size_t j, char **argv, char *buf, size
     if (x->o->device)
         argv[n++] = "--device", argv[n++] = (char *)x->o->device;
     size_t used = 0;
-    if (c->workaround_count) {
+    if (c->workaround_count) { /* at most 32 names of 128 bytes (manifest.c): they fit */
         argv[n++] = "--workarounds";
         argv[n++] = buf;
-        for (size_t i = 0; i < c->workaround_count; i++)
-            used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "", c->workarounds[i]);
-        used++;
+        for (size_t i = 0; i < c->workaround_count && used < size; i++) {
+            int w = snprintf(buf + used, size - used, "%s%s", i ? "," : "", c->workarounds[i]);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        used = used < size ? used + 1 : size;
     }
     for (size_t i = 0; i < c->delay_count && n < MAX_ARGS - 4; i++)
         argv[n++] = "--delay", argv[n++] = (char *)c->delays[i];
@@ -209,7 +212,7 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
         return rt_errorf(RT_ERR_USAGE, "the work folder's path is too long");
     if (mkdir(slot->dir, 0777) != 0 && errno != EEXIST)
         return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", slot->dir, strerror(errno));
-    char *argv[MAX_ARGS], buf[2048];
+    char *argv[MAX_ARGS], buf[8192];
     build_argv(x, j, argv, buf, sizeof buf);
     RT_TRY(rt_child_start(argv, slot->dir, t->timeout_s, &slot->child));
     slot->busy = true, slot->job = j, slot->attempt = attempt;

@@ -39,11 +39,13 @@ static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_man
             return mf_failf(c, s[1].node, "workaround set '%s' is not a name", cfg->workarounds[i]);
     if (s[2].node)
         RT_TRY(mf_get_list(c, s[2].node, "delays", &cfg->delays, &cfg->delay_count));
+    if (cfg->workaround_count > 32 || cfg->delay_count > 32)
+        return mf_failf(c, node, "a configuration takes at most 32 workaround sets and 32 delays");
     for (size_t i = 0; i < cfg->delay_count; i++)
         RT_TRY(mf_check_delay(c, s[2].node, cfg->delays[i]));
     if (s[3].node && !mf_parse_uint(mf_scalar(s[3].node), UINT64_MAX, &cfg->seed))
         return mf_failf(c, s[3].node, "seed must be a whole number, not '%s'",
-                     mf_scalar(s[3].node) ? mf_scalar(s[3].node) : "(not a mf_scalar)");
+                     mf_scalar(s[3].node) ? mf_scalar(s[3].node) : "(not a scalar)");
     cfg->has_seed = s[3].node != NULL;
     return rt_ok_status();
 }
@@ -90,7 +92,7 @@ static rt_status parse_expect(struct mf_ctx *c, yaml_node_t *node, struct rt_man
         return mf_failf(c, node, "an expectation needs a status (skip, flaky, crash or hang)");
     if (!kind || !rt_expect_kind_parse(kind, &e->kind) || e->kind == RT_EXPECT_NONE)
         return mf_failf(c, s[1].node, "status must be skip, flaky, crash or hang, not '%s'",
-                     kind ? kind : "(not a mf_scalar)");
+                     kind ? kind : "(not a scalar)");
     if (s[2].node)
         RT_TRY(mf_get_string(c, s[2].node, "note", &e->note));
     return rt_ok_status();

@@ -97,7 +97,7 @@ rt_status mf_get_double(struct mf_ctx *c, yaml_node_t *node, const char *what, d
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
     if (!s || !*s || *end || errno || !isfinite(v) || v < 0 || v > 1)
-        return mf_failf(c, node, "%s must be a number from 0 to 1, not '%s'", what, s ? s : "(not a mf_scalar)");
+        return mf_failf(c, node, "%s must be a number from 0 to 1, not '%s'", what, s ? s : "(not a scalar)");
     *out = v;
     return rt_ok_status();
 }
@@ -132,7 +132,7 @@ rt_status mf_get_timeout(struct mf_ctx *c, yaml_node_t *node, uint32_t *out)
     }
     if (!s || n >= sizeof digits || !mf_parse_uint(digits, 86400, &v) || v * scale < 1 || v * scale > 86400)
         return mf_failf(c, node, "timeout must be seconds (90, 90s or 5m) from 1 s to a day, not '%s'",
-                     s ? s : "(not a mf_scalar)");
+                     s ? s : "(not a scalar)");
     *out = (uint32_t)(v * scale);
     return rt_ok_status();
 }

@@ -30,6 +30,8 @@ cases = [
     ("configurations:\n  - workarounds: [x]\n" + ok_trace, 2, "a configuration needs a name"),
     ("configurations:\n  - name: a b\n" + ok_trace, 2, "configuration name 'a b'"),
     ("defaults:\n  frames: [1]\n  frames: [2]\n" + ok_trace, 3, "duplicate key 'frames' in defaults"),
+    ("configurations:\n  - name: a\n    delays: [" + ", ".join(["submit=1ms"] * 33) + "]\n" + ok_trace, 2,
+     "at most 32 workaround sets and 32 delays"),
     ("label: x\n", 1, "the manifest needs a list of traces"),
     ("traces: [\n", 2, "did not find expected node content"),
     ("- a\n- b\n", 1, "the manifest must be a mapping"),
