@@ -243,7 +243,7 @@ static void print_check_text(const struct info *in)
     const struct rt_trace_progress *p = &in->progress;
     if (rt_ok(&in->status) && rt_ok(&in->refused)) {
         printf("check        ok: %" PRIu64 " blocks, checksums, sizes and packets valid, every call "
-               "decodes\n", p->blocks);
+               "decodes and uses only handles the trace made\n", p->blocks);
         return;
     }
     if (!rt_ok(&in->refused))

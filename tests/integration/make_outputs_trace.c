@@ -2,11 +2,14 @@
  * tests/integration/make_outputs_trace.c — writes a tiny trace whose one
  * vkAllocateCommandBuffers makes 5000 command buffers, more handles from one
  * call than replay follows: `retrace replay` must stop with exit 5 naming
- * the call, never drop the handles silently.
+ * the call, never drop the handles silently. With "orphan", the pool is
+ * made on a device the trace never created instead: replay refuses call 3
+ * (exit 3), and `retrace info --check` names the same call.
  *
- * usage: make_outputs_trace OUT
+ * usage: make_outputs_trace OUT [orphan]
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "trace.h"
 #include "vkcodec.h"
@@ -28,7 +31,7 @@ static int append(struct rt_trace_writer *w, enum rt_vk_cmd cmd, const void *arg
 
 int main(int argc, char **argv)
 {
-    if (argc != 2)
+    if (argc != 2 && (argc != 3 || strcmp(argv[2], "orphan")))
         return 2;
     const char *names[RT_VK_CMD_COUNT];
     for (int i = 0; i < RT_VK_CMD_COUNT; i++)
@@ -59,7 +62,8 @@ int main(int argc, char **argv)
     struct rt_vk_args_vkCreateInstance a1 = {&ici, NULL, &instance, VK_SUCCESS};
     struct rt_vk_args_vkEnumeratePhysicalDevices a2 = {instance, &count, &gpu, VK_SUCCESS};
     struct rt_vk_args_vkCreateDevice a3 = {gpu, &dci, NULL, &device, VK_SUCCESS};
-    struct rt_vk_args_vkCreateCommandPool a4 = {device, &pci, NULL, &pool, VK_SUCCESS};
+    VkDevice pool_device = argc == 3 ? (VkDevice)(uintptr_t)0x9999 : device;
+    struct rt_vk_args_vkCreateCommandPool a4 = {pool_device, &pci, NULL, &pool, VK_SUCCESS};
     struct rt_vk_args_vkAllocateCommandBuffers a5 = {device, &cai, cmds, VK_SUCCESS};
     int bad = append(w, RT_VK_CMD_vkCreateInstance, &a1) + append(w, RT_VK_CMD_vkEnumeratePhysicalDevices, &a2) +
               append(w, RT_VK_CMD_vkCreateDevice, &a3) + append(w, RT_VK_CMD_vkCreateCommandPool, &a4) +
