@@ -1,0 +1,17 @@
+#!/bin/sh
+# tests/integration/screenshot_formats.sh RETRACE MAKE_SWAPCHAIN_TRACE — a swapchain
+# of RGBA16F, A2B10G10R10 or R5G6B5 presents one cleared frame: the replay's
+# screenshot is byte for byte the PNG readback/ makes of the texels the clear
+# must write (16-bit RGBA for the first two, 8-bit RGB for the last).
+set -u
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for format in rgba16f a2b10g10r10 r5g6b5; do
+    "$2" "$work/$format.rtrace" "$work/expected_$format" "$format" || { echo "FAIL: $format: no trace"; exit 1; }
+    out=$("$1" replay "$work/$format.rtrace" --validate --screenshots "$work/$format" --frames 1 2>&1) ||
+        { echo "FAIL: $format: replay"; echo "$out"; exit 1; }
+    echo "$out" | grep -q "validation: 0 errors" || { echo "FAIL: $format: validation"; echo "$out"; exit 1; }
+    cmp "$work/expected_$format.png" "$work/$format/frame_000001.png" ||
+        { echo "FAIL: $format: the screenshot differs"; echo "$out"; exit 1; }
+done
+echo "ok: RGBA16F, A2B10G10R10 and R5G6B5 screenshots as documented"
