@@ -1,5 +1,6 @@
 /* cli/cmd_capture.c — `retrace capture`: run a program under the capture layer. */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -319,12 +321,54 @@ static void finish_leftover(const char *output)
             (unsigned long long)p.calls);
 }
 
+/* STEM-PID.rtrace, the name a second process of the program (a launcher's
+ * child) writes under (capture/record.c claim_output). */
+static bool is_sibling(const char *name, const char *stem, size_t stem_len, const char *suffix)
+{
+    if (strncmp(name, stem, stem_len) || name[stem_len] != '-')
+        return false;
+    const char *p = name + stem_len + 1;
+    size_t digits = strspn(p, "0123456789");
+    return digits > 0 && !strcmp(p + digits, suffix);
+}
+
+/* The program's other processes: their leftover .part files are finished as
+ * the main one is, and every trace they wrote during this run is named. */
+static void report_siblings(const char *output, time_t started)
+{
+    char copy[PATH_MAX], dir_copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", output);
+    snprintf(dir_copy, sizeof dir_copy, "%s", output);
+    const char *base = basename(copy), *dir = dirname(dir_copy);
+    size_t stem_len = strlen(base);
+    if (stem_len > 7 && !strcmp(base + stem_len - 7, ".rtrace"))
+        stem_len -= 7;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATH_MAX * 2];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || st.st_mtime < started)
+            continue;
+        if (is_sibling(e->d_name, base, stem_len, ".rtrace.part")) {
+            path[strlen(path) - 5] = '\0';
+            finish_leftover(path);
+        } else if (is_sibling(e->d_name, base, stem_len, ".rtrace")) {
+            fprintf(stderr, "retrace: another process of the program wrote %s\n", path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 /* The exit status: the program's failure is the capture's (a nightly job
  * must not count a crash as a good capture); the trace is kept either way. */
-static int finish_run(const char *program, const char *output, const struct capture_child *child)
+static int finish_run(const char *program, const char *output, const struct capture_child *child,
+                      time_t started)
 {
     bool failed = report_program_status(program, child->status);
     finish_leftover(output);
+    report_siblings(output, started);
     rt_status s = rt_ok_status();
     if (access(output, F_OK) != 0)
         s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: it never created a Vulkan instance, "
@@ -381,6 +425,7 @@ int cmd_capture_run(int argc, char **argv)
     unlink(settings.output);
     unlink(part);
     struct capture_child child;
+    time_t started = time(NULL);
     s = capture_child_run(program, &child);
     if (!rt_ok(&s))
         return cli_fail(s);
@@ -389,5 +434,5 @@ int cmd_capture_run(int argc, char **argv)
         return cli_fail(rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: cannot run it: %s", program[0],
                                   strerror(child.exec_errno)));
     }
-    return finish_run(program[0], settings.output, &child);
+    return finish_run(program[0], settings.output, &child, started);
 }
