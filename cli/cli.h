@@ -83,5 +83,6 @@ int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_re
 CLI_DECLARE(serve);
 CLI_DECLARE(run);
 CLI_DECLARE(upload);
+CLI_DECLARE(workarounds);
 
 #endif

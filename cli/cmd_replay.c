@@ -9,6 +9,8 @@
 #include "args.h"
 #include "cli.h"
 #include "replay.h"
+#include "replay_config_args.h"
+#include "report.h"
 #include "trace.h"
 
 void cmd_replay_usage(FILE *out)
@@ -26,8 +28,18 @@ void cmd_replay_usage(FILE *out)
             "  --loop N                  replay the whole trace N times (screenshots and readbacks\n"
             "                            of pass K are named ..._loopK.png)\n"
             "  --window                  also show the frames in an X11 window (needs DISPLAY)\n"
-            "  --validate                enable the Khronos validation layer; count its messages;\n"
-            "                            exit 1 if it reports errors\n"
+            "  --validate [sync]         enable the Khronos validation layer; count its messages;\n"
+            "                            exit 1 if it reports errors; sync adds synchronization\n"
+            "                            validation (missing barriers and waits, counted as hazards)\n"
+            "  --workarounds NAME[,NAME] workarounds or sets to replay with (retrace workarounds list)\n"
+            "  --workarounds-dir DIR     look for NAME.set in DIR before the shipped sets\n"
+            "  --delay EVENT=DURATION[~JITTER]\n"
+            "                            repeatable; EVENT: create-pipeline, create-shader, submit,\n"
+            "                            present, acquire, map, wait (CPU side) or gpu (a GPU stall at\n"
+            "                            the start of each submission); DURATION in us, ms or s\n"
+            "  --seed N                  the jitter sequence (default: a new one, printed)\n"
+            "  --pipeline-cache FILE     load a pipeline cache from FILE, save it there at the end\n"
+            "  --report FILE.json        write what the replay did (docs/FORMATS.md section 1)\n"
             "  --memory auto|direct|rebind\n"
             "                            direct: the capture's allocations as they were; rebind: an\n"
             "                            allocation per buffer and image, for devices whose memory\n"
@@ -43,7 +55,8 @@ void cmd_replay_usage(FILE *out)
 }
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
-       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON };
+       OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON, OPT_VALIDATE_SYNC,
+       OPT_CONFIG = 1000 /* and up: the configuration's options (replay_config_args.c) */ };
 
 static const struct cli_option options[] = {
     {"device", 0, CLI_VALUE, OPT_DEVICE},       {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS},
@@ -53,6 +66,11 @@ static const struct cli_option options[] = {
     {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
     {"verify", 0, CLI_FLAG, OPT_VERIFY},
     {"json", 0, CLI_FLAG, OPT_JSON}, /* main() saw it: cli_json_errors() (replay_json.c) */
+    /* "--validate sync" arrives as "--validate-sync" (cli_replay_config_join_validate) */
+    {"validate-sync", 0, CLI_FLAG, OPT_VALIDATE_SYNC},
+    {"workarounds", 0, CLI_VALUE, OPT_CONFIG},  {"workarounds-dir", 0, CLI_VALUE, OPT_CONFIG + 1},
+    {"delay", 0, CLI_VALUE, OPT_CONFIG + 2},    {"seed", 0, CLI_VALUE, OPT_CONFIG + 3},
+    {"pipeline-cache", 0, CLI_VALUE, OPT_CONFIG + 4}, {"report", 0, CLI_VALUE, OPT_CONFIG + 5},
     {0},
 };
 
@@ -70,6 +88,7 @@ static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o,
     case OPT_END_FRAME: rc = cli_args_u64(p, 1, UINT64_MAX, &o->end_frame); break;
     case OPT_LOOP: rc = cli_args_u32(p, 1, UINT32_MAX, &o->loop); break;
     case OPT_VALIDATE: o->validate = true; break;
+    case OPT_VALIDATE_SYNC: o->validate = true; break; /* and the configuration's, in parse_args */
     case OPT_WINDOW: o->window = true; break;
     case OPT_STATS: o->stats = true; break;
     case OPT_VERIFY: o->verify = true; break;
@@ -82,7 +101,7 @@ static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o,
 }
 
 /* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
-static int parse_args(int argc, char **argv, struct rt_replay_options *o)
+static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct cli_replay_config *cc)
 {
     const struct rt_command *self = cli_find_command("replay");
     const char *frames = NULL;
@@ -96,13 +115,22 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o)
             return cli_usage_error(self, "expected one TRACE, got '%s' too", p.value);
         if (id == CLI_ARGS_POSITIONAL)
             o->trace_path = p.value;
-        else if ((rc = parse_option(&p, id, o, &frames)))
+        else if (id >= OPT_CONFIG || id == OPT_VALIDATE_SYNC) /* the configuration's (replay_config_args.c) */
+            rc = cli_replay_config_option(self, id == OPT_VALIDATE_SYNC ? "validate" : p.option + 2,
+                                          id == OPT_VALIDATE_SYNC ? "sync" : p.value, cc);
+        if (!rc && id > 0 && id < OPT_CONFIG)
+            rc = parse_option(&p, id, o, &frames);
+        if (rc)
             return rc;
     }
     if (!o->trace_path)
         return cli_usage_error(self, "expected one TRACE");
     if (frames && !o->screenshot_dir)
         return cli_usage_error(self, "--frames needs --screenshots DIR");
+    int rc = cli_replay_config_finish(self, cc);
+    if (rc)
+        return rc;
+    o->config = &cc->config;
     rt_status s = rt_frame_list_parse(frames ? frames : "1", &o->frames);
     return rt_ok(&s) ? 0 : cli_usage_error(self, "--frames: %s", s.msg);
 }
@@ -136,8 +164,10 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
         fprintf(stderr, "retrace: warning: %" PRIu64 " images could not be saved (see the warnings above)\n",
                 res->conversion_warnings);
     if (o->validate)
-        fprintf(stderr, "validation: %" PRIu64 " errors, %" PRIu64 " warnings\n", res->validation_errors,
-                res->validation_warnings);
+        fprintf(stderr, "validation: %" PRIu64 " errors, %" PRIu64 " warnings%s", res->validation_errors,
+                res->validation_warnings, o->config && o->config->validate == RT_VALIDATE_SYNC ? ", " : "\n");
+    if (o->validate && o->config && o->config->validate == RT_VALIDATE_SYNC)
+        fprintf(stderr, "%" PRIu64 " synchronization hazards\n", res->outcome.sync_hazards);
     if (o->verify)
         fprintf(stderr, "verify: %" PRIu64 " points (%" PRIu64 " ranges, %" PRIu64 " bytes), %" PRIu64
                 " query reads: %" PRIu64 " divergences%s\n", res->verify_points, res->verify_ranges,
@@ -198,10 +228,50 @@ static int check_frames_reached(const struct rt_replay_options *o, const struct 
     return RT_ERR_USAGE;
 }
 
+/* The exit code, and in *S the error it says (a --verify divergence becomes one). */
+static int exit_code(const struct rt_replay_options *o, const struct rt_replay_result *res, rt_status *s,
+                     int frames_rc)
+{
+    if (rt_ok(s) && o->verify && res->verify_divergences && res->verify_same_kind)
+        *s = rt_errorf(RT_ERR_FAILED, "verify: the replay diverged from the capture %s", res->verify_first);
+    return !rt_ok(s) ? (int)s->code : o->validate && res->validation_errors ? RT_ERR_FAILED : frames_rc;
+}
+
+/* --report: written whatever happened, with the exit code the command returns. */
+static void finish_report(const struct rt_replay_options *o, const struct cli_replay_config *cc,
+                          const struct rt_replay_result *res, rt_status s, int frames_rc)
+{
+    int code = exit_code(o, res, &s, frames_rc);
+    if (!cc->report)
+        return;
+    rt_status w = rt_replay_report_write(cc->report, o, res, code,
+                                         !rt_ok(&s) ? s.msg : code == RT_ERR_FAILED ? "validation errors"
+                                         : code ? "--frames names a frame past the last" : "");
+    if (!rt_ok(&w))
+        fprintf(stderr, "retrace: error: %s\n", w.msg);
+}
+
+static int finish_replay(const struct rt_replay_options *o, const struct cli_replay_config *cc,
+                         struct rt_replay_result *res, rt_status s, int frames_rc)
+{
+    finish_report(o, cc, res, s, frames_rc);
+    int code = exit_code(o, res, &s, frames_rc);
+    rt_replay_outcome_finish(&res->outcome);
+    return rt_ok(&s) ? code : cli_fail(s);
+}
+
 int cmd_replay_run(int argc, char **argv)
 {
     struct rt_replay_options o = {0};
-    int rc = parse_args(argc, argv, &o);
+    struct cli_replay_config cc = {0};
+    char **args = cli_replay_config_join_validate(argc, argv);
+    if (!args)
+        return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory"));
+    int count = 0;
+    while (args[count])
+        count++;
+    int rc = parse_args(count, args, &o, &cc);
+    free(args);
     if (rc)
         return rc < 0 ? 0 : rc;
     rt_status dirs = check_dirs(&o);
@@ -215,17 +285,17 @@ int cmd_replay_run(int argc, char **argv)
     if (o.progress)
         o.total_frames = count_frames(o.trace_path);
     struct rt_replay_result res;
+    cli_replay_config_print(&cc);
     rt_status s = rt_replay_run(&o, &res);
     if (!cli_json_errors())
         print_result(&o, &res);
     int frames_rc = rt_ok(&s) ? check_frames_reached(&o, &res) : 0;
     rt_frame_list_finish(&o.frames);
-    if (cli_json_errors()) /* --json: one object, the error inside (replay_json.c) */
-        return cli_replay_json_result(&o, &res, s, frames_rc);
-    if (rt_ok(&s) && o.validate && res.validation_errors)
-        return RT_ERR_FAILED;
-    if (rt_ok(&s) && o.verify && res.verify_divergences && res.verify_same_kind)
-        return cli_fail(rt_errorf(RT_ERR_FAILED, "verify: the replay diverged from the capture %s",
-                                  res.verify_first));
-    return rt_ok(&s) ? frames_rc : cli_fail(s);
+    if (cli_json_errors()) { /* --json: one object, the error inside (replay_json.c) */
+        finish_report(&o, &cc, &res, s, frames_rc);
+        int rc = cli_replay_json_result(&o, &res, s, frames_rc);
+        rt_replay_outcome_finish(&res.outcome);
+        return rc;
+    }
+    return finish_replay(&o, &cc, &res, s, frames_rc);
 }

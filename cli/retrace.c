@@ -26,6 +26,8 @@ static const struct rt_command commands[] = {
      cmd_run_usage, cmd_run_run},
     {"upload", "send the runs waiting in the spool to the dashboard server", cmd_upload_usage,
      cmd_upload_run},
+    {"workarounds", "list the replay workarounds and sets, or show one", cmd_workarounds_usage,
+     cmd_workarounds_run},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -20,6 +20,7 @@ import command_flags  # noqa: E402
 import emit_capture  # noqa: E402
 import emit_commands  # noqa: E402
 import emit_dispatch  # noqa: E402
+import emit_extensions  # noqa: E402
 import emit_replay  # noqa: E402
 import emit_tables  # noqa: E402
 import handwritten  # noqa: E402
@@ -144,6 +145,7 @@ def main():
     emit_dispatch.emit(reg, cmd_names, args.out_dir)
     emit_capture.emit(reg, cmd_names, args.out_dir)
     emit_replay.emit(reg, cmd_names, args.out_dir)
+    emit_extensions.emit(reg, cmd_names, args.out_dir)
     summary, lines = coverage(reg, structs, commands, by_name, cmd_names)
     print(summary)
     write(args.out_dir, "vk_coverage.txt", summary + "\n" + "".join(x + "\n" for x in lines))

@@ -99,6 +99,7 @@ class Registry:
         self.required_types = {}     # type name -> guard (None = always)
         self.required_commands = {}  # command name -> guard
         self.instance_extension_commands = set()  # required by an extension of type "instance"
+        self.extension_of = {}       # command or type name -> the first extension bringing it (not core)
         root = ET.parse(xml_path).getroot()
         self._parse_root(root, video=False)
         if video_xml_path:
@@ -215,6 +216,7 @@ class Registry:
         for f in root.findall("feature"):
             if _for_vulkan(f) and API in f.get("api", API).split(","):
                 self._take_requires(f, None, None)
+        core = set(self.required_commands) | set(self.required_types)
         for ext in root.find("extensions"):
             supported = ext.get("supported", "").split(",")
             if API not in supported:
@@ -224,6 +226,7 @@ class Registry:
             if ext.get("type") == "instance":
                 self.instance_extension_commands |= {c.get("name") for req in ext.findall("require")
                                                      if _for_vulkan(req) for c in req.findall("command")}
+            self._note_extension(ext, core)
         self._close_types()
         for name in self.required_commands:
             cmd = self.commands[name]
@@ -246,6 +249,14 @@ class Registry:
                     en = self.enums.get(item.get("extends"))
                     if en is not None:
                         self._add_enum_value(en, item, extnumber)
+
+    def _note_extension(self, ext, core):
+        """Records the first extension that brings each non-core command and type."""
+        for req in ext.findall("require"):
+            for item in req:
+                n = item.get("name")
+                if item.tag in ("command", "type") and n not in core:
+                    self.extension_of.setdefault(n, ext.get("name"))
 
     @staticmethod
     def _need(table, name, guard):

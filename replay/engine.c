@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "replay_internal.h"
+#include "replay_config.h"
 
 #define MAX_OUTPUTS 4096
 
@@ -194,8 +194,11 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     double start = r->opts->stats ? now_seconds() : 0;
     replay_handler_fn handler = replay_handler(cmd);
     replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
-    rt_status s = handler ? handler(r, args, p->u.call.return_value)
-                          : replay_generic_call(r, cmd, args, p->u.call.return_value);
+    rt_status s = replay_config_before_call(r, cmd, args);
+    if (rt_ok(&s))
+        s = handler ? handler(r, args, p->u.call.return_value) : replay_generic_call(r, cmd, args, p->u.call.return_value);
+    if (rt_ok(&s))
+        s = replay_config_after_call(r, cmd, args);
     replay_verify_after_call(r, cmd, args, p->seq);
     if (r->opts->stats) {
         r->calls_per_command[cmd]++;
@@ -253,6 +256,7 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
         return rt_ok_status();
     case RT_TRACE_PACKET_FRAME_END:
         r->frame++;
+        replay_config_frame_end(r);
         show_progress(r);
         return rt_ok_status();
     case RT_TRACE_PACKET_VERIFY:
@@ -309,6 +313,7 @@ static void replay_finish(struct replay *r)
     replay_swapchain_finish(r);
     replay_memory_finish(r);
     replay_instance_finish(r);
+    replay_config_finish(r); /* after the devices, whose caches it saved */
     replay_addresses_finish(r);
     replay_readbacks_finish(r);
     replay_verify_finish(r);
@@ -341,6 +346,8 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
     rt_hashmap_init(&r->queue_families);
     rt_hashmap_init(&r->recorded_copies);
     rt_status s = map_commands(r);
+    if (rt_ok(&s))
+        s = replay_config_begin(r);
     if (rt_ok(&s))
         s = replay_stream(r, reader);
     if (opts->progress)

@@ -5,10 +5,12 @@
  * every feature struct are found through the codec's tables. */
 #include <string.h>
 
-#include "replay_internal.h"
+#include "replay_config.h"
 
-/* The first VkBool32 member enabled in WANT and not in HAVE, or NULL. */
-static const char *missing_member(const struct rt_vk_struct_desc *desc, const void *want, const void *have)
+/* The first VkBool32 member enabled in WANT and not in HAVE, or NULL; with
+ * strip-unsupported, such members are cleared in WANT (decoded: writable). */
+static const char *missing_member(struct replay *r, const struct rt_vk_struct_desc *desc, const void *want,
+                                  const void *have)
 {
     for (uint32_t i = 0; i < desc->nmembers; i++) {
         const struct rt_vk_member *m = &desc->members[i];
@@ -17,7 +19,7 @@ static const char *missing_member(const struct rt_vk_struct_desc *desc, const vo
         VkBool32 w, h;
         memcpy(&w, (const char *)want + m->offset, sizeof w);
         memcpy(&h, (const char *)have + m->offset, sizeof h);
-        if (w && !h)
+        if (w && !h && !replay_strip_feature(r, desc->name, m->name, (VkBool32 *)((char *)want + m->offset)))
             return m->name;
     }
     return NULL;
@@ -27,7 +29,7 @@ static rt_status check_base(struct replay *r, const VkPhysicalDeviceFeatures *wa
 {
     VkPhysicalDeviceFeatures have;
     r->instance_dispatch.vkGetPhysicalDeviceFeatures(r->gpu, &have);
-    const char *name = missing_member(&rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceFeatures], want, &have);
+    const char *name = missing_member(r, &rt_vk_structs[RT_VK_STRUCT_VkPhysicalDeviceFeatures], want, &have);
     if (name)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace needs feature %s (VkPhysicalDeviceFeatures), which %s lacks",
                          name, r->gpu_properties.deviceName);
@@ -49,7 +51,7 @@ static rt_status check_node(struct replay *r, const VkBaseInStructure *node)
     have->sType = node->sType;
     VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = have};
     r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
-    const char *name = missing_member(desc, node, have);
+    const char *name = missing_member(r, desc, node, have);
     if (name)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace needs feature %s (%s), which %s lacks", name, desc->name,
                          r->gpu_properties.deviceName);

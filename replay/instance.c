@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "replay_internal.h"
+#include "replay_config.h"
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
@@ -40,6 +40,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageS
 {
     (void)types;
     struct replay *r = user;
+    replay_config_validation_message(r, data->pMessageIdName);
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
         r->result->validation_errors++;
     else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
@@ -164,7 +165,7 @@ rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured
     if ((VkResult)(int32_t)captured_result != VK_SUCCESS)
         return replay_skip(r, args, captured_result); /* the program got no instance */
     VkInstanceCreateInfo info = *a->pCreateInfo;
-    info.pNext = without_debug_nodes(info.pNext);
+    info.pNext = replay_config_instance_chain(r, without_debug_nodes(info.pNext));
     info.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
     RT_TRY(instance_extensions(r, a->pCreateInfo, (const char ***)&info.ppEnabledExtensionNames,
                                &info.enabledExtensionCount));
@@ -192,6 +193,7 @@ static void forget_devices(struct replay *r, const struct replay_instance *inst)
         if (inst && dev->instance != inst)
             continue;
         dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
+        replay_config_device_destroyed(r, dev);
         replay_swapchain_finish_device(r, dev); /* the program never destroyed the device: its state goes now */
         replay_memory_finish_device(r, dev);
         if (r->device == dev)
@@ -341,7 +343,7 @@ static rt_status check_device_extensions(struct replay *r, const VkDeviceCreateI
             found = !strcmp(have[j].extensionName, e);
         if (found)
             names[n++] = e;
-        else if (!is_surface_extension(e)) /* the virtual swapchain needs no window system */
+        else if (!is_surface_extension(e) && !replay_strip_extension(r, e)) /* no window system needed */
             return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace needs device extension %s, which %s lacks", e,
                              r->gpu_properties.deviceName);
     }
@@ -404,6 +406,7 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     RT_TRY(replay_check_features(r, &info));
     RT_TRY(replay_check_queue_families(r, &info));
     replay_enable_address_replay(r, &info);
+    RT_TRY(replay_config_adjust_device(r, &info));
     VkDevice device = VK_NULL_HANDLE;
     VkResult result = r->instance_dispatch.vkCreateDevice(a->physicalDevice, &info, NULL, &device);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkCreateDevice, (VkResult)(int32_t)captured_result, result));
@@ -411,7 +414,8 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
         return rt_ok_status();
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device));
     r->device_address_enabled = enables_device_address(&info);
-    return register_device(r, inst, device, &info);
+    RT_TRY(register_device(r, inst, device, &info));
+    return replay_config_device_created(r, r->device);
 }
 
 /* A device's queues go with it (their dispatch key is the device's). */
@@ -435,6 +439,7 @@ rt_status replay_destroy_device(struct replay *r, void *args, uint64_t captured_
         return rt_ok_status();
     uint64_t key = (uint64_t)(uintptr_t) * (void **)dev->handle;
     dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
+    replay_config_device_destroyed(r, dev);
     replay_swapchain_finish_device(r, dev); /* its images and memory belong to it; other devices' stay */
     replay_memory_finish_device(r, dev);
     forget_queues(r, key);

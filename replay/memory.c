@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "replay_internal.h"
+#include "replay_config.h"
 
 struct binding {
     bool is_image;
@@ -127,6 +127,8 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
     VkResult result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
     RT_TRY(zero_for_verify(r, &m));
+
+    RT_TRY(replay_config_new_memory(r, m.dev, m.live, info.allocationSize, info.memoryTypeIndex));
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live));
     return remember_memory(r, captured, &m);
 }
@@ -211,6 +213,7 @@ static rt_status allocate_for(struct replay *r, struct replay_memory *m, const V
     const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS,
                                d->vkAllocateMemory(m->dev->handle, &info, NULL, &b->memory)));
+    RT_TRY(replay_config_new_memory(r, m->dev, b->memory, info.allocationSize, info.memoryTypeIndex));
     b->coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if (host && d->vkMapMemory(m->dev->handle, b->memory, 0, VK_WHOLE_SIZE, 0, (void **)&b->mapped) != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map memory for a rebound buffer");

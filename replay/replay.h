@@ -7,8 +7,10 @@
  * physical-device choice (instance.c), memory (memory.c: type translation,
  * memory updates, rebinding resources when the replay device's requirements
  * differ), the virtual swapchain and presents (swapchain.c), screenshots
- * (screenshot.c) and the waits the capture observed (waits.c). Loads Vulkan
- * through volk: no link-time libvulkan.
+ * (screenshot.c) and the waits the capture observed (waits.c); replay
+ * configurations (config.h: workarounds, delays, pipeline cache, sync
+ * validation, applied through replay_config.h) and the report (report.h).
+ * Loads Vulkan through volk: no link-time libvulkan.
  * Must not touch: the capture layer, compare, the store, the server.
  */
 #ifndef RT_REPLAY_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
 #include "framelist.h"
 #include "status.h"
 #include "trace.h"
@@ -45,6 +48,7 @@ struct rt_replay_options {
     bool verbose;
     enum rt_replay_memory_mode memory_mode;
     bool verify;                   /* check the trace's verification points (verify.c) */
+    const struct rt_replay_config *config; /* workarounds, delays, pipeline cache; NULL = none */
 };
 
 struct rt_replay_result {
@@ -64,6 +68,7 @@ struct rt_replay_result {
     char verify_first[512];
     uint64_t external_memory; /* imported memory whose content the trace does not hold */
     char device_name[256];
+    struct rt_replay_outcome outcome; /* what the configuration did; rt_replay_outcome_finish frees it */
 };
 
 /**

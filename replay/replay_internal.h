@@ -21,6 +21,7 @@ struct address_range;
 struct handle_walk;
 struct replay_window;
 struct replay_verify;
+struct replay_config_state;
 
 /* One per live VkInstance: a program may keep several (a probe instance
  * alongside the real one). */
@@ -77,6 +78,7 @@ struct replay {
     struct replay_verify *verify; /* --verify state (verify.c) */
     uint64_t *calls_per_command;
     double *seconds_per_command;
+    struct replay_config_state *config; /* workarounds and delays (replay_config.h); NULL = none */
 };
 
 /* decode.c */

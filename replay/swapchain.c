@@ -10,7 +10,7 @@
 
 #include "log.h"
 #include "readback.h"
-#include "replay_internal.h"
+#include "replay_config.h"
 
 #define MAX_IMAGES 16
 
@@ -215,6 +215,7 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
                                   path, waited);
     if (rt_ok(&s)) {
         r->result->screenshots++;
+        replay_config_screenshot(r, frame, path);
     } else if (s.code != RT_ERR_INTERNAL) { /* a format that cannot be written: said, and the replay goes on */
         rt_log(RT_LOG_WARN, "replay: screenshot not saved: %s", s.msg);
         r->result->conversion_warnings++;

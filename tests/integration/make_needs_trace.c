@@ -6,7 +6,10 @@
  *   make_needs_trace OUT family     uses queue family 5
  *   make_needs_trace OUT sparse     (fine) family 0 was graphics+compute+transfer+sparse at capture
  * `retrace replay` must refuse the first three with exit 4 and name what is
- * missing, and replay the last.
+ * missing, and replay the last. For strip-unsupported (strip.sh):
+ *   make_needs_trace OUT strip-unused   enables VK_NV_ray_tracing and depthBounds, never uses them
+ *   make_needs_trace OUT strip-command  ... then calls vkCompileDeferredNV
+ *   make_needs_trace OUT strip-shader   ... then makes a shader declaring SPV_NV_ray_tracing
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +28,26 @@ static int append(struct rt_trace_writer *w, enum rt_vk_cmd cmd, const void *arg
     if (!rt_ok(&s))
         fprintf(stderr, "make_needs_trace: %s\n", s.msg);
     return rt_ok(&s) ? 0 : 1;
+}
+
+/* A call that uses what strip-unsupported leaves out of the device. */
+static int use_stripped(struct rt_trace_writer *w, VkDevice device, const char *kind)
+{
+    if (!strcmp(kind, "strip-command")) {
+        struct rt_vk_args_vkCompileDeferredNV a = {device, (VkPipeline)(uintptr_t)0x4000, 0, VK_SUCCESS};
+        return append(w, RT_VK_CMD_vkCompileDeferredNV, &a, VK_SUCCESS);
+    }
+    if (!strcmp(kind, "strip-shader")) {
+        /* SPIR-V: header, OpCapability Shader, OpExtension "SPV_NV_ray_tracing" */
+        static const uint32_t code[] = {0x07230203, 0x00010000, 0, 1, 0, 0x00020011, 1, 0x0006000a,
+                                        0x5f565053, 0x725f564e, 0x745f7961, 0x69636172, 0x0000676e};
+        VkShaderModuleCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                         .codeSize = sizeof code, .pCode = code};
+        VkShaderModule module = (VkShaderModule)(uintptr_t)0x5000;
+        struct rt_vk_args_vkCreateShaderModule a = {device, &info, NULL, &module, VK_SUCCESS};
+        return append(w, RT_VK_CMD_vkCreateShaderModule, &a, VK_SUCCESS);
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -51,10 +74,12 @@ int main(int argc, char **argv)
                                      .pQueuePriorities = &priority};
     VkPhysicalDeviceFeatures features = {.depthBounds = VK_TRUE};
     const char *extension = "VK_NV_ray_tracing";
-    bool want_feature = !strcmp(argv[2], "feature");
+    bool strip = !strncmp(argv[2], "strip-", 6);
+    bool want_feature = !strcmp(argv[2], "feature") || strip;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
                               .pQueueCreateInfos = &queue, .pEnabledFeatures = want_feature ? &features : NULL,
-                              .enabledExtensionCount = want_feature ? 0 : 1, .ppEnabledExtensionNames = &extension};
+                              .enabledExtensionCount = want_feature && !strip ? 0 : 1,
+                              .ppEnabledExtensionNames = &extension};
     bool family = !strcmp(argv[2], "family"), sparse = !strcmp(argv[2], "sparse");
     if (family || sparse) {
         dci.pEnabledFeatures = NULL;
@@ -73,7 +98,7 @@ int main(int argc, char **argv)
     int bad = append(w, RT_VK_CMD_vkCreateInstance, &a1, VK_SUCCESS) +
               append(w, RT_VK_CMD_vkEnumeratePhysicalDevices, &a2, VK_SUCCESS) +
               append(w, RT_VK_CMD_vkGetPhysicalDeviceQueueFamilyProperties, &a0, 0) +
-              append(w, RT_VK_CMD_vkCreateDevice, &a3, VK_SUCCESS);
+              append(w, RT_VK_CMD_vkCreateDevice, &a3, VK_SUCCESS) + use_stripped(w, device, argv[2]);
     s = rt_trace_writer_close(w, NULL);
     return bad || !rt_ok(&s) ? 5 : 0;
 }

@@ -1,0 +1,91 @@
+/*
+ * replay/replay_config.h — how the engine applies a replay configuration.
+ * The engine's files call these hooks at the points the workarounds and
+ * delays concern (a call, device creation, a submission, a frame's end);
+ * everything else about them lives in the files named below. Each hook does
+ * nothing when the replay has no configuration.
+ */
+#ifndef RT_REPLAY_CONFIG_INTERNAL_H
+#define RT_REPLAY_CONFIG_INTERNAL_H
+
+#include "config.h"
+#include "replay_internal.h"
+
+#define REPLAY_MAX_STRIPPED 64
+#define REPLAY_MAX_STALLS 8
+
+struct replay_gpu_stall;
+struct replay_pipeline_cache;
+
+struct replay_config_state {
+    const struct rt_replay_config *cfg;
+    const struct rt_replay_delay *delay[RT_DELAY_EVENT_COUNT]; /* NULL: no delay for the event */
+    struct rt_jitter jitter;
+    double frame_start; /* CLOCK_MONOTONIC seconds */
+    /* strip-unsupported (strip.c) */
+    char stripped_extensions[REPLAY_MAX_STRIPPED][VK_MAX_EXTENSION_NAME_SIZE];
+    uint32_t stripped_extension_count;
+    char stripped_features[REPLAY_MAX_STRIPPED][96]; /* member names */
+    uint32_t stripped_feature_count;
+    /* readback-barrier: command buffers holding copies into buffers, and
+     * submissions made since every queue was last idle */
+    struct rt_hashmap readback_cmds;
+    uint64_t submissions_in_flight;
+    /* gpu delay (gpu_stall.c), per device */
+    struct replay_gpu_stall *stalls[REPLAY_MAX_STALLS];
+    /* --pipeline-cache (pipeline_cache.c), the first device's */
+    struct replay_pipeline_cache *cache;
+};
+
+/* configure.c */
+rt_status replay_config_begin(struct replay *r) RT_MUST_CHECK;
+void replay_config_finish(struct replay *r);
+bool replay_workaround(const struct replay *r, enum rt_workaround w);
+/** Before a call: delays, and changes to its decoded arguments (handles still captured ids). */
+rt_status replay_config_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
+/** After a call that succeeded (handles in ARGS are live where the call mapped them). */
+rt_status replay_config_after_call(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
+void replay_config_frame_end(struct replay *r);
+/** A validation message: counts synchronization hazards. */
+void replay_config_validation_message(struct replay *r, const char *message_id);
+/** The pNext node enabling synchronization validation for the instance (chained to NEXT), or NEXT. */
+const void *replay_config_instance_chain(struct replay *r, const void *next);
+/** Device creation: the workarounds' features and extensions, on the decoded (writable) INFO. */
+rt_status replay_config_adjust_device(struct replay *r, VkDeviceCreateInfo *info) RT_MUST_CHECK;
+rt_status replay_config_device_created(struct replay *r, struct replay_device *dev) RT_MUST_CHECK;
+void replay_config_device_destroyed(struct replay *r, struct replay_device *dev);
+/** zero-init: fills a new allocation with zeros. */
+rt_status replay_config_new_memory(struct replay *r, struct replay_device *dev, VkDeviceMemory memory,
+                                   VkDeviceSize size, uint32_t type_index) RT_MUST_CHECK;
+void replay_config_screenshot(struct replay *r, uint64_t frame, const char *path);
+
+/* delays.c */
+void replay_delay_before_call(struct replay *r, enum rt_vk_cmd cmd);
+void rt_replay_delay_text(const struct rt_replay_delay *d, char *buf, size_t size);
+
+/* device_config.c */
+bool replay_device_has_extension(struct replay *r, const char *name);
+rt_status replay_add_device_extension(struct replay *r, VkDeviceCreateInfo *info, const char *name) RT_MUST_CHECK;
+
+/* strip.c: strip-unsupported */
+/** True (and remembered) when the device lacks extension NAME and the workaround may leave it out. */
+bool replay_strip_extension(struct replay *r, const char *name);
+/** The same for a feature: clears it in the decoded struct. */
+bool replay_strip_feature(struct replay *r, const char *struct_name, const char *member, VkBool32 *value);
+/** Stops (exit 4) at a call that uses something stripped. */
+rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const void *args) RT_MUST_CHECK;
+
+/* gpu_stall.c: the gpu delay */
+rt_status replay_gpu_stall_create(struct replay *r, struct replay_device *dev, struct replay_gpu_stall **out) RT_MUST_CHECK;
+/** Submits the stall on QUEUE, ahead of the submission about to be made there. */
+rt_status replay_gpu_stall_submit(struct replay *r, struct replay_gpu_stall *stall, VkQueue queue) RT_MUST_CHECK;
+void replay_gpu_stall_destroy(struct replay_gpu_stall *stall);
+
+/* pipeline_cache.c: --pipeline-cache */
+rt_status replay_pipeline_cache_open(struct replay *r, struct replay_device *dev,
+                                     struct replay_pipeline_cache **out) RT_MUST_CHECK;
+/** The captured-id stand-in that maps to the cache's live handle. */
+uint64_t replay_pipeline_cache_id(const struct replay_pipeline_cache *c);
+void replay_pipeline_cache_close(struct replay *r, struct replay_pipeline_cache *c);
+
+#endif

@@ -1,0 +1,180 @@
+/* replay/strip.c — strip-unsupported. Traces of GL programs running through
+ * zink on lavapipe enable extensions and features other GPUs lack, whether or
+ * not the program ever uses them. With this workaround such an extension or
+ * feature is left out of device creation, and every later call is checked:
+ * one that uses what was left out (a command of the extension, a structure
+ * of it anywhere in the call's arguments, a shader declaring its SPIR-V
+ * extension or the capability of a stripped feature) stops the replay with
+ * exit 4 naming it. Never a silent misrender. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "replay_config.h"
+#include "replay_extensions.h"
+
+#define MAX_DEPTH 8
+
+bool replay_strip_extension(struct replay *r, const char *name)
+{
+    struct replay_config_state *st = r->config;
+    if (!replay_workaround(r, RT_WA_STRIP_UNSUPPORTED) || st->stripped_extension_count == REPLAY_MAX_STRIPPED)
+        return false;
+    snprintf(st->stripped_extensions[st->stripped_extension_count++], VK_MAX_EXTENSION_NAME_SIZE, "%s", name);
+    struct rt_replay_outcome *o = &r->result->outcome;
+    o->acted[RT_WA_STRIP_UNSUPPORTED][0]++;
+    size_t used = strlen(o->acted_names[RT_WA_STRIP_UNSUPPORTED]);
+    snprintf(o->acted_names[RT_WA_STRIP_UNSUPPORTED] + used, sizeof o->acted_names[0] - used, "%s%s",
+             used ? "," : "", name);
+    return true;
+}
+
+bool replay_strip_feature(struct replay *r, const char *struct_name, const char *member, VkBool32 *value)
+{
+    struct replay_config_state *st = r->config;
+    if (!replay_workaround(r, RT_WA_STRIP_UNSUPPORTED) || st->stripped_feature_count == REPLAY_MAX_STRIPPED)
+        return false;
+    *value = VK_FALSE;
+    snprintf(st->stripped_features[st->stripped_feature_count++], sizeof st->stripped_features[0], "%s", member);
+    struct rt_replay_outcome *o = &r->result->outcome;
+    o->acted[RT_WA_STRIP_UNSUPPORTED][1]++;
+    size_t used = strlen(o->acted_names[RT_WA_STRIP_UNSUPPORTED]);
+    snprintf(o->acted_names[RT_WA_STRIP_UNSUPPORTED] + used, sizeof o->acted_names[0] - used, "%s%s (%s)",
+             used ? "," : "", member, struct_name);
+    return true;
+}
+
+static bool stripped_extension(const struct replay_config_state *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->stripped_extension_count; i++)
+        if (!strcmp(st->stripped_extensions[i], name))
+            return true;
+    return false;
+}
+
+static bool stripped_feature(const struct replay_config_state *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->stripped_feature_count; i++)
+        if (!strcmp(st->stripped_features[i], name))
+            return true;
+    return false;
+}
+
+static rt_status uses(struct replay *r, enum rt_vk_cmd cmd, const char *what, const char *name)
+{
+    return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s uses %s %s, which strip-unsupported left out "
+                     "because %s lacks it", r->call_seq, rt_vk_cmd_name(cmd), what, name, r->gpu_properties.deviceName);
+}
+
+/* --- shaders: SPIR-V extensions and capabilities ----------------------------- */
+
+/* SPIR-V capabilities (SPIR-V 1.6 §3.31) that need a device feature. */
+static const struct {
+    uint32_t capability;
+    const char *feature;
+} capability_features[] = {
+    {2, "geometryShader"}, {3, "tessellationShader"}, {9, "shaderFloat16"}, {10, "shaderFloat64"},
+    {11, "shaderInt64"}, {22, "shaderInt16"}, {23, "shaderTessellationAndGeometryPointSize"},
+    {24, "shaderTessellationAndGeometryPointSize"}, {25, "shaderImageGatherExtended"},
+    {27, "shaderStorageImageMultisample"}, {32, "shaderClipDistance"}, {33, "shaderCullDistance"},
+    {34, "imageCubeArray"}, {35, "sampleRateShading"}, {39, "shaderInt8"}, {41, "shaderResourceResidency"},
+    {42, "shaderResourceMinLod"}, {45, "imageCubeArray"}, {49, "shaderStorageImageExtendedFormats"},
+    {55, "shaderStorageImageReadWithoutFormat"}, {56, "shaderStorageImageWriteWithoutFormat"},
+    {57, "multiViewport"}, {4427, "shaderDrawParameters"},
+};
+
+static rt_status check_spirv(struct replay *r, enum rt_vk_cmd cmd, const uint32_t *code, size_t bytes)
+{
+    const struct replay_config_state *st = r->config;
+    size_t n = bytes / 4;
+    for (size_t i = 5; code && i < n;) { /* after the 5-word header */
+        uint32_t words = code[i] >> 16, op = code[i] & 0xffff;
+        if (words == 0 || words > n - i)
+            break; /* malformed: the driver will say so */
+        if (op == 10 /* OpExtension */ && words > 1) {
+            char name[VK_MAX_EXTENSION_NAME_SIZE];
+            snprintf(name, sizeof name, "VK_%.*s", (int)((words - 1) * 4 - 4), (const char *)&code[i + 1] + 4);
+            if (!strncmp((const char *)&code[i + 1], "SPV_", 4) && stripped_extension(st, name))
+                return uses(r, cmd, "a shader declaring extension", name);
+        }
+        for (size_t k = 0; op == 17 /* OpCapability */ && words == 2 &&
+                           k < sizeof capability_features / sizeof capability_features[0]; k++)
+            if (capability_features[k].capability == code[i + 1] && stripped_feature(st, capability_features[k].feature))
+                return uses(r, cmd, "a shader needing feature", capability_features[k].feature);
+        if (op == 54 /* OpFunction: the declarations are over */)
+            break;
+        i += words;
+    }
+    return rt_ok_status();
+}
+
+/* --- structures of a stripped extension, anywhere in the arguments ----------- */
+
+static rt_status walk_struct(struct replay *r, enum rt_vk_cmd cmd, const struct rt_vk_struct_desc *sd,
+                             const uint8_t *p, int depth);
+
+static rt_status check_node(struct replay *r, enum rt_vk_cmd cmd, const VkBaseInStructure *node, int depth)
+{
+    for (unsigned i = 0; i < replay_stype_extension_count; i++)
+        if (replay_stype_extensions[i].stype == node->sType &&
+            stripped_extension(r->config, replay_stype_extensions[i].extension)) {
+            enum rt_vk_struct_type t;
+            const char *name = rt_vk_struct_from_stype((uint32_t)node->sType, &t) ? rt_vk_structs[t].name : "a structure";
+            char what[160];
+            snprintf(what, sizeof what, "%s of", name);
+            return uses(r, cmd, what, replay_stype_extensions[i].extension);
+        }
+    if (node->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
+        const VkShaderModuleCreateInfo *m = (const VkShaderModuleCreateInfo *)node;
+        RT_TRY(check_spirv(r, cmd, m->pCode, m->codeSize));
+    }
+    enum rt_vk_struct_type t;
+    if (rt_vk_struct_from_stype((uint32_t)node->sType, &t) && rt_vk_structs[t].members)
+        return walk_struct(r, cmd, &rt_vk_structs[t], (const uint8_t *)node, depth + 1);
+    return rt_ok_status();
+}
+
+static rt_status walk_member(struct replay *r, enum rt_vk_cmd cmd, const struct rt_vk_member *m, const uint8_t *parent,
+                             int depth)
+{
+    const uint8_t *at = parent + m->offset;
+    if (m->kind == RT_VK_KIND_PNEXT) {
+        const VkBaseInStructure *node = *(const VkBaseInStructure *const *)at;
+        for (int n = 0; node && n < 64; n++, node = node->pNext)
+            RT_TRY(check_node(r, cmd, node, depth));
+        return rt_ok_status();
+    }
+    if (m->kind != RT_VK_KIND_STRUCT || m->depth > 1 || m->aux < 0)
+        return rt_ok_status();
+    const struct rt_vk_struct_desc *sub = &rt_vk_structs[m->aux];
+    if (!sub->members)
+        return rt_ok_status();
+    uint64_t count = m->depth == 0 ? m->count : m->len ? m->len(parent) : 1;
+    const uint8_t *items = m->depth == 0 ? at : *(const uint8_t *const *)at;
+    for (uint64_t i = 0; items && i < count && i < 4096; i++)
+        RT_TRY(walk_struct(r, cmd, sub, items + i * m->elem_size, depth + 1));
+    return rt_ok_status();
+}
+
+static rt_status walk_struct(struct replay *r, enum rt_vk_cmd cmd, const struct rt_vk_struct_desc *sd,
+                             const uint8_t *p, int depth)
+{
+    if (depth > MAX_DEPTH || sd->is_union)
+        return rt_ok_status();
+    for (uint32_t i = 0; i < sd->nmembers; i++)
+        RT_TRY(walk_member(r, cmd, &sd->members[i], p, depth));
+    return rt_ok_status();
+}
+
+rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const void *args)
+{
+    const char *ext = replay_cmd_extension[cmd];
+    if (ext && stripped_extension(r->config, ext))
+        return uses(r, cmd, "extension", ext);
+    if (cmd == RT_VK_CMD_vkCreateShaderModule) {
+        const VkShaderModuleCreateInfo *info = ((const struct rt_vk_args_vkCreateShaderModule *)args)->pCreateInfo;
+        RT_TRY(check_spirv(r, cmd, info->pCode, info->codeSize));
+    }
+    if (cmd == RT_VK_CMD_vkCreateDevice || !rt_vk_commands[cmd].args || !rt_vk_commands[cmd].args->members)
+        return rt_ok_status(); /* device creation is where they were stripped */
+    return walk_struct(r, cmd, rt_vk_commands[cmd].args, args, 0);
+}
