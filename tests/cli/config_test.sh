@@ -51,5 +51,6 @@ check "replay: --validate takes only sync" 2 "validate" -- "$retrace" replay --v
 check "replay: --validate sync counts hazards" 0 "0 synchronization hazards" -- \
     "$retrace" replay --validate sync --end-frame 2 "$cube"
 check "replay: report written" 0 "" -- "$retrace" replay --end-frame 2 --report "$work/r.json" "$cube"
-check "replay: report of a failed replay" 4 "" -- sh -c "'$retrace' replay --device 99 --report '$work/f.json' '$cube'; rc=\$?; grep -q '\"code\":	4' '$work/f.json' && exit \$rc"
+head -c 30000 "$traces/textured.rtrace" > "$work/cut.rtrace"
+check "replay: report of a failed replay" 3 "" -- sh -c "'$retrace' replay --report '$work/f.json' '$work/cut.rtrace'; rc=\$?; grep -q '\"code\":	3' '$work/f.json' && exit \$rc"
 [ "$failed" -eq 0 ]
