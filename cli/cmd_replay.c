@@ -293,9 +293,9 @@ int cmd_replay_run(int argc, char **argv)
     rt_frame_list_finish(&o.frames);
     if (cli_json_errors()) { /* --json: one object, the error inside (replay_json.c) */
         finish_report(&o, &cc, &res, s, frames_rc);
-        int rc = cli_replay_json_result(&o, &res, s, frames_rc);
+        int json_rc = cli_replay_json_result(&o, &res, s, frames_rc);
         rt_replay_outcome_finish(&res.outcome);
-        return rc;
+        return json_rc;
     }
     return finish_replay(&o, &cc, &res, s, frames_rc);
 }
