@@ -228,6 +228,22 @@ static size_t compose(char *buf, size_t size, const char *prefix, const char *pa
     return n + take;
 }
 
+/* "verify <VkDeviceMemory 3> 0+4096, <VkDeviceMemory 3> 61440+4096": a
+ * verification point's ranges (replay --verify checks them), the first few. */
+static size_t verify_text(struct dump *d, const struct rt_trace_packet *p, char *text, size_t size)
+{
+    struct rt_trace_verify_cursor c;
+    struct rt_trace_verify_range g;
+    size_t n = (size_t)snprintf(text, size, "verify %u ranges:", p->u.verify.count);
+    rt_trace_verify_begin(p, &c);
+    for (unsigned i = 0; n < size && rt_trace_verify_next(&c, &g); i++)
+        n += (size_t)(i < 4 ? snprintf(text + n, size - n, "%s <VkDeviceMemory %" PRIu64 "> %" PRIu64 "+%u",
+                                       i ? "," : "", symbolic_handle(d, VK_OBJECT_TYPE_DEVICE_MEMORY, g.memory_id),
+                                       g.offset, g.size)
+                             : i == 4 ? snprintf(text + n, size - n, ", ...") : 0);
+    return n;
+}
+
 static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, const struct rt_trace_packet *p)
 {
     char text[512], prefix[256];
@@ -252,6 +268,9 @@ static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, c
                  h->command_names[p->u.unsupported.command_id]);
         n = compose(text, sizeof text, prefix, p->u.unsupported.reason, p->u.unsupported.length,
                     100);
+        break;
+    case RT_TRACE_PACKET_VERIFY:
+        n = verify_text(d, p, text, sizeof text);
         break;
     default:
         return rt_ok_status();
