@@ -52,6 +52,13 @@ struct rt_exec {
     double t0;
 };
 
+/**
+ * Downloads (or finds in the cache) every URL trace of the plan before any
+ * replay starts, so no download holds up the loop that enforces timeouts.
+ * A failure is kept and becomes the error result of that trace's jobs.
+ */
+void rt_job_prefetch(struct rt_exec *x);
+
 /** Starts attempt ATTEMPT of job J in SLOT; a job that cannot start is finished here. */
 RT_MUST_CHECK rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32_t attempt);
 

@@ -152,7 +152,9 @@ static rt_status setup(struct rt_exec *x)
         x->out->jobs[j].job = x->plan->jobs[j];
     x->out->job_count = x->plan->count;
     x->replay_has_report = replay_has_option(x->o->retrace, "--report");
-    return make_work_dir(x);
+    RT_TRY(make_work_dir(x));
+    rt_job_prefetch(x);
+    return rt_ok_status();
 }
 
 static void teardown(struct rt_exec *x)

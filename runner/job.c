@@ -143,6 +143,18 @@ static rt_status fetch_once(struct rt_exec *x, size_t trace)
     return f->status;
 }
 
+void rt_job_prefetch(struct rt_exec *x)
+{
+    for (size_t j = 0; j < x->plan->count; j++) {
+        size_t t = x->plan->jobs[j].trace;
+        if (!x->m->traces[t].url || x->fetches[t].tried)
+            continue;
+        if (x->o->progress)
+            fprintf(stderr, "\r\033[Kfetching %s", x->m->traces[t].url);
+        (void)fetch_once(x, t).code;
+    }
+}
+
 /* ARGV of the replay; strings live in BUF. */
 static void build_argv(struct rt_exec *x, size_t j, char **argv, char *buf, size_t size)
 {
