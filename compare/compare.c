@@ -77,6 +77,10 @@ rt_status rt_compare_images(const struct rt_image *golden, const struct rt_image
     rt_status st = rt_ok_status();
     if (options->want_diff)
         st = rt_diff_image_make(golden, actual, out->ssim.map, &out->ssim, &out->diff);
+    static const uint8_t magenta[3] = {255, 0, 255};
+    const struct rt_colour_result *c = &out->colour;
+    if (rt_ok(&st) && options->want_diff && c->max_delta_e > options->delta_e_threshold)
+        rt_diff_image_outline(&out->diff, c->tile_x, c->tile_y, c->tile_w, c->tile_h, magenta);
     rt_ssim_result_finish(&out->ssim);
     return st;
 }

@@ -7,8 +7,8 @@
  * exact-pixel counts, the diff image, and the pass/fail/size-mismatch verdict
  * with its text and JSON forms. compare/README.md says how edges, tiles, tiny
  * images and identical images are handled, and why.
- * Must not touch: Vulkan, SQLite (the golden store in compare/store*.c sits on
- * top of this header, not under it), the CLI, exit().
+ * Must not touch: Vulkan, SQLite (the golden store is its own module, store/,
+ * and does not use this one), the CLI, exit().
  * Entry points: rt_compare_images for everything at once; rt_ssim_compute,
  * rt_colour_compute, rt_pixel_metrics_compute and rt_diff_image_make for the
  * parts.
@@ -99,12 +99,17 @@ rt_status rt_pixel_metrics_compute(const struct rt_image *a, const struct rt_ima
 /**
  * The diff image: GOLDEN dimmed to a quarter-bright gray, with a heat colour
  * where the images differ (from the SSIM map when given, and from the pixel
- * differences), and the worst tile outlined when WORST is given. MAP may be
+ * differences), and the worst tile outlined in cyan when WORST is given
+ * (rt_compare_images adds the worst colour tile in magenta when it fails). MAP may be
  * NULL (identical images). Allocates *out.
  */
 rt_status rt_diff_image_make(const struct rt_image *golden, const struct rt_image *actual,
                              const float *map, const struct rt_ssim_result *worst,
                              struct rt_image *out) RT_MUST_CHECK;
+
+/** Outlines the rectangle (clipped to the image) in RGB: the worst tiles. */
+void rt_diff_image_outline(struct rt_image *im, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+                           const uint8_t rgb[3]);
 
 enum rt_compare_verdict {
     RT_COMPARE_PASS,

@@ -6,7 +6,7 @@
  * of (1 - local SSIM) x 4 (so SSIM 0.75 is full strength; structure changes
  * show even where pixels differ little) and, for any pixel that differs at
  * all, 0.25 + 0.75 x delta/255 (so a one-level change is still visible). The
- * worst tile is outlined in cyan.
+ * worst tile is outlined in cyan (compare.c outlines a failing colour tile in magenta).
  */
 #include "compare.h"
 
@@ -36,19 +36,20 @@ static void shade_pixel(const uint8_t *golden, double heat, uint8_t *out)
     out[3] = 255;
 }
 
-static void outline(struct rt_image *im, const struct rt_ssim_result *t)
+void rt_diff_image_outline(struct rt_image *im, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                           const uint8_t rgb[3])
 {
-    if (t->tile_w == 0 || t->tile_h == 0 || t->min_tile >= 1.0)
+    if (w == 0 || h == 0)
         return;
-    uint32_t x1 = t->tile_x + t->tile_w - 1, y1 = t->tile_y + t->tile_h - 1;
-    for (uint32_t y = t->tile_y; y <= y1 && y < im->height; y++)
-        for (uint32_t x = t->tile_x; x <= x1 && x < im->width; x++) {
-            if (y != t->tile_y && y != y1 && x != t->tile_x && x != x1)
+    uint32_t x1 = x0 + w - 1, y1 = y0 + h - 1;
+    for (uint32_t y = y0; y <= y1 && y < im->height; y++)
+        for (uint32_t x = x0; x <= x1 && x < im->width; x++) {
+            if (y != y0 && y != y1 && x != x0 && x != x1)
                 continue;
             uint8_t *p = im->rgba + ((size_t)y * im->width + x) * 4;
-            p[0] = 0;
-            p[1] = 255;
-            p[2] = 255;
+            p[0] = rgb[0];
+            p[1] = rgb[1];
+            p[2] = rgb[2];
         }
 }
 
@@ -64,7 +65,8 @@ rt_status rt_diff_image_make(const struct rt_image *golden, const struct rt_imag
     size_t n = (size_t)golden->width * golden->height;
     for (size_t i = 0; i < n; i++)
         shade_pixel(golden->rgba + 4 * i, heat_at(golden, actual, map, i), out->rgba + 4 * i);
-    if (worst)
-        outline(out, worst);
+    static const uint8_t cyan[3] = {0, 255, 255};
+    if (worst && worst->min_tile < 1.0)
+        rt_diff_image_outline(out, worst->tile_x, worst->tile_y, worst->tile_w, worst->tile_h, cyan);
     return rt_ok_status();
 }

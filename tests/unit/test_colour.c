@@ -298,3 +298,32 @@ Test(colour, sizes_must_match_and_identical_images_measure_zero)
     rt_image_finish(&a);
     rt_image_finish(&b);
 }
+
+Test(colour, the_diff_image_outlines_a_failing_colour_tile_in_magenta)
+{
+    struct rt_image golden, actual;
+    read_golden("1-vkcube-f1", &golden);
+    copy_image(&golden, &actual);
+    for (uint32_t y = 132; y < 156; y++)
+        for (uint32_t x = 228; x < 252; x++)
+            make_grey(actual.rgba + ((size_t)y * actual.width + x) * 4);
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.want_diff = true;
+    struct rt_compare_result r;
+    OK(rt_compare_images(&golden, &actual, &o, &r));
+    cr_assert_eq(r.verdict, RT_COMPARE_FAIL);
+    const uint8_t *corner = r.diff.rgba + ((size_t)128 * r.diff.width + 224) * 4;
+    cr_assert(corner[0] == 255 && corner[1] == 0 && corner[2] == 255, "%u %u %u", corner[0],
+              corner[1], corner[2]);
+    rt_compare_result_finish(&r);
+    o.delta_e_threshold = 100; /* a pass on colour: no magenta anywhere */
+    OK(rt_compare_images(&golden, &actual, &o, &r));
+    for (size_t i = 0; i < (size_t)r.diff.width * r.diff.height; i++) {
+        const uint8_t *p = r.diff.rgba + 4 * i;
+        cr_assert(!(p[0] == 255 && p[1] == 0 && p[2] == 255), "magenta at pixel %zu", i);
+    }
+    rt_compare_result_finish(&r);
+    rt_image_finish(&golden);
+    rt_image_finish(&actual);
+}
