@@ -114,8 +114,10 @@ static int parse_flags(int argc, char **argv, const struct rt_command *self, int
     struct cli_args p;
     cli_args_init(&p, self, argc, argv, options, CLI_ARGS_STOP_AT_POSITIONAL);
     int id;
+    bool json = false;
     while ((id = cli_args_next(&p)) > 0) {
         const struct capture_flag *f = &flags[id - 1];
+        json |= !f->var;
         if (!f->var)
             continue;
         int rc = check_flag(&p, f);
@@ -128,6 +130,8 @@ static int parse_flags(int argc, char **argv, const struct rt_command *self, int
     if (id != CLI_ARGS_POSITIONAL)
         return cli_usage_error(self, "no program to run (put it after --)");
     *program_out = p.next - 1;
+    /* main() took a --json among PROGRAM's own arguments for ours; it is not. */
+    cli_set_json_errors(json);
     return 0;
 }
 

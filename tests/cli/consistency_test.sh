@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 34 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 35 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -81,6 +81,7 @@ else not_ok "replay --json: the result is one object" "$(cat "$work/replay.json"
 head -c 30000 "$traces/textured.rtrace" >"$work/cut.rtrace"
 check "replay --json: a truncated trace, the error inside the result" 3 '"good_prefix_only":true,.*"error":{"code":3' -- "$retrace" replay --json "$work/cut.rtrace"
 json_error "capture --json: a program without Vulkan" 3 -- "$retrace" capture --json -o "$work/t.rtrace" -- true
+check "capture: the program's own --json is not ours" 3 "^retrace: error: echo wrote no trace" -- "$retrace" capture -o "$work/t.rtrace" echo --json
 check "info --json: the report carries the error object" 3 '"code":	3' -- "$retrace" info --json "$work/missing.rtrace"
 
 # dump: any bytes in a trace print escaped; --json is valid JSON (UTF-8).
