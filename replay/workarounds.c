@@ -30,21 +30,23 @@ static const struct rt_workaround_info catalogue[RT_WA_COUNT] = {
         "lies there. The report names the features enabled."},
     [RT_WA_READBACK_BARRIER] = {"readback-barrier",
         "a full barrier before every transfer read; readbacks wait for all earlier submissions",
-        "recording: before every vkCmdCopyImageToBuffer, vkCmdCopyImage, vkCmdCopyBuffer,\n"
-        "vkCmdBlitImage and vkCmdCopyImageToBuffer2 / CopyImage2 / CopyBuffer2 / BlitImage2, records\n"
-        "a memory barrier ALL_COMMANDS (memory writes) -> TRANSFER (reads).\n"
-        "submission: a submission holding such a copy first waits until every earlier submission\n"
-        "on the device has completed, not only those its own fence or semaphores cover."},
+        "recording: before every copy or blit that reads with the transfer stage (vkCmdCopyBuffer,\n"
+        "vkCmdCopyImage, vkCmdCopyImageToBuffer, vkCmdCopyBufferToImage, vkCmdBlitImage and their\n"
+        "...2 forms), records a memory barrier ALL_COMMANDS (memory writes) -> TRANSFER (reads).\n"
+        "submission: a submission holding a copy into a buffer (a readback) first waits until\n"
+        "every earlier submission on the device has completed, not only those its own fence or\n"
+        "semaphores cover. The report counts the barriers and the waits."},
     [RT_WA_SERIALIZE_SUBMITS] = {"serialize-submits",
         "wait for the queue to go idle after every submission",
         "submission: vkQueueWaitIdle after every vkQueueSubmit, vkQueueSubmit2 and vkQueueBindSparse,\n"
         "so no two submissions ever overlap on the GPU."},
     [RT_WA_ZERO_INIT] = {"zero-init",
-        "fill every new allocation with zeros and clear every new image",
-        "memory: every vkAllocateMemory (and every allocation rebinding makes) is filled with zeros,\n"
-        "through a mapping where the memory is host-visible, else with vkCmdFillBuffer;\n"
-        "images: every image whose usage allows transfers is cleared to zero when it is bound,\n"
-        "so reading memory or an image nothing wrote gives zeros, replay after replay."},
+        "fill every new allocation with zeros, so buffers and images start as zeros",
+        "memory: every vkAllocateMemory (and every allocation rebinding makes) is filled with zeros\n"
+        "before anything is bound to it: through a mapping where the memory is host-visible, else\n"
+        "with vkCmdFillBuffer over a buffer covering it. Buffers and images bound to it start as\n"
+        "zeros (an image in a layout that compresses may still read other values on some GPUs), so\n"
+        "reading memory nothing wrote gives the same result, replay after replay."},
     [RT_WA_NO_PIPELINE_CACHE] = {"no-pipeline-cache",
         "drop captured pipeline-cache data: every pipeline is compiled afresh",
         "vkCreatePipelineCache: the captured initial data is dropped (an empty cache is made);\n"
