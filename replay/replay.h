@@ -3,14 +3,16 @@
  * default, and saves chosen frames as PNG.
  *
  * Owns: the replay engine (engine.c: the packet loop and the generic call
- * path), captured-to-live handle maps (handles.c), instance, device and
- * physical-device choice (instance.c), memory (memory.c: type translation,
- * memory updates, rebinding resources when the replay device's requirements
- * differ), the virtual swapchain and presents (swapchain.c), screenshots
- * (screenshot.c) and the waits the capture observed (waits.c); replay
- * configurations (config.h: workarounds, delays, pipeline cache, sync
- * validation, applied through replay_config.h) and the report (report.h).
- * Loads Vulkan through volk: no link-time libvulkan.
+ * path; decode.c: decoding a call, shared with `info --check`), the
+ * captured-to-live handle map, instances, devices and physical-device choice
+ * (instance.c: any number alive at once), per-object records that follow
+ * object lifetimes (resources.c), memory (memory.c: type translation, memory
+ * updates, rebinding resources when the replay device's requirements differ),
+ * the virtual swapchain and presents (swapchain.c), read-backs (readbacks.c)
+ * and output file names (outputs.c), and the waits the capture observed
+ * (waits.c); replay configurations (config.h: workarounds, delays, pipeline
+ * cache, sync validation, applied through replay_config.h) and the report
+ * (report.h). Loads Vulkan through volk: no link-time libvulkan.
  * Must not touch: the capture layer, compare, the store, the server.
  */
 #ifndef RT_REPLAY_H
