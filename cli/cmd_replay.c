@@ -24,6 +24,8 @@ void cmd_replay_usage(FILE *out)
             "                            a frame past the last one replayed is a warning and exit 2\n"
             "  --readbacks DIR           save every image the trace copies into a buffer (what a program\n"
             "                            without a swapchain reads back) as DIR/readback_NNNNNN.png\n"
+            "                            (.bin + .json where no PNG holds the format); an image that\n"
+            "                            cannot be saved is a warning, the replay goes on\n"
             "  --end-frame N             stop after frame N\n"
             "  --loop N                  replay the whole trace N times (screenshots and readbacks\n"
             "                            of pass K are named ..._loopK.png)\n"

@@ -34,6 +34,8 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
     cJSON_AddNumberToObject(j, "seconds", res->seconds);
     add_u64(j, "screenshots", res->screenshots);
     add_u64(j, "readbacks", res->readbacks);
+    add_u64(j, "images_not_saved", res->conversion_warnings); /* each warned on stderr */
+    add_u64(j, "last_frame", res->last_frame);
     add_u64(j, "unsupported", res->unsupported);
     cJSON_AddBoolToObject(j, "good_prefix_only", res->good_prefix_only);
     if (o->validate) {
