@@ -16,14 +16,8 @@ echo "==> golden store $db"
 $retrace golden import --db "$db" traces/golden || exit $?
 echo
 
-only=""
-if ! $retrace help replay | grep -q -- '--delay'; then
-    echo "note: this retrace replay has no --delay yet; replaying the default configuration only"
-    only="--configuration default"
-fi
 echo "==> retrace run traces/manifest.yml"
-# shellcheck disable=SC2086
-$retrace run traces/manifest.yml --db "$db" --junit "$work/junit.xml" -j 2 $only
+$retrace run traces/manifest.yml --db "$db" --junit "$work/junit.xml" -j 2
 status=$?
 echo
 echo "JUnit: $work/junit.xml; every result, with the actual and diff images of failures, is in $db"

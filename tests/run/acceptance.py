@@ -4,8 +4,8 @@ one manifest where one trace is corrupt, one hangs, one crashes, one
 regresses (its golden is another trace's), one has no golden, one is
 expected flaky and passes on a retry, and the rest pass. Every one must be
 recorded with the right status and reason, JUnit must list all of them, and
-retrace run must exit 1. A hang by an injected delay past the timeout is
-checked too once `retrace replay --delay` exists."""
+retrace run must exit 1. A second hang comes from an injected delay
+(retrace replay --delay) past the trace's timeout."""
 import json
 import os
 import sys
@@ -15,7 +15,6 @@ from runlib import WRAPPER, Env, alive, expect, finish
 
 retrace, traces = sys.argv[1], sys.argv[2]
 env = Env(retrace, traces)
-has_delay = "--delay" in env.run(["help", "replay"]).stdout
 
 for name in ("vkcube", "textured", "particles", "modern"):
     env.copy_trace(name, name)
@@ -37,15 +36,11 @@ env.add_golden("particles", 1, env.golden("modern", 1))  # another trace's golde
 env.add_golden("particles", 5, env.golden("particles", 5))
 # modern: no golden at all
 
-delay_traces = ""
-if has_delay:
-    env.copy_trace("vkcube", "slow")
-    delay_traces = """
-  - path: slow.rtrace
-    frames: [1]
-    timeout: 3
-    configurations: [very-slow]
-"""
+env.copy_trace("vkcube", "slow")
+env.copy_trace("vkcube", "robust")  # replayed under a real workaround set: passes
+env.copy_trace("vkcube", "bogus")   # under a set that does not exist: the replay's own error
+for name in ("robust", "bogus"):
+    env.add_golden(name, 1, env.golden("vkcube", 1))
 env.write("manifest.yml", f"""
 label: acceptance
 defaults: {{frames: [1, 5], timeout: 60}}
@@ -53,6 +48,8 @@ configurations:
   - name: default
   - name: very-slow
     delays: [present=30s]
+  - {{name: robust, workarounds: [robust], delays: [create-pipeline=5ms~2ms], seed: 3}}
+  - {{name: bogus, workarounds: [no-such-set]}}
 traces:
   - {{path: vkcube.rtrace, frames: [1, 10], configurations: [default]}}
   - {{path: textured.rtrace, configurations: [default]}}
@@ -64,7 +61,10 @@ traces:
   - path: flaky.rtrace
     configurations: [default]
     expect: [{{device: "*", status: flaky, note: races with the compositor}}]
-{delay_traces}""")
+  - {{path: slow.rtrace, frames: [1], timeout: 3, configurations: [very-slow]}}
+  - {{path: robust.rtrace, frames: [1], configurations: [robust]}}
+  - {{path: bogus.rtrace, frames: [1], configurations: [bogus]}}
+""")
 
 junit = os.path.join(env.dir, "junit.xml")
 r = env.run(["run", os.path.join(env.dir, "manifest.yml"), "--db", env.db, "--wrapper", "sh " + WRAPPER,
@@ -105,10 +105,14 @@ expect(os.path.exists(pid_file) and not alive(int(open(pid_file).read())),
        "the hung replay's own child was killed with its process group")
 expect(statuses("flaky") == ["flaky"] and all(x["attempts"] == 2 and not x["regression"] for x in by["flaky"])
        and "crash" in messages("flaky"), f"the expected flaky trace passed on its retry: flaky: {messages('flaky')}")
-if has_delay:
-    expect(statuses("slow") == ["timeout"], f"a delay past the timeout is a timeout: {messages('slow')}")
-else:
-    print("note: retrace replay has no --delay yet; the delay-hang case is not run")
+expect(statuses("slow") == ["timeout"] and "present=30s" in messages("slow"),
+       f"a delay past the timeout is a timeout: {messages('slow')}")
+
+rob = by["robust"][0]
+expect(rob["status"] == "pass" and rob["report"]["configuration"]["workaround_sets"] == ["robust"]
+       and rob["report"]["configuration"]["seed"] == 3, "a workaround set and a delay reach the replay (its report says so)")
+expect(statuses("bogus") == ["error"] and "no-such-set" in messages("bogus") and "exited 2" in messages("bogus"),
+       f"an unknown workaround set is an error with the replay's own message: {messages('bogus')}")
 
 # The store holds what the JSON says.
 rows = env.query("SELECT t.name, r.frame, r.status, r.attempts, r.configuration FROM results r "
@@ -128,7 +132,7 @@ expect(classes == set(by), f"JUnit lists every trace: {sorted(classes)}")
 expect(len(cases) == len(doc["results"]), f"one testcase per trace x configuration x frame ({len(cases)})")
 failed = {c.get("classname").split(".")[0] for c in cases if c.find("failure") is not None}
 errored = {c.get("classname").split(".")[0] for c in cases if c.find("error") is not None}
-want_err = {"corrupt", "crash", "hang"} | ({"slow"} if has_delay else set())
+want_err = {"corrupt", "crash", "hang", "slow", "bogus"}
 expect(failed == {"particles"} and errored == want_err, f"JUnit failures {sorted(failed)}, errors {sorted(errored)}")
 msg = [c.find("failure").get("message") for c in cases if c.find("failure") is not None][0]
 expect("ssim" in msg and "below 0.99" in msg, f"the failure message has the numbers: {msg}")

@@ -31,11 +31,10 @@ traces:
   - {path: skipped.rtrace, expect: [{device: "*", status: skip, note: too slow here}]}
   - {path: other.rtrace, expect: [{device: "10de:*", status: skip, note: only on NVIDIA}]}
 """)
-has_report = "--report" in env.run(["help", "replay"]).stdout
-if has_report:  # the replay report names the device: a skip for this device's name applies
-    env.copy_trace("textured", "lavapipe-only")
-    with open(manifest, "a") as f:
-        f.write('  - {path: lavapipe-only.rtrace, expect: [{device: "llvmpipe*", status: skip}]}\n')
+# The replay report names the device: a skip for this device's name applies.
+env.copy_trace("textured", "lavapipe-only")
+with open(manifest, "a") as f:
+    f.write('  - {path: lavapipe-only.rtrace, expect: [{device: "llvmpipe*", status: skip}]}\n')
 junit = os.path.join(env.dir, "junit.xml")
 r = env.run(["run", manifest, "--db", env.db, "--wrapper", "sh " + WRAPPER, "--retries", "2", "--json",
              "--junit", junit, "--update-goldens", "--device-key", "test:0001/1", "-j", "3"])
@@ -56,10 +55,7 @@ expect([x["status"] for x in m] == ["new", "new"] and all("now golden" in x["mes
        f"--update-goldens makes the new frames goldens: {[x['message'] for x in m]}")
 cases = ET.parse(junit).getroot().find("testsuite").findall("testcase")
 skipped = [c.get("classname") for c in cases if c.find("skipped") is not None]
-expect(skipped == ["skipped.default"] + (["lavapipe-only.default"] if has_report else []),
-       f"JUnit marks the skipped traces: {skipped}")
-if not has_report:
-    print("note: retrace replay has no --report yet; the device-name expectation is not checked")
+expect(skipped == ["skipped.default", "lavapipe-only.default"], f"JUnit marks the skipped traces: {skipped}")
 listed = env.run(["golden", "list", "--db", env.db, "--trace", "modern", "--device", "test:0001/1"]).stdout
 expect(len(listed.splitlines()) == 2, f"the new goldens are this device's: {listed!r}")
 
