@@ -91,6 +91,27 @@ void rt_compare_result_finish(struct rt_compare_result *result)
     rt_image_finish(&result->diff);
 }
 
+int rt_compare_explain(const struct rt_compare_result *r, const struct rt_compare_options *o,
+                       char *buf, size_t size)
+{
+    const struct rt_ssim_result *s = &r->ssim;
+    const struct rt_colour_result *c = &r->colour;
+    if (r->verdict == RT_COMPARE_SIZE_MISMATCH)
+        return snprintf(buf, size, "size %ux%u, the golden is %ux%u", r->actual_width,
+                        r->actual_height, r->width, r->height);
+    if (r->verdict == RT_COMPARE_PASS)
+        return snprintf(buf, size, "%s", "");
+    if (s->mean < o->threshold)
+        return snprintf(buf, size, "ssim %.6f below %.4g (worst tile %.6f, %llu pixels differ)",
+                        s->mean, o->threshold, s->min_tile,
+                        (unsigned long long)r->pixels.diff_pixels);
+    if (s->min_tile < o->tile_threshold)
+        return snprintf(buf, size, "worst tile ssim %.6f below %.4g at %u,%u (ssim %.6f)",
+                        s->min_tile, o->tile_threshold, s->tile_x, s->tile_y, s->mean);
+    return snprintf(buf, size, "colour: delta E %.2f above %.4g in the tile at %u,%u (ssim %.6f)",
+                    c->max_delta_e, o->delta_e_threshold, c->tile_x, c->tile_y, s->mean);
+}
+
 const char *rt_compare_verdict_name(enum rt_compare_verdict verdict)
 {
     switch (verdict) {

@@ -159,6 +159,17 @@ rt_status rt_compare_read_pair(const char *golden_path, const char *actual_path,
                                struct rt_image *golden_out,
                                struct rt_image *actual_out) RT_MUST_CHECK;
 
+/**
+ * Why RESULT (made with OPTIONS) did not pass, in one line for a report:
+ * "ssim 0.981234 below 0.99 (worst tile 0.912345, 123 pixels differ)",
+ * "worst tile ssim 0.912345 below 0.95 at 64,32 (ssim 0.998765)",
+ * "colour: delta E 17.39 above 3 in the tile at 224,128 (ssim 0.999951)" or
+ * "size 640x480, the golden is 500x500"; "" for a pass. Truncates like
+ * snprintf; returns its result.
+ */
+int rt_compare_explain(const struct rt_compare_result *result,
+                       const struct rt_compare_options *options, char *buf, size_t size);
+
 /** "pass", "fail", "size-mismatch". */
 const char *rt_compare_verdict_name(enum rt_compare_verdict verdict);
 

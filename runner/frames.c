@@ -88,12 +88,14 @@ static void fill_metrics(struct rt_run_frame *out, const struct rt_frame_check *
     out->r.max_diff = (int32_t)cr->pixels.max_delta;
     if (out->r.status == RT_RESULT_PASS)
         return;
-    if (cr->ssim.mean < check->threshold)
-        set_message(out, "ssim %.6f below %.4g (worst tile %.6f, %" PRIu64 " pixels differ)", cr->ssim.mean,
-                    check->threshold, cr->ssim.min_tile, cr->pixels.diff_pixels);
-    else
-        set_message(out, "worst tile ssim %.6f below %.4g at %u,%u (ssim %.6f)", cr->ssim.min_tile,
-                    check->tile_threshold, cr->ssim.tile_x, cr->ssim.tile_y, cr->ssim.mean);
+    /* compare words it: which of ssim, worst tile and colour failed */
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.threshold = check->threshold;
+    o.tile_threshold = check->tile_threshold;
+    char why[512];
+    rt_compare_explain(cr, &o, why, sizeof why);
+    set_message(out, "%s", why);
 }
 
 static rt_status compare_one(const struct rt_frame_check *check, const struct rt_golden *g,

@@ -327,3 +327,32 @@ Test(colour, the_diff_image_outlines_a_failing_colour_tile_in_magenta)
     rt_image_finish(&golden);
     rt_image_finish(&actual);
 }
+
+Test(colour, explain_names_the_failing_gate)
+{
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    struct rt_compare_result r = {
+        .verdict = RT_COMPARE_FAIL, .width = 500, .height = 500,
+        .ssim = {.mean = 0.999951, .min_tile = 0.999227, .tile_x = 32, .tile_y = 64},
+        .colour = {.max_delta_e = 17.386, .tile_x = 224, .tile_y = 128},
+        .pixels = {.diff_pixels = 21986},
+    };
+    char buf[256];
+    rt_compare_explain(&r, &o, buf, sizeof buf);
+    cr_assert_str_eq(buf, "colour: delta E 17.39 above 3 in the tile at 224,128 (ssim 0.999951)");
+    r.ssim.min_tile = 0.9;
+    rt_compare_explain(&r, &o, buf, sizeof buf);
+    cr_assert_str_eq(buf, "worst tile ssim 0.900000 below 0.95 at 32,64 (ssim 0.999951)");
+    r.ssim.mean = 0.98;
+    rt_compare_explain(&r, &o, buf, sizeof buf);
+    cr_assert_str_eq(buf, "ssim 0.980000 below 0.99 (worst tile 0.900000, 21986 pixels differ)");
+    r.verdict = RT_COMPARE_PASS;
+    rt_compare_explain(&r, &o, buf, sizeof buf);
+    cr_assert_str_eq(buf, "");
+    r.verdict = RT_COMPARE_SIZE_MISMATCH;
+    r.actual_width = 640;
+    r.actual_height = 480;
+    rt_compare_explain(&r, &o, buf, sizeof buf);
+    cr_assert_str_eq(buf, "size 640x480, the golden is 500x500");
+}
