@@ -170,7 +170,7 @@ RT_MUST_CHECK rt_status rt_trace_writer_close(struct rt_trace_writer *w,
  * The same as close without freeing: for a writer other threads may still be
  * calling (a process exiting while its threads run). Every later append fails
  * with an error and touches nothing but the writer's lock; w stays valid.
- * Finishing twice is an error.
+ * Finishing twice is an error; close after finish only frees.
  */
 RT_MUST_CHECK rt_status rt_trace_writer_finish(struct rt_trace_writer *w,
                                                struct rt_trace_writer_stats *stats_out);

@@ -440,7 +440,14 @@ rt_status rt_trace_writer_close(struct rt_trace_writer *w, struct rt_trace_write
 {
     if (!w)
         return rt_errorf(RT_ERR_USAGE, "trace writer: close of NULL");
-    rt_status s = rt_trace_writer_finish(w, stats_out);
+    pthread_mutex_lock(&w->lock);
+    bool finished = w->finished;
+    pthread_mutex_unlock(&w->lock);
+    rt_status s = rt_ok_status();
+    if (!finished)
+        s = rt_trace_writer_finish(w, stats_out);
+    else if (stats_out)
+        *stats_out = w->stats;
     rt_writer_wait_for_handlers();
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->wake_writer);

@@ -206,6 +206,7 @@ Test(finish, a_finished_writer_stays_valid_and_refuses_appends)
     struct rt_trace_progress read = read_through(path, &s);
     cr_assert(rt_ok(&s) && read.ended && !read.emergency, "a clean end: %s", s.msg);
     cr_assert_eq(read.frames, 2, "nothing after the end block");
+    OK(rt_trace_writer_close(w, NULL)); /* only frees now */
 }
 
 static volatile sig_atomic_t program_saw;
