@@ -5,7 +5,8 @@
 # cache on (the default) and off (--cache 0, every request asks SQLite).
 # Prints requests per second and latency percentiles as a markdown table,
 # with the machine's load average before and after (a busy machine makes the
-# p99 meaningless: measure when it is quiet). Traffic goes to 127.0.0.1 only;
+# p99 meaningless: measure when it is quiet), and the server's own CPU time
+# per request (user + system from /proc, which other jobs do not inflate). Traffic goes to 127.0.0.1 only;
 # each measurement runs DURATION seconds and stops by itself.
 #
 # Environment: BUILD (build), RUNS (runs in the test store, 200), DURATION
@@ -60,16 +61,21 @@ measure() {
     name=$1 path=$2
     set -- -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency
     [ -n "${3:-}" ] && set -- "$@" -H "$3"
+    before=$(cut -d' ' -f14,15 "/proc/$SERVER/stat")
     wrk "$@" "$URL${path#/}" >"$WORK/wrk.txt" 2>&1
-    python3 - "$name" "$WORK/wrk.txt" <<'PY'
+    after=$(cut -d' ' -f14,15 "/proc/$SERVER/stat")
+    python3 - "$name" "$WORK/wrk.txt" "$before" "$after" "$(getconf CLK_TCK)" <<'PY'
 import re, sys
 name, text = sys.argv[1], open(sys.argv[2]).read()
+ticks = sum(map(int, sys.argv[4].split())) - sum(map(int, sys.argv[3].split()))
+requests = int(re.search(r"(\d+) requests in", text).group(1))
+cpu_us = ticks / int(sys.argv[5]) / max(requests, 1) * 1e6
 rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
 pct = dict(re.findall(r"^\s+(50|90|99)%\s+(\S+)", text, re.M))
 errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 socket = re.search(r"Socket errors: (.*)", text)
 print(f"| {name} | {float(rps.group(1)):,.0f} | {pct.get('50', '?')} | {pct.get('90', '?')} | "
-      f"{pct.get('99', '?')} | {errors.group(1) if errors else 0}{' (' + socket.group(1) + ')' if socket else ''} |")
+      f"{pct.get('99', '?')} | {cpu_us:.0f} us | {errors.group(1) if errors else 0}{' (' + socket.group(1) + ')' if socket else ''} |")
 PY
 }
 
@@ -81,8 +87,8 @@ ETAG=$(python3 -c "import urllib.request; print(urllib.request.urlopen('${URL}ap
 echo "# retrace serve: $RUNS runs, $THREADS worker threads, wrk $CONNECTIONS connections, ${DURATION}s each"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
-echo "| request | requests/s | p50 | p90 | p99 | non-2xx/3xx |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| request | requests/s | p50 | p90 | p99 | server CPU/request | non-2xx/3xx |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 measure "GET /api/runs?limit=20 (cached)" "/api/runs?limit=20"
 measure "GET /api/runs/ID (cached)" "/api/runs/$RUN"
 measure "GET diff image (3 KB PNG)" "/api/images/result/$RESULT/diff"
