@@ -58,9 +58,12 @@ static cJSON *row_object(sqlite3_stmt *stmt)
         if (!value)
             continue;
         char key[64];
-        snprintf(key, sizeof key, "%s", name);
-        if (ends_with(key, "_json"))
-            key[strlen(key) - 5] = '\0';
+        size_t len = strlen(name);
+        if (ends_with(name, "_json"))
+            len -= 5;
+        len = len < sizeof key ? len : sizeof key - 1;
+        memcpy(key, name, len); /* column names are ours: short, no format */
+        key[len] = '\0';
         if (!cJSON_AddItemToObject(obj, key, value)) {
             cJSON_Delete(value);
             cJSON_Delete(obj);
