@@ -23,6 +23,7 @@ struct replay_verify {
     enum rt_vk_cmd last_call;
     struct rt_hashmap query_types; /* live VkQueryPool -> VkQueryType */
     uint64_t captured_query_hash;  /* of the captured vkGetQueryPoolResults output */
+    uint8_t captured_query_head[8]; /* its first bytes, to show */
     bool query_pending;
     uint8_t *buffer; /* the bytes of the range being checked */
     uint8_t *covered; /* which of them exist in this replay */
@@ -231,6 +232,7 @@ void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void 
     const struct rt_vk_args_vkGetQueryPoolResults *a = args;
     if (a->pData && a->dataSize) {
         r->verify->captured_query_hash = rt_trace_hash(a->pData, a->dataSize);
+        memcpy(r->verify->captured_query_head, a->pData, a->dataSize < 8 ? a->dataSize : 8);
         r->verify->query_pending = true;
     }
 }
@@ -257,9 +259,14 @@ void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *
     r->result->verify_queries++;
     r->result->verify_same_kind = replay_verify_same_kind(r);
     if (rt_trace_hash(a->pData, a->dataSize) != v->captured_query_hash) {
-        char what[256];
-        snprintf(what, sizeof what, "query results of queries %u-%u (%zu bytes) differ", a->firstQuery,
-                 a->firstQuery + a->queryCount - 1, (size_t)a->dataSize);
+        char what[256], captured[32] = "", here[32] = "";
+        for (size_t i = 0; i < 8 && i < a->dataSize; i++) {
+            snprintf(captured + 3 * i, sizeof captured - 3 * i, " %02x", v->captured_query_head[i]);
+            snprintf(here + 3 * i, sizeof here - 3 * i, " %02x", ((const uint8_t *)a->pData)[i]);
+        }
+        snprintf(what, sizeof what, "query results of queries %u-%u (%zu bytes) differ (captured:%s%s; here:%s%s)",
+                 a->firstQuery, a->firstQuery + a->queryCount - 1, (size_t)a->dataSize, captured,
+                 a->dataSize > 8 ? " ..." : "", here, a->dataSize > 8 ? " ..." : "");
         diverged(r, what);
     }
 }

@@ -7,6 +7,8 @@
  * 77 when the device cannot import host memory.
  * `host_pointer fd` instead exports an allocation as a file descriptor and
  * imports it again: memory whose content the capture cannot read.
+ * `host_pointer query` reads an occlusion query (no draws: 0 samples) with
+ * vkGetQueryPoolResults: query results that replay --verify compares.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +50,31 @@ static void make_buffer(VkDevice dev, const void *pnext, VkBufferUsageFlags usag
     vkBindBufferMemory(dev, *buf, *mem, 0);
 }
 
+/* Records cb's commands (src and dst copied, or a query pool reset and
+ * ended) and submits them; waits for the queue. */
+static void run_commands(VkDevice dev, VkQueue queue, VkBuffer src, VkBuffer dst, VkQueryPool pool);
+
 static void copy(VkDevice dev, VkQueue queue, VkBuffer src, VkBuffer dst)
+{
+    run_commands(dev, queue, src, dst, VK_NULL_HANDLE);
+}
+
+static int query(VkDevice dev, VkQueue queue)
+{
+    VkQueryPoolCreateInfo qi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0, VK_QUERY_TYPE_OCCLUSION, 1, 0};
+    VkQueryPool pool;
+    if (vkCreateQueryPool(dev, &qi, NULL, &pool) != VK_SUCCESS)
+        return 77;
+    run_commands(dev, queue, VK_NULL_HANDLE, VK_NULL_HANDLE, pool);
+    uint64_t samples = 99;
+    VkResult r = vkGetQueryPoolResults(dev, pool, 0, 1, sizeof samples, &samples, sizeof samples,
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    printf("samples=%llu\n", (unsigned long long)samples);
+    vkDestroyQueryPool(dev, pool, NULL);
+    return r == VK_SUCCESS && samples == 0 ? 0 : 1;
+}
+
+static void run_commands(VkDevice dev, VkQueue queue, VkBuffer src, VkBuffer dst, VkQueryPool query_pool)
 {
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
     VkCommandPool pool;
@@ -59,8 +85,14 @@ static void copy(VkDevice dev, VkQueue queue, VkBuffer src, VkBuffer dst)
     vkAllocateCommandBuffers(dev, &cai, &cb);
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
     vkBeginCommandBuffer(cb, &bi);
-    VkBufferCopy r = {0, 0, N};
-    vkCmdCopyBuffer(cb, src, dst, 1, &r);
+    if (query_pool) {
+        vkCmdResetQueryPool(cb, query_pool, 0, 1);
+        vkCmdBeginQuery(cb, query_pool, 0, 0);
+        vkCmdEndQuery(cb, query_pool, 0);
+    } else {
+        VkBufferCopy r = {0, 0, N};
+        vkCmdCopyBuffer(cb, src, dst, 1, &r);
+    }
     vkEndCommandBuffer(cb);
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL};
     vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE);
@@ -101,8 +133,8 @@ int main(int argc, char **argv)
     VkDevice dev = make_device(&inst, &queue);
     if (!dev)
         return 77;
-    if (argc > 1 && !strcmp(argv[1], "fd")) {
-        int rc = import_fd(dev);
+    if (argc > 1 && (!strcmp(argv[1], "fd") || !strcmp(argv[1], "query"))) {
+        int rc = !strcmp(argv[1], "fd") ? import_fd(dev) : query(dev, queue);
         vkDestroyDevice(dev, NULL);
         vkDestroyInstance(inst, NULL);
         return rc;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/integration/verify.sh RETRACE HOST_POINTER DROP_UPDATES TRACES_DIR — memory
+# tests/integration/verify.sh RETRACE HOST_POINTER EDIT_TRACE TRACES_DIR — memory
 # imported from a host pointer is captured (memory updates, verification
 # points), the replay verifies clean, and the same trace without its memory
 # updates fails --verify (exit 1) at the readback, naming the memory.
@@ -16,7 +16,7 @@ echo "$info" | grep -q "^memory  *[1-9][0-9]* updates, 65536 bytes" || { echo "$
 echo "$info" | grep -q "^verification [1-9]" || { echo "$info"; fail "no verification point"; }
 out=$("$1" replay "$work/h.rtrace" --verify 2>&1) || { echo "$out"; fail "replay --verify of the capture"; }
 echo "$out" | grep -q "verify: [1-9][0-9]* points .* 0 divergences" || { echo "$out"; fail "no clean verify line"; }
-"$3" "$work/h.rtrace" "$work/dropped.rtrace" >/dev/null || fail "drop_updates"
+"$3" drop-updates "$work/h.rtrace" "$work/dropped.rtrace" >/dev/null || fail "edit_trace drop-updates"
 out=$("$1" replay "$work/dropped.rtrace" --verify 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] || { echo "$out"; fail "expected exit 1 without the imported memory's content, got $rc"; }
@@ -33,6 +33,17 @@ for t in "$4"/v1.1-*.rtrace; do
     out=$("$1" replay "$t" --verify 2>&1) || { echo "$out"; fail "replay --verify of $t"; }
     echo "$out" | grep -q "verify: [1-9][0-9]* points .* 0 divergences" || { echo "$out"; fail "$t did not verify clean"; }
 done
+
+# Query results: the replay's vkGetQueryPoolResults compared with the capture's.
+"$1" capture -o "$work/q.rtrace" -- "$2" query >"$work/capture.txt" 2>&1 || { cat "$work/capture.txt"; fail "query capture"; }
+out=$("$1" replay "$work/q.rtrace" --verify 2>&1) || { echo "$out"; fail "replay --verify of the query trace"; }
+echo "$out" | grep -q "verify: .* 1 query reads: 0 divergences" || { echo "$out"; fail "query results not compared"; }
+"$3" bump-queries "$work/q.rtrace" "$work/q2.rtrace" >/dev/null || fail "edit_trace bump-queries"
+out=$("$1" replay "$work/q2.rtrace" --verify 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && echo "$out" | grep -q "error: verify: .*(vkGetQueryPoolResults): query results of queries 0-0 (8 bytes) differ" ||
+    { echo "$out"; fail "expected exit 1 naming the query results that differ, got $rc"; }
+echo "ok: $(echo "$out" | grep 'error: verify' | head -n 1)"
 
 # Memory imported from a file descriptor: listed by info, warned about by replay.
 "$1" capture -o "$work/fd.rtrace" -- "$2" fd >"$work/capture.txt" 2>&1
