@@ -30,9 +30,12 @@ if [ -z "${BASELINE:-}" ]; then
     [ -n "$rev" ] || { echo "bench/config: set BASELINE (no commit adding configurations found)" >&2; exit 1; }
     BASE_TREE=$WORK/baseline
     git worktree add --detach "$BASE_TREE" "$rev^" >/dev/null 2>&1
-    (cd "$BASE_TREE" && meson setup build --buildtype=debugoptimized >/dev/null && ninja -C build cli/retrace >/dev/null)
+    (cd "$BASE_TREE" && meson setup build --buildtype=debugoptimized >"$WORK/baseline.log" 2>&1 &&
+        ninja -C build cli/retrace >>"$WORK/baseline.log" 2>&1) ||
+        { echo "bench/config: the baseline did not build:" >&2; tail -n 5 "$WORK/baseline.log" >&2; exit 1; }
     BASELINE=$BASE_TREE/build/cli/retrace
 fi
+[ -x "$BASELINE" ] || { echo "bench/config: $BASELINE is not a program" >&2; exit 1; }
 
 # wall CMD...: seconds of wall time of CMD (its output discarded).
 wall() {

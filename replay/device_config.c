@@ -182,6 +182,7 @@ rt_status replay_config_adjust_device(struct replay *r, VkDeviceCreateInfo *info
 {
     if (!r->config)
         return rt_ok_status();
+    replay_strip_device_chain(r, info);
     if (replay_workaround(r, RT_WA_NO_ROBUSTNESS))
         RT_TRY(disable_robustness(r, info));
     else if (replay_workaround(r, RT_WA_ROBUST_BUFFER_ACCESS))

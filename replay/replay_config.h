@@ -72,6 +72,8 @@ rt_status replay_add_device_extension(struct replay *r, VkDeviceCreateInfo *info
 bool replay_strip_extension(struct replay *r, const char *name);
 /** The same for a feature: clears it in the decoded struct. */
 bool replay_strip_feature(struct replay *r, const char *struct_name, const char *member, VkBool32 *value);
+/** Unlinks the structures of stripped extensions from device creation's chain. */
+void replay_strip_device_chain(struct replay *r, VkDeviceCreateInfo *info);
 /** Stops (exit 4) at a call that uses something stripped. */
 rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const void *args) RT_MUST_CHECK;
 

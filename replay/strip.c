@@ -59,6 +59,29 @@ static bool stripped_feature(const struct replay_config_state *st, const char *n
     return false;
 }
 
+/* The extension a structure belongs to, or NULL for core ones. */
+static const char *extension_of_stype(VkStructureType type)
+{
+    for (unsigned i = 0; i < replay_stype_extension_count; i++)
+        if (replay_stype_extensions[i].stype == type)
+            return replay_stype_extensions[i].extension;
+    return NULL;
+}
+
+void replay_strip_device_chain(struct replay *r, VkDeviceCreateInfo *info)
+{
+    if (!r->config || !r->config->stripped_extension_count)
+        return;
+    const VkBaseInStructure **link = (const VkBaseInStructure **)&info->pNext;
+    while (*link) { /* decoded nodes live in the arena: relinking is safe */
+        const char *ext = extension_of_stype((*link)->sType);
+        if (ext && stripped_extension(r->config, ext))
+            *link = (*link)->pNext;
+        else
+            link = (const VkBaseInStructure **)&(*link)->pNext;
+    }
+}
+
 static rt_status uses(struct replay *r, enum rt_vk_cmd cmd, const char *what, const char *name)
 {
     return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": %s uses %s %s, which strip-unsupported left out "
@@ -114,15 +137,14 @@ static rt_status walk_struct(struct replay *r, enum rt_vk_cmd cmd, const struct 
 
 static rt_status check_node(struct replay *r, enum rt_vk_cmd cmd, const VkBaseInStructure *node, int depth)
 {
-    for (unsigned i = 0; i < replay_stype_extension_count; i++)
-        if (replay_stype_extensions[i].stype == node->sType &&
-            stripped_extension(r->config, replay_stype_extensions[i].extension)) {
-            enum rt_vk_struct_type t;
-            const char *name = rt_vk_struct_from_stype((uint32_t)node->sType, &t) ? rt_vk_structs[t].name : "a structure";
-            char what[160];
-            snprintf(what, sizeof what, "%s of", name);
-            return uses(r, cmd, what, replay_stype_extensions[i].extension);
-        }
+    const char *ext = extension_of_stype(node->sType);
+    if (ext && stripped_extension(r->config, ext)) {
+        enum rt_vk_struct_type t;
+        const char *name = rt_vk_struct_from_stype((uint32_t)node->sType, &t) ? rt_vk_structs[t].name : "a structure";
+        char what[160];
+        snprintf(what, sizeof what, "%s of", name);
+        return uses(r, cmd, what, ext);
+    }
     if (node->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO) {
         const VkShaderModuleCreateInfo *m = (const VkShaderModuleCreateInfo *)node;
         RT_TRY(check_spirv(r, cmd, m->pCode, m->codeSize));
