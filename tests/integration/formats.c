@@ -5,9 +5,10 @@
  *
  * usage: formats OUTDIR
  * For R8_UNORM, R32G32B32A32_SFLOAT, A8B8G8R8_SRGB_PACK32 and
- * A1R5G5B5_UNORM_PACK16 (each where the device can clear and copy it), clears
- * an 8x8 image to a colour whose bytes are known exactly, copies it into a
- * host-visible buffer, checks the bytes and saves them with readback/'s
+ * A1R5G5B5_UNORM_PACK16, and the depth and the stencil aspect of
+ * D32_SFLOAT_S8_UINT (each where the device can clear and copy it), clears an
+ * 8x8 image to a value whose bytes are known exactly, copies it (one aspect)
+ * into a host-visible buffer, checks the bytes and saves them with readback/'s
  * converter as OUTDIR/readback_NNNNNN.png. A replay's --readbacks must write
  * the same files. Prints "N formats, M wrong bytes".
  */
@@ -24,6 +25,8 @@ struct case_ {
     VkClearColorValue clear;
     uint8_t texel[16]; /* the bytes a texel must hold after the clear */
     uint32_t texel_size;
+    VkImageAspectFlags aspect; /* 0: colour; else the aspect copied of a depth/stencil clear */
+    VkClearDepthStencilValue depth_stencil;
 };
 
 static const struct case_ cases[] = {
@@ -32,6 +35,8 @@ static const struct case_ cases[] = {
      {0, 0, 0x80, 0x3e, 0, 0, 0, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x80, 0xbf}, 16},
     {VK_FORMAT_A8B8G8R8_SRGB_PACK32, {.float32 = {1, 0, 1, 1}}, {0xff, 0, 0xff, 0xff}, 4},
     {VK_FORMAT_A1R5G5B5_UNORM_PACK16, {.float32 = {1, 0, 1, 1}}, {0x1f, 0xfc}, 2},
+    {VK_FORMAT_D32_SFLOAT_S8_UINT, {.float32 = {0}}, {0, 0, 0x80, 0x3e}, 4, VK_IMAGE_ASPECT_DEPTH_BIT, {0.25f, 0x5a}},
+    {VK_FORMAT_D32_SFLOAT_S8_UINT, {.float32 = {0}}, {0x5a}, 1, VK_IMAGE_ASPECT_STENCIL_BIT, {0.25f, 0x5a}},
 };
 
 static VkDevice device;
@@ -86,27 +91,33 @@ static int open_device(void)
     return 0;
 }
 
-static void barrier(VkImage image, VkImageLayout from, VkImageLayout to)
+static void barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to)
 {
     VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                               .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                               .oldLayout = from, .newLayout = to, .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
-                              .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+                              .subresourceRange = {aspect, 0, 1, 0, 1}};
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL,
                          1, &b);
 }
 
-static void record(VkImage image, VkBuffer buffer, const VkClearColorValue *clear)
+static void record(VkImage image, VkBuffer buffer, const struct case_ *c)
 {
+    VkImageAspectFlags all = c->aspect ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
+                                       : VK_IMAGE_ASPECT_COLOR_BIT;
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(cmd, &begin);
-    barrier(image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, clear, 1, &range);
-    barrier(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    VkBufferImageCopy copy = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {SIZE, SIZE, 1}};
+    barrier(image, all, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkImageSubresourceRange range = {all, 0, 1, 0, 1};
+    if (c->aspect)
+        vkCmdClearDepthStencilImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &c->depth_stencil, 1, &range);
+    else
+        vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &c->clear, 1, &range);
+    barrier(image, all, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy copy = {.imageSubresource = {c->aspect ? c->aspect : VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .imageExtent = {SIZE, SIZE, 1}};
     vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
     VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                             .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -123,6 +134,8 @@ static unsigned run_case(const struct case_ *c, const char *out_dir, unsigned nu
                             .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
                             .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT};
     VkImage image;
+    if (c->aspect) /* a depth/stencil image: also an attachment, as real ones are */
+        ii.usage |= VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
     vkCreateImage(device, &ii, NULL, &image);
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(device, image, &req);
@@ -137,7 +150,7 @@ static unsigned run_case(const struct case_ *c, const char *out_dir, unsigned nu
     vkBindBufferMemory(device, buffer, buffer_memory, 0);
     uint8_t *bytes;
     vkMapMemory(device, buffer_memory, 0, VK_WHOLE_SIZE, 0, (void **)&bytes);
-    record(image, buffer, &c->clear);
+    record(image, buffer, c);
     VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE);
     vkQueueWaitIdle(queue);
@@ -146,8 +159,8 @@ static unsigned run_case(const struct case_ *c, const char *out_dir, unsigned nu
         wrong += bytes[i] != c->texel[i % c->texel_size];
     char stem[4096];
     snprintf(stem, sizeof stem, "%s/readback_%06u", out_dir, number);
-    rt_status s = rt_readback_save(c->format, VK_IMAGE_ASPECT_COLOR_BIT, bytes, SIZE * SIZE * c->texel_size, SIZE,
-                                   SIZE, 0, stem, NULL, 0);
+    rt_status s = rt_readback_save(c->format, c->aspect ? c->aspect : VK_IMAGE_ASPECT_COLOR_BIT, bytes,
+                                   SIZE * SIZE * c->texel_size, SIZE, SIZE, 0, stem, NULL, 0);
     if (!rt_ok(&s))
         fprintf(stderr, "formats: %s\n", s.msg);
     vkDestroyBuffer(device, buffer, NULL);
