@@ -1,0 +1,76 @@
+/*
+ * store/private/store_dash.h — what the dashboard's store files share
+ * (store_dashboard.c, store_dash_rows.c, store_dash_joined.c): the column
+ * lists, turning rows into JSON, counts and history strips, snapshots.
+ * Private to store/ like store_internal.h.
+ */
+#ifndef RT_STORE_DASH_H
+#define RT_STORE_DASH_H
+
+#include "store_internal.h"
+
+#include <cjson/cJSON.h>
+
+#define RUN_COLUMNS                                                                    \
+    "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver," \
+    " u.device_key, u.workarounds, u.delays, u.version AS retrace_version, u.label, u.shard," \
+    " u.uuid, u.configurations AS configurations_json"
+
+/* The newest golden made from each result through the dashboard. */
+#define REVIEWS                                                                        \
+    "(SELECT from_result, status, max(id) FROM goldens WHERE from_result IS NOT NULL"  \
+    " GROUP BY from_result)"
+
+#define RESULT_COLUMNS                                                                   \
+    "SELECT r.id, r.run_id, t.name AS trace, r.frame, r.status, r.ssim, r.ssim_worst_tile," \
+    " r.psnr, r.threshold, r.diff_pixels, r.max_diff, r.replay_ms, r.attempts,"          \
+    " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
+    " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
+    " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash"
+#define RESULT_FROM                                                                      \
+    " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
+    " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"
+
+#define RESULTS_FAILURES_FIRST                                                               \
+    " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2" \
+    " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"              \
+    " t.name, r.frame, r.id"
+
+/** Steps STMT (already bound) to the end, appending each row to ARRAY as an
+ * object keyed by column names ("..._json" columns parsed, "has_..." booleans). */
+RT_MUST_CHECK rt_status rt_dash_rows_into(struct rt_store *store, sqlite3_stmt *stmt,
+                                          cJSON *array, const char *what);
+
+/** The single row of STMT as an object, or *obj_out NULL when there is none. */
+RT_MUST_CHECK rt_status rt_dash_row_into(struct rt_store *store, sqlite3_stmt *stmt,
+                                         cJSON **obj_out, const char *what);
+
+/** Deletes JSON and says the answer ran out of memory. */
+rt_status rt_dash_out_of_memory(cJSON *json);
+
+/** A string member of OBJ, NULL when absent or not a string. */
+const char *rt_dash_text_field(cJSON *obj, const char *key);
+
+/** Adds "counts" (by status; approved failures as "approved") to every run of
+ * RUNS, whose ids lie between LOW and HIGH. */
+RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs, int64_t low,
+                                           int64_t high);
+
+/** Adds "history": RUN and up to 9 earlier runs of its label and device, oldest first. */
+RT_MUST_CHECK rt_status rt_dash_add_history(struct rt_store *store, cJSON *run);
+
+/** Begins a read transaction unless one is open (*began says which). */
+RT_MUST_CHECK rt_status rt_dash_snapshot_begin(struct rt_store *store, bool *began);
+
+/** Ends what rt_dash_snapshot_begin began; returns RESULT unless ending failed. */
+rt_status rt_dash_snapshot_end(struct rt_store *store, bool began, rt_status result);
+
+/* Returns CALL's status, run inside one read snapshot. */
+#define IN_SNAPSHOT(store, call)                              \
+    do {                                                      \
+        bool began_ = false;                                  \
+        RT_TRY(rt_dash_snapshot_begin((store), &began_));     \
+        return rt_dash_snapshot_end((store), began_, (call)); \
+    } while (0)
+
+#endif
