@@ -122,6 +122,33 @@ static rt_status read_history(struct rt_store *store, struct rt_request *req, co
     return rt_store_dash_history(store, arg, rt_http_arg(req, "device"), json_out);
 }
 
+static rt_status read_joined(struct rt_store *store, struct rt_request *req, const void *arg,
+                             cJSON **json_out)
+{
+    (void)arg;
+    return rt_store_dash_joined(store, rt_http_arg(req, "label"), rt_http_arg(req, "date"),
+                                json_out);
+}
+
+/* YYYY-MM-DD */
+static bool is_date(const char *text)
+{
+    static const char shape[] = "dddd-dd-dd";
+    if (!text || strlen(text) != sizeof shape - 1)
+        return false;
+    for (size_t i = 0; shape[i]; i++)
+        if (shape[i] == 'd' ? text[i] < '0' || text[i] > '9' : text[i] != '-')
+            return false;
+    return true;
+}
+
+static enum MHD_Result joined(struct rt_request *req)
+{
+    if (!rt_http_arg(req, "label") || !is_date(rt_http_arg(req, "date")))
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "joined needs ?label=L&date=YYYY-MM-DD");
+    return answer(req, read_joined, NULL, "runs with that label and date");
+}
+
 static rt_status read_goldens(struct rt_store *store, struct rt_request *req, const void *arg,
                               cJSON **json_out)
 {
@@ -181,7 +208,9 @@ bool rt_api_read(struct rt_request *req, char **seg, int count, enum MHD_Result 
         const char *trace = rt_http_arg(req, "trace");
         *result = trace ? answer(req, read_history, trace, "trace")
                         : rt_http_error(req, MHD_HTTP_BAD_REQUEST, "history needs ?trace=NAME");
-    } else if (count == 1 && !strcmp(seg[0], "goldens"))
+    } else if (count == 1 && !strcmp(seg[0], "joined"))
+        *result = joined(req);
+    else if (count == 1 && !strcmp(seg[0], "goldens"))
         *result = answer(req, read_goldens, NULL, "goldens");
     else if (count == 1 && !strcmp(seg[0], "expectations"))
         *result = answer(req, read_expectations, NULL, "expectations");

@@ -396,6 +396,15 @@ RT_MUST_CHECK rt_status rt_store_dash_result(struct rt_store *store, int64_t res
 RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
                                               const char *device_key, struct cJSON **json_out);
 
+/**
+ * The runs of LABEL that started on DATE (YYYY-MM-DD, UTC), joined: the
+ * shards of one nightly job. {"label", "date", "runs": [... with counts],
+ * "counts" (summed), "results" (of every run, failures first)}; NULL when
+ * there is no such run.
+ */
+RT_MUST_CHECK rt_status rt_store_dash_joined(struct rt_store *store, const char *label,
+                                             const char *date, struct cJSON **json_out);
+
 /** Goldens without their bytes ({"goldens": [...]}); TRACE NULL = all. */
 RT_MUST_CHECK rt_status rt_store_dash_goldens(struct rt_store *store, const char *trace,
                                               struct cJSON **json_out);

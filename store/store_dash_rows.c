@@ -137,7 +137,6 @@ rt_status rt_dash_snapshot_end(struct rt_store *store, bool began, rt_status res
     return rt_ok(&result) ? s : result;
 }
 
-
 rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out)
 {
     sqlite3_stmt *stmt = NULL;
@@ -160,7 +159,7 @@ static const char sql_run_counts[] =
 
 static const char sql_run_history[] =
     "SELECT id, outcome, started_at FROM runs WHERE id <= ?1 AND label IS ?2"
-    " AND device_key IS ?3 ORDER BY id DESC LIMIT 10"; /* HISTORY_LENGTH */
+    " AND device_key IS ?3 ORDER BY id DESC LIMIT 10";
 
 static const char *const count_keys[] = {"pass",  "fail",    "flaky", "new",
                                          "crash", "timeout", "error", "approved"};

@@ -21,9 +21,6 @@ static const char sql_runs_page[] =
 static const char sql_runs_total[] = "SELECT count(*)" RUNS_MATCHING;
 static const char sql_run_one[] = RUN_COLUMNS " FROM runs u WHERE u.id = ?1";
 
-
-
-
 static void bind_runs_query(sqlite3_stmt *stmt, const struct rt_dash_runs_query *q)
 {
     sqlite3_bind_text(stmt, 1, q->label, -1, SQLITE_STATIC);
@@ -87,7 +84,6 @@ static rt_status dash_runs_now(struct rt_store *store, const struct rt_dash_runs
 }
 
 /* ---- one run ------------------------------------------------------------- */
-
 
 static const char sql_run_results[] =
     RESULT_COLUMNS RESULT_FROM " WHERE r.run_id = ?1" RESULTS_FAILURES_FIRST;

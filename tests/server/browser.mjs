@@ -177,6 +177,27 @@ try {
   assert.equal(await page.locator("#points tbody tr").count(), 12);
   await shot("trace");
   ok("trace page: SSIM history per device");
+  // 6. two shards of one job, uploaded as the runner does, joined
+  for (const [i, status] of [[1, "pass"], [2, "fail"]]) {
+    const upload = { format: "retrace-run", version: 1,
+      run: { id: `00000000-0000-4000-8000-0000000000a${i}`, label: "sharded", shard: `${i}/2`, host: `farm-0${i}`,
+        device: "llvmpipe", device_key: "10005:0000/22.3.6", started_at: "2026-11-30T02:00:00Z",
+        finished_at: "2026-11-30T02:10:00Z", outcome: status === "pass" ? "passed" : "failed",
+        configurations: [{ name: "default", workarounds: [], delays: [] }] },
+      results: [{ trace: `shard${i}`, frame: 1, status, ssim: status === "pass" ? 1 : 0.9, threshold: 0.99 }] };
+    const answer = await fetch(`${url}api/runs`, { method: "POST", body: JSON.stringify(upload),
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } });
+    assert.equal(answer.status, 201);
+  }
+  await page.goto(url);
+  await page.waitForSelector("#runs tbody tr");
+  await page.locator("#runs tbody tr").first().getByText("all shards").click();
+  await page.waitForSelector("#shards tbody tr");
+  assert.equal(await page.locator("#shards tbody tr").count(), 2);
+  assert.match(await page.locator("#counts").innerText(), /1 fail/);
+  assert.equal(await page.locator("#results .card").first().getAttribute("data-status"), "fail");
+  await shot("joined");
+  ok("shards of one job joined on one page");
   assert.deepEqual(errors, []);
   ok("no script errors");
 } catch (error) {

@@ -365,3 +365,37 @@ Test(api, cached_answers_follow_other_writers)
         cJSON_Delete(json);
     }
 }
+
+Test(api, shards_of_one_night_are_joined)
+{
+    struct rt_store *store = NULL;
+    rt_status s = rt_store_open(f.db, RT_STORE_READ_WRITE, &store);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    const char *shards[] = {"1/2", "2/2"};
+    for (int i = 0; i < 2; i++) {
+        struct rt_run_info info = {.label = "sharded", .shard = shards[i], .device = "d",
+                                   .started_at = i ? "2026-11-30T02:05:00Z" : "2026-11-30T02:00:00Z"};
+        int64_t id = 0;
+        s = rt_store_run_begin(store, &info, &id);
+        cr_assert(rt_ok(&s), "%s", s.msg);
+        struct rt_result r = {.frame = 1, .status = i ? RT_RESULT_FAIL : RT_RESULT_PASS, .ssim = 1,
+                              .ssim_worst_tile = 1, .psnr = 1, .threshold = 0.99};
+        s = rt_store_record_trace_results(store, id, i ? "b" : "a", &r, 1);
+        cr_assert(rt_ok(&s), "%s", s.msg);
+    }
+    struct rt_run_info other_day = {.label = "sharded", .started_at = "2026-11-29T02:00:00Z"};
+    int64_t id = 0;
+    s = rt_store_run_begin(store, &other_day, &id);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    rt_store_close(store);
+    cJSON *json = get_json("/api/joined?label=sharded&date=2026-11-30", 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "runs")), 2);
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(json, "counts");
+    cr_assert_eq(num(counts, "pass"), 1);
+    cr_assert_eq(num(counts, "fail"), 1);
+    cr_assert_str_eq(str(at(json, "results", 0), "trace"), "b"); /* failures first */
+    cJSON_Delete(json);
+    cJSON_Delete(get_json("/api/joined?label=sharded&date=2026-12-01", 404));
+    cJSON_Delete(get_json("/api/joined?label=sharded&date=30.11.2026", 400));
+    cJSON_Delete(get_json("/api/joined?date=2026-11-30", 400));
+}

@@ -32,7 +32,7 @@ function thumbnail(result) {
     : h("span", {}, result.frame ? "no image" : "no frame: trace-level result"));
 }
 
-function card(result) {
+function card(result, joined) {
   const status = result.review === "accepted" && result.status !== "pass" ? "approved" : result.status;
   return h("a", { class: "card", href: `/result.html?id=${result.id}`, "data-status": result.status,
     "data-configuration": result.configuration || "default", "data-trace": result.trace },
@@ -40,7 +40,7 @@ function card(result) {
     h("div", { class: "body" },
       h("div", { class: "name" }, h("span", {}, `${result.trace} · frame ${result.frame}`), badge(status)),
       h("div", {}, `SSIM ${num(result.ssim)} · worst tile ${num(result.ssim_worst_tile)}`),
-      h("div", { class: "muted" }, `${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
+      h("div", { class: "muted" }, `${joined ? `run #${result.run_id} · ` : ""}${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
       result.message ? h("div", { class: "msg", title: result.message }, result.message) : null));
 }
 
@@ -62,16 +62,50 @@ function filterBar(run, cards) {
     boxes.map((box, i) => h("label", {}, box, statuses[i])), config, text);
 }
 
+// The runs one nightly job left on many machines (shards), joined.
+function shardTable(runs) {
+  return h("table", { class: "list", id: "shards" },
+    h("thead", {}, h("tr", {}, ["Run", "Shard", "Device", "Host", "Started", "Results", "Outcome"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, runs.map((run) => h("tr", {},
+      h("td", {}, h("a", { href: `/run.html?id=${run.id}` }, `#${run.id}`)), h("td", {}, run.shard || "—"),
+      h("td", {}, run.device || "—", h("div", { class: "muted" }, run.device_key || "")), h("td", {}, run.host || "—"),
+      h("td", {}, when(run.started_at)), h("td", {}, counts(run.counts)),
+      h("td", {}, run.outcome ? badge(run.outcome) : h("span", { class: "muted" }, "running"))))));
+}
+
+async function joined(label, date) {
+  const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › ${label} ${date}`));
+  try {
+    const data = await get("/api/joined", { label, date });
+    document.title = `${label} ${date} · retrace`;
+    const cards = data.results.map((r) => card(r, true));
+    main.append(
+      h("h1", {}, `${label} `, h("span", { class: "muted" }, `${date} · ${data.runs.length} runs joined`)),
+      h("div", { id: "counts" }, counts(data.counts, { all: true })),
+      h("h2", {}, "Runs (shards)"), shardTable(data.runs),
+      h("h2", {}, `Results (${data.results.length}), failures first`),
+      filterBar(data, cards), h("div", { class: "grid", id: "results" }, cards));
+    listKeys(cards);
+  } catch (error) {
+    fail(main, error);
+  }
+}
+
 async function main() {
-  const id = params().get("id");
+  const q = params();
+  if (!q.get("id") && q.get("label") && q.get("date")) return joined(q.get("label"), q.get("date"));
+  const id = q.get("id");
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › run #${id}`));
   try {
     const run = await get(`/api/runs/${encodeURIComponent(id)}`);
     document.title = `Run #${run.id} · retrace`;
-    const cards = run.results.map(card);
+    const cards = run.results.map((r) => card(r, false));
     main.append(
       h("h1", {}, `Run #${run.id} `, h("span", { class: "muted" }, `${run.label || "unlabelled"} · ${run.device || ""}`), " ",
         run.outcome ? badge(run.outcome) : null),
+      ...(run.shard ? [h("p", {}, `Shard ${run.shard} of a job: `, h("a", {
+        href: `/run.html?label=${encodeURIComponent(run.label || "")}&date=${(run.started_at || "").slice(0, 10)}` },
+        "every run of this label and day, joined"))] : []),
       h("div", { id: "counts" }, counts(run.counts, { all: true })),
       h("h2", {}, "Configuration"), h("div", { class: "panel" }, configuration(run)),
       h("h2", {}, `Results (${run.results.length}), failures first`),
