@@ -81,6 +81,17 @@ static uint32_t add_missing(const char **names, uint32_t n, const char *const *e
     return n;
 }
 
+/* A window system's surface extension (Wayland, X11, Win32 ...): a headless
+ * replay creates no surface, and enabling one can have the driver reach for
+ * its window system (Mesa's Wayland WSI complains without XDG_RUNTIME_DIR).
+ * VK_KHR_surface stays: VK_KHR_swapchain requires it. */
+static bool is_platform_surface(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 8 && !strcmp(name + n - 8, "_surface") && strcmp(name, "VK_KHR_surface") &&
+           strcmp(name, "VK_EXT_headless_surface");
+}
+
 static bool loader_has(const VkExtensionProperties *have, uint32_t count, const char *name)
 {
     for (uint32_t i = 0; i < count; i++)
@@ -106,6 +117,8 @@ static rt_status instance_extensions(struct replay *r, const VkInstanceCreateInf
     bool have_debug_utils = false;
     for (uint32_t i = 0; i < captured->enabledExtensionCount; i++) {
         const char *e = captured->ppEnabledExtensionNames[i];
+        if (is_platform_surface(e))
+            continue; /* --window adds the one it uses */
         if (!loader_has(have, count, e)) {
             if (is_surface_extension(e) || !strcmp(e, "VK_KHR_portability_enumeration"))
                 continue;

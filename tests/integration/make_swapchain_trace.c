@@ -7,6 +7,8 @@
  * The clear colours are exact in each format, so the bytes the GPU writes
  * are known; EXPECTED_STEM.png is those bytes through readback/'s converter.
  * `retrace replay --screenshots DIR` must write the same DIR/frame_000001.png.
+ * The instance enables VK_KHR_wayland_surface, as zink's does: a headless
+ * replay leaves it out.
  */
 #include <stdio.h>
 #include <string.h>
@@ -65,9 +67,9 @@ static void setup(VkFormat format)
     float priority = 1.0f;
     const char *swapchain_ext = "VK_KHR_swapchain";
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_1};
-    const char *instance_exts[] = {"VK_KHR_surface", "VK_EXT_headless_surface"};
+    const char *instance_exts[] = {"VK_KHR_surface", "VK_EXT_headless_surface", "VK_KHR_wayland_surface"};
     VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app,
-                                .enabledExtensionCount = 2, .ppEnabledExtensionNames = instance_exts};
+                                .enabledExtensionCount = 3, .ppEnabledExtensionNames = instance_exts};
     VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
                                  .pQueuePriorities = &priority};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
