@@ -104,6 +104,18 @@ static int check_flag(struct cli_args *p, const struct capture_flag *f)
     return 0;
 }
 
+/* The settings parser names the variable ("RETRACE_SCREENSHOTS: ..."); on
+ * the command line the user gave a flag, so the message names the flag. */
+static int settings_error(const struct rt_command *self, const char *msg)
+{
+    for (size_t i = 0; i < FLAG_COUNT; i++) {
+        size_t n = flags[i].var ? strlen(flags[i].var) : 0;
+        if (n && !strncmp(msg, flags[i].var, n) && msg[n] == ':')
+            return cli_usage_error(self, "--%s%s", flags[i].option.name, msg + n);
+    }
+    return cli_usage_error(self, "%s", msg);
+}
+
 /* Options come before PROGRAM (its own flags are its own); *program_out is
  * PROGRAM's index in argv. 0, CLI_HELP_SHOWN or an exit code. */
 static int parse_flags(int argc, char **argv, const struct rt_command *self, int *program_out)
@@ -407,7 +419,7 @@ int cmd_capture_run(int argc, char **argv)
     struct rt_capture_settings settings;
     rt_status s = rt_capture_settings_load(flag_getenv, "app", &settings);
     if (!rt_ok(&s))
-        return cli_usage_error(self, "%s", s.msg);
+        return settings_error(self, s.msg);
     char layer_dir[PATH_MAX];
     s = absolute_output(flag_getenv("RETRACE_OUTPUT"), program[0], settings.output,
                         sizeof settings.output);

@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 35 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 36 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -64,6 +64,7 @@ check "compare --threads negative" 2 "\-\-threads: expected a whole number from 
 check "compare --threshold junk" 2 "\-\-threshold: expected a number from 0 to 1, got 'high'" -- "$retrace" compare --threshold high a.png b.png
 check "golden --frame negative" 2 "\-\-frame: expected a whole number from 1 to 4294967295, got '-3'" -- "$retrace" golden list --frame -3 --db "$work/store/g.db"
 check "golden: a negative id" 2 "ID: expected a golden id" -- "$retrace" golden show --db "$work/store/g.db" -- -4
+check "capture: a setting's error names the flag" 2 "retrace capture: --screenshots: cannot create /proc/x" -- "$retrace" capture --screenshots /proc/x -- true
 check "capture --compression junk" 2 "\-\-compression: expected zstd or none, got 'lz4'" -- "$retrace" capture --compression lz4 -- true
 
 # --json: bad input is a JSON object on stdout too.
