@@ -37,8 +37,9 @@ void cmd_run_usage(FILE *out)
             "  --work-dir DIR        where replays run (default a fresh folder in TMPDIR)\n"
             "  --keep-work           keep their screenshots and output there\n"
             "exit: 0 nothing regressed, 1 a regression (fail, crash, timeout, error not expected),\n"
-            "2 usage, 3 bad manifest or store, 5 internal error. An upload that fails keeps the run in\n"
-            "the spool and does not change the exit code.\n");
+            "2 usage, 3 bad manifest or store, 5 internal error or interrupted (the run is recorded\n"
+            "as aborted). An upload that fails keeps the run in the spool and does not change the\n"
+            "exit code.\n");
 }
 
 struct run_args {
