@@ -17,8 +17,9 @@ def fail(msg, log=""):
     sys.exit(1)
 
 
-def wait_for_frames(trace_part, proc, seconds=60):
-    """Waits until the capture has written a few blocks (frames end blocks);
+def wait_for_frames(trace_part, proc, seconds=240):
+    """Waits until the capture has written a few blocks (frames end blocks;
+    a loaded machine runs the program slowly, hence the long deadline);
     False when the program could not reach the display."""
     deadline = time.time() + seconds
     while time.time() < deadline:
