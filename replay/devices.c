@@ -98,6 +98,9 @@ rt_status rt_replay_list_devices(struct rt_replay_device **list_out, uint32_t *c
                                  .pApplicationInfo = &app};
     VkInstance instance = VK_NULL_HANDLE;
     VkResult r = vkCreateInstance(&info, NULL, &instance);
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "no Vulkan driver found (the loader has no ICD that "
+                         "works here: VK_ERROR_INCOMPATIBLE_DRIVER)");
     if (r != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "vkCreateInstance failed (VkResult %d)", (int)r);
     volkLoadInstanceOnly(instance);

@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 36 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 37 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -134,5 +134,6 @@ assert d and d[0]["index"] == 0 and d[0]["vendor"] == "Mesa", d
 assert all(k in d[0] for k in ("name", "driver_name", "driver_info", "api_version")), d' "$work/devices.json" 2>"$work/py"; then
     ok "devices --json"
 else not_ok "devices --json" "$(cat "$work/devices.json" "$work/py")"; fi
+check "devices: no driver is exit 4, said so" 4 "no Vulkan driver found" -- env VK_ICD_FILENAMES="$work/none.json" "$retrace" devices
 check "replay: an unknown --device lists the devices" 4 "no Vulkan device matches --device 99; --device can name 0 \"llvmpipe" -- "$retrace" replay --device 99 "$traces/vkcube.rtrace"
 [ "$failed" -eq 0 ]
