@@ -69,11 +69,12 @@ static rt_status create_images(struct replay *r, struct replay_swapchain *sc, ui
     return rt_ok_status();
 }
 
-static void destroy_swapchain(struct replay_swapchain *sc)
+static void destroy_swapchain(struct replay *r, struct replay_swapchain *sc)
 {
     const struct rt_vk_device_dispatch *d = &sc->dev->dispatch.device;
     d->vkDeviceWaitIdle(sc->dev->handle);
     for (uint32_t i = 0; i < sc->image_count; i++) {
+        replay_resources_remove_image(&r->resources, (uint64_t)(uintptr_t)sc->images[i]);
         d->vkDestroyImage(sc->dev->handle, sc->images[i], NULL);
         d->vkFreeMemory(sc->dev->handle, sc->memory[i], NULL);
     }
@@ -115,7 +116,7 @@ rt_status replay_destroy_swapchain(struct replay *r, void *args, uint64_t captur
     uint64_t captured = (uint64_t)(uintptr_t)a->swapchain;
     struct replay_swapchain *sc = swapchain_of(r, captured);
     if (sc) {
-        destroy_swapchain(sc);
+        destroy_swapchain(r, sc);
         rt_hashmap_remove(&r->swapchains, captured);
     }
     return rt_ok_status();
@@ -132,7 +133,7 @@ void replay_swapchain_finish_device(struct replay *r, const struct replay_device
         struct replay_swapchain *sc = (struct replay_swapchain *)(uintptr_t)value;
         if (dev && sc->dev != dev)
             continue;
-        destroy_swapchain(sc);
+        destroy_swapchain(r, sc);
         rt_hashmap_remove(&r->swapchains, key);
     }
 }
@@ -156,9 +157,15 @@ rt_status replay_get_swapchain_images(struct replay *r, void *args, uint64_t cap
     if (count > MAX_IMAGES)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "a swapchain of %u images (at most %d)", count, MAX_IMAGES);
     RT_TRY(create_images(r, sc, count));
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
         RT_TRY(replay_remember(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
                                (uint64_t)(uintptr_t)sc->images[i]));
+        /* A program may copy its presented image into a buffer (--readbacks needs its format). */
+        struct replay_image *record = replay_resources_add_image(&r->resources, (uint64_t)(uintptr_t)sc->images[i]);
+        if (!record)
+            return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+        record->format = sc->image_info.format;
+    }
     return rt_ok_status();
 }
 

@@ -8,7 +8,9 @@
  * are known; EXPECTED_STEM.png is those bytes through readback/'s converter.
  * `retrace replay --screenshots DIR` must write the same DIR/frame_000001.png.
  * The instance enables VK_KHR_wayland_surface, as zink's does: a headless
- * replay leaves it out.
+ * replay leaves it out. The frame also copies the presented image into a
+ * host-visible buffer, as a program taking its own screenshot does: replay's
+ * --readbacks must save the same PNG (DIR/readback_000001.png).
  */
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +97,22 @@ static void setup(VkFormat format)
            &(struct rt_vk_args_vkGetSwapchainImagesKHR){device, swapchain, &one, &image, VK_SUCCESS});
 }
 
+/* A host-visible buffer the frame copies the presented image into. */
+static void readback_buffer(void)
+{
+    VkDevice device = H(VkDevice, 0x3000);
+    VkBuffer buffer = H(VkBuffer, 0x8000);
+    VkDeviceMemory memory = H(VkDeviceMemory, 0x8100);
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = SIZE * SIZE * 8,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = SIZE * SIZE * 8};
+    append(RT_VK_CMD_vkCreateBuffer, &(struct rt_vk_args_vkCreateBuffer){device, &bci, NULL, &buffer, VK_SUCCESS});
+    append(RT_VK_CMD_vkAllocateMemory,
+           &(struct rt_vk_args_vkAllocateMemory){device, &mai, NULL, &memory, VK_SUCCESS});
+    append(RT_VK_CMD_vkBindBufferMemory,
+           &(struct rt_vk_args_vkBindBufferMemory){device, buffer, memory, 0, VK_SUCCESS});
+}
+
 static void barrier(VkCommandBuffer cmd, VkImageLayout from, VkImageLayout to)
 {
     VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
@@ -131,7 +149,11 @@ static void frame(const VkClearColorValue *clear)
     barrier(cmd, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     append(RT_VK_CMD_vkCmdClearColorImage, &(struct rt_vk_args_vkCmdClearColorImage){
         cmd, H(VkImage, 0x6000), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, clear, 1, &range});
-    barrier(cmd, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
+    barrier(cmd, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy copy = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {SIZE, SIZE, 1}};
+    append(RT_VK_CMD_vkCmdCopyImageToBuffer, &(struct rt_vk_args_vkCmdCopyImageToBuffer){
+        cmd, H(VkImage, 0x6000), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, H(VkBuffer, 0x8000), 1, &copy});
+    barrier(cmd, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
     append(RT_VK_CMD_vkEndCommandBuffer, &(struct rt_vk_args_vkEndCommandBuffer){cmd, VK_SUCCESS});
     append(RT_VK_CMD_vkQueueSubmit,
            &(struct rt_vk_args_vkQueueSubmit){H(VkQueue, 0x3100), 1, &submit, VK_NULL_HANDLE, VK_SUCCESS});
@@ -167,12 +189,18 @@ int main(int argc, char **argv)
     const char *names[RT_VK_CMD_COUNT];
     for (int i = 0; i < RT_VK_CMD_COUNT; i++)
         names[i] = rt_vk_cmd_name((enum rt_vk_cmd)i);
+    /* Memory type 0 of the "capture device" is host-visible: the read-back buffer's. */
+    struct rt_trace_device_info device = {.memory_type_count = 1, .memory_heap_count = 1};
+    device.memory_types[0] = (struct rt_trace_memory_type){
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0};
+    device.memory_heaps[0] = (struct rt_trace_memory_heap){1u << 30, 0};
     struct rt_trace_writer_options o = {.path = argv[1], .command_names = names, .command_count = RT_VK_CMD_COUNT,
-                                        .application_name = "swapchain"};
+                                        .application_name = "swapchain", .device = &device};
     rt_status s = rt_trace_writer_create(&o, &writer);
     if (!rt_ok(&s))
         return 5;
     setup(c->format);
+    readback_buffer();
     frame(&c->clear);
     s = rt_trace_writer_close(writer, NULL);
     return failures || !rt_ok(&s) || write_expected(c, argv[2]) ? 5 : 0;
