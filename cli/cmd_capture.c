@@ -177,6 +177,20 @@ static rt_status find_layer_dir(char *out, size_t size)
 
 /* The program may change directory: give the layer an absolute, existing
  * screenshot directory. */
+/* Creating a file is the only true test (root passes access(), /proc and
+ * read-only mounts do not take files). errno says why when false. */
+static bool takes_files(const char *dir)
+{
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.retrace-probe-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return false;
+    close(fd);
+    unlink(probe);
+    return true;
+}
+
 static rt_status prepare_screenshot_dir(void)
 {
     const char *dir = flag_getenv("RETRACE_SCREENSHOTS");
@@ -187,6 +201,11 @@ static rt_status prepare_screenshot_dir(void)
     static char absolute[PATH_MAX];
     if (!realpath(dir, absolute))
         return rt_errorf(RT_ERR_USAGE, "cannot resolve %s: %s", dir, strerror(errno));
+    struct stat st;
+    if (stat(absolute, &st) != 0 || !S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_USAGE, "--screenshots: %s is not a directory", dir);
+    if (!takes_files(absolute))
+        return rt_errorf(RT_ERR_USAGE, "--screenshots: cannot write into %s: %s", dir, strerror(errno));
     set_flag("RETRACE_SCREENSHOTS", absolute);
     return rt_ok_status();
 }
@@ -244,16 +263,9 @@ static rt_status check_output_dir(const char *output)
                          strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: %s is not a directory", output, dir);
-    /* Creating a file is the only true test (root passes access(), /proc
-     * and read-only mounts do not take files). */
-    char probe[PATH_MAX + 32];
-    snprintf(probe, sizeof probe, "%s/.retrace-probe-XXXXXX", dir);
-    int fd = mkstemp(probe);
-    if (fd < 0)
+    if (!takes_files(dir))
         return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", output, dir,
                          strerror(errno));
-    close(fd);
-    unlink(probe);
     return rt_ok_status();
 }
 

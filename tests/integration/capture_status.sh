@@ -40,6 +40,11 @@ check "an output directory that takes no files: 2" 2 "cannot write" -- \
     "$retrace" capture -o /proc/t.rtrace -- touch "$work/ran"
 check "an output that is a directory: 2" 2 "is a directory" -- \
     "$retrace" capture -o "$work" -- touch "$work/ran"
+touch "$work/file"
+check "a screenshot directory that is a file: 2" 2 "not a directory" -- \
+    "$retrace" capture -o "$work/s.rtrace" --screenshots "$work/file" -- touch "$work/ran"
+check "a screenshot directory that takes no files: 2" 2 "cannot write into" -- \
+    "$retrace" capture -o "$work/s.rtrace" --screenshots /proc/self -- touch "$work/ran"
 n=$((n + 1))
 if [ -e "$work/ran" ]; then echo "not ok $n - the program ran despite a bad output"; failed=1
 else echo "ok $n - the program never ran with a bad output"; fi
