@@ -152,6 +152,55 @@ static rt_status against_goldens(const struct rt_frame_check *check, const struc
     return rt_ok_status();
 }
 
+/* Whether ACTUAL matches the known-bad golden ID: the bytes are fetched only for these. */
+static rt_status matches_golden(struct rt_store *store, const struct rt_frame_check *check, int64_t id,
+                                const struct rt_image *actual, struct rt_golden *golden_out,
+                                struct rt_compare_result *cr_out, bool *match_out)
+{
+    *match_out = false;
+    RT_TRY(rt_store_golden_get(store, id, true, golden_out));
+    rt_status s = compare_one(check, golden_out, actual, false, cr_out);
+    if (rt_ok(&s))
+        *match_out = cr_out->verdict == RT_COMPARE_PASS;
+    return s;
+}
+
+/*
+ * A frame that did not pass may be a wrong rendering somebody has already
+ * seen and marked known-bad (for this device or any): say so, and make it a
+ * failure even where no accepted golden exists yet, so it never becomes one.
+ */
+static rt_status recognise_known_bad(struct rt_store *store, const struct rt_frame_check *check, uint32_t frame,
+                                     const struct rt_image *actual, struct rt_run_frame *out)
+{
+    struct rt_golden_filter filter = {.trace = check->trace, .frame = frame, .device_key = NULL};
+    struct rt_golden_list list = {0};
+    RT_TRY(rt_store_golden_list(store, &filter, &list));
+    rt_status s = rt_ok_status();
+    bool match = false;
+    for (size_t i = 0; rt_ok(&s) && !match && i < list.count; i++) {
+        const struct rt_golden *g = &list.items[i];
+        if (g->status != RT_GOLDEN_KNOWN_BAD || (g->device_key[0] && strcmp(g->device_key, check->device_key)))
+            continue;
+        struct rt_golden bad = {0};
+        struct rt_compare_result cr = {0};
+        s = matches_golden(store, check, g->id, actual, &bad, &cr, &match);
+        if (match) {
+            char before[400];
+            snprintf(before, sizeof before, "%s", out->message ? out->message : "");
+            if (out->r.status == RT_RESULT_NEW)
+                fill_metrics(out, check, &cr, &bad);
+            out->r.status = RT_RESULT_FAIL;
+            set_message(out, "matches known-bad golden %lld (ssim %.6f), a wrong rendering seen before%s%s",
+                        (long long)bad.id, cr.ssim.mean, before[0] ? "; " : "", before);
+        }
+        rt_compare_result_finish(&cr);
+        rt_golden_finish(&bad);
+    }
+    rt_golden_list_finish(&list);
+    return s;
+}
+
 /* A new frame's image, as the golden for this device (--update-goldens). */
 static rt_status approve_new(struct rt_store *store, const struct rt_frame_check *check, uint32_t frame,
                              struct rt_run_frame *out)
@@ -195,6 +244,8 @@ rt_status rt_frame_compare(struct rt_store *store, const struct rt_frame_check *
     } else if (rt_ok(&s)) {
         s = against_goldens(check, &goldens, &actual, out);
     }
+    if (rt_ok(&s) && out->r.status != RT_RESULT_PASS)
+        s = recognise_known_bad(store, check, frame, &actual, out);
     rt_golden_list_finish(&goldens);
     rt_image_finish(&actual);
     if (rt_ok(&s) && out->r.status != RT_RESULT_PASS) { /* keep the image of a failure or a new frame */

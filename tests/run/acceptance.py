@@ -37,6 +37,12 @@ env.add_golden("particles", 5, env.golden("particles", 5))
 # modern: no golden at all
 
 env.copy_trace("vkcube", "slow")
+env.copy_trace("textured", "seen-bad")  # renders what somebody marked known-bad
+env.add_golden("seen-bad", 1, env.golden("vkcube", 1))
+for fr in (1, 5):
+    bad_id = env.check([retrace, "golden", "add", "--db", env.db, "--trace", "seen-bad", "--frame", str(fr),
+                        env.golden("textured", fr)]).stdout.strip()
+    env.check([retrace, "golden", "mark", "--db", env.db, bad_id, "known-bad"])
 env.copy_trace("vkcube", "robust")  # replayed under a real workaround set: passes
 env.copy_trace("vkcube", "bogus")   # under a set that does not exist: the replay's own error
 for name in ("robust", "bogus"):
@@ -63,6 +69,7 @@ traces:
     expect: [{{device: "*", status: flaky, note: races with the compositor}}]
   - {{path: slow.rtrace, frames: [1], timeout: 3, configurations: [very-slow]}}
   - {{path: robust.rtrace, frames: [1], configurations: [robust]}}
+  - {{path: seen-bad.rtrace, configurations: [default]}}
   - {{path: bogus.rtrace, frames: [1], configurations: [bogus]}}
 """)
 
@@ -108,6 +115,10 @@ expect(statuses("flaky") == ["flaky"] and all(x["attempts"] == 2 and not x["regr
 expect(statuses("slow") == ["timeout"] and "present=30s" in messages("slow"),
        f"a delay past the timeout is a timeout: {messages('slow')}")
 
+seen = {x["frame"]: x for x in by["seen-bad"]}
+expect(all(seen[f]["status"] == "fail" and "matches known-bad golden" in seen[f]["message"] for f in (1, 5))
+       and seen[5]["ssim"] == 1, f"a known-bad rendering is recognised, also where no accepted golden exists: "
+       f"{messages('seen-bad')}")
 rob = by["robust"][0]
 expect(rob["status"] == "pass" and rob["report"]["configuration"]["workaround_sets"] == ["robust"]
        and rob["report"]["configuration"]["seed"] == 3, "a workaround set and a delay reach the replay (its report says so)")
@@ -133,7 +144,7 @@ expect(len(cases) == len(doc["results"]), f"one testcase per trace x configurati
 failed = {c.get("classname").split(".")[0] for c in cases if c.find("failure") is not None}
 errored = {c.get("classname").split(".")[0] for c in cases if c.find("error") is not None}
 want_err = {"corrupt", "crash", "hang", "slow", "bogus"}
-expect(failed == {"particles"} and errored == want_err, f"JUnit failures {sorted(failed)}, errors {sorted(errored)}")
+expect(failed == {"particles", "seen-bad"} and errored == want_err, f"JUnit failures {sorted(failed)}, errors {sorted(errored)}")
 msg = [c.find("failure").get("message") for c in cases if c.find("failure") is not None][0]
 expect("ssim" in msg and "below 0.99" in msg, f"the failure message has the numbers: {msg}")
 
