@@ -163,6 +163,12 @@ HAND_WRITTEN = {
     "vkCmdCopyImageToBuffer": {
         "replay": "replay_cmd_copy_image_to_buffer: records the copy, for --readbacks",
     },
+    "vkCmdCopyImageToBuffer2": {
+        "replay": "replay_cmd_copy_image_to_buffer2: records the copy, for --readbacks",
+    },
+    "vkCmdCopyImageToBuffer2KHR": {
+        "replay": "replay_cmd_copy_image_to_buffer2_khr: records the copy, for --readbacks",
+    },
     "vkQueueSubmit": {
         "replay": "replay_queue_submit: saves the submitted copies' read-backs once done",
     },

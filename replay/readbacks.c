@@ -108,31 +108,68 @@ rt_status replay_destroy_command_pool(struct replay *r, void *args, uint64_t cap
     return rt_ok_status();
 }
 
+static rt_status add_copy(struct copy_list *l, const struct image_copy *c)
+{
+    if (l->count == l->capacity) {
+        size_t capacity = l->capacity ? l->capacity * 2 : 4;
+        struct image_copy *grown = realloc(l->items, capacity * sizeof *grown);
+        if (!grown)
+            return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+        l->items = grown;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = *c;
+    return rt_ok_status();
+}
+
+/* Remembers one region of an image-to-buffer copy recorded into CMD. */
+static rt_status record_region(struct replay *r, VkCommandBuffer cmd, VkImage image, VkBuffer buffer,
+                               VkDeviceSize offset, uint32_t row_length, VkImageSubresourceLayers sub,
+                               VkExtent3D extent)
+{
+    struct copy_list *l = list_of(r, cmd, true);
+    if (!l)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    struct image_copy c = {buffer, offset, row_length, extent.width, extent.height, replay_image_format(r, image),
+                           sub.aspectMask, extent.depth > 1 || sub.layerCount > 1};
+    return add_copy(l, &c);
+}
+
 rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkCmdCopyImageToBuffer *a = args;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkCmdCopyImageToBuffer, args, captured_result));
-    if (!r->opts->readback_dir)
-        return rt_ok_status();
-    VkFormat format = replay_image_format(r, a->srcImage);
-    struct copy_list *l = list_of(r, a->commandBuffer, true);
-    if (!l)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    for (uint32_t i = 0; i < a->regionCount; i++) {
+    for (uint32_t i = 0; i < a->regionCount && r->opts->readback_dir; i++) {
         const VkBufferImageCopy *c = &a->pRegions[i];
-        if (l->count == l->capacity) {
-            size_t capacity = l->capacity ? l->capacity * 2 : 4;
-            struct image_copy *grown = realloc(l->items, capacity * sizeof *grown);
-            if (!grown)
-                return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-            l->items = grown;
-            l->capacity = capacity;
-        }
-        l->items[l->count++] = (struct image_copy){
-            a->dstBuffer, c->bufferOffset, c->bufferRowLength, c->imageExtent.width, c->imageExtent.height, format,
-            c->imageSubresource.aspectMask, c->imageExtent.depth > 1 || c->imageSubresource.layerCount > 1};
+        RT_TRY(record_region(r, a->commandBuffer, a->srcImage, a->dstBuffer, c->bufferOffset, c->bufferRowLength,
+                             c->imageSubresource, c->imageExtent));
     }
     return rt_ok_status();
+}
+
+/* vkCmdCopyImageToBuffer2 and its KHR alias: one argument layout, each
+ * called through its own entry point (a Vulkan 1.2 device has only the KHR one). */
+static rt_status copy_image_to_buffer2(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkCmdCopyImageToBuffer2 *a = args;
+    RT_TRY(replay_generic_call(r, cmd, args, captured_result));
+    const VkCopyImageToBufferInfo2 *info = a->pCopyImageToBufferInfo;
+    for (uint32_t i = 0; info && i < info->regionCount && r->opts->readback_dir; i++) {
+        const VkBufferImageCopy2 *c = &info->pRegions[i];
+        RT_TRY(record_region(r, a->commandBuffer, info->srcImage, info->dstBuffer, c->bufferOffset,
+                             c->bufferRowLength, c->imageSubresource, c->imageExtent));
+    }
+    return rt_ok_status();
+}
+
+rt_status replay_cmd_copy_image_to_buffer2(struct replay *r, void *args, uint64_t captured_result)
+{
+    return copy_image_to_buffer2(r, RT_VK_CMD_vkCmdCopyImageToBuffer2, args, captured_result);
+}
+
+rt_status replay_cmd_copy_image_to_buffer2_khr(struct replay *r, void *args, uint64_t captured_result)
+{
+    return copy_image_to_buffer2(r, RT_VK_CMD_vkCmdCopyImageToBuffer2KHR, args, captured_result);
 }
 
 static rt_status save_copy(struct replay *r, const struct image_copy *c, const char *stem)

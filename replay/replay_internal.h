@@ -164,6 +164,8 @@ rt_status replay_allocate_command_buffers(struct replay *r, void *args, uint64_t
 rt_status replay_free_command_buffers(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_destroy_command_pool(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_cmd_copy_image_to_buffer(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_cmd_copy_image_to_buffer2(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_cmd_copy_image_to_buffer2_khr(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_save_readbacks(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count);
 void replay_readbacks_finish(struct replay *r);
 rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_result);

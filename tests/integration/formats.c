@@ -10,7 +10,8 @@
  * 8x8 image to a value whose bytes are known exactly, copies it (one aspect)
  * into a host-visible buffer, checks the bytes and saves them with readback/'s
  * converter as OUTDIR/readback_NNNNNN.png. A replay's --readbacks must write
- * the same files. Prints "N formats, M wrong bytes".
+ * the same files (every other copy is made with vkCmdCopyImageToBuffer2, as
+ * Vulkan 1.3 programs do). Prints "N formats, M wrong bytes".
  */
 #include <stdio.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static VkDeviceMemory bind(VkMemoryRequirements req, VkMemoryPropertyFlags want)
 static int open_device(void)
 {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "formats",
-                             .apiVersion = VK_API_VERSION_1_1};
+                             .apiVersion = VK_API_VERSION_1_3};
     VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     VkInstance instance;
     uint32_t count = 1;
@@ -103,7 +104,7 @@ static void barrier(VkImage image, VkImageAspectFlags aspect, VkImageLayout from
                          1, &b);
 }
 
-static void record(VkImage image, VkBuffer buffer, const struct case_ *c)
+static void record(VkImage image, VkBuffer buffer, const struct case_ *c, bool copy2)
 {
     VkImageAspectFlags all = c->aspect ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
                                        : VK_IMAGE_ASPECT_COLOR_BIT;
@@ -118,7 +119,16 @@ static void record(VkImage image, VkBuffer buffer, const struct case_ *c)
     barrier(image, all, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkBufferImageCopy copy = {.imageSubresource = {c->aspect ? c->aspect : VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                               .imageExtent = {SIZE, SIZE, 1}};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
+    if (copy2) {
+        VkBufferImageCopy2 region = {.sType = VK_STRUCTURE_TYPE_BUFFER_IMAGE_COPY_2,
+                                     .imageSubresource = copy.imageSubresource, .imageExtent = copy.imageExtent};
+        VkCopyImageToBufferInfo2 info = {.sType = VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2, .srcImage = image,
+                                         .srcImageLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, .dstBuffer = buffer,
+                                         .regionCount = 1, .pRegions = &region};
+        vkCmdCopyImageToBuffer2(cmd, &info);
+    } else {
+        vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
+    }
     VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                             .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0,
@@ -150,7 +160,7 @@ static unsigned run_case(const struct case_ *c, const char *out_dir, unsigned nu
     vkBindBufferMemory(device, buffer, buffer_memory, 0);
     uint8_t *bytes;
     vkMapMemory(device, buffer_memory, 0, VK_WHOLE_SIZE, 0, (void **)&bytes);
-    record(image, buffer, c);
+    record(image, buffer, c, number % 2 == 0);
     VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE);
     vkQueueWaitIdle(queue);
