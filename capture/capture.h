@@ -75,6 +75,9 @@ struct capture_memory {
 struct capture_instance *capture_instance_of(const void *dispatchable);
 struct capture_device *capture_device_of(const void *dispatchable);
 bool capture_instance_add(struct capture_instance *instance);
+/** Whether the next layer of one of our instances gives NAME (*gives_out);
+ * false when there is no instance. For vkGetInstanceProcAddr(NULL, ...). */
+bool capture_any_instance_gives(const char *name, bool *gives_out);
 void capture_instance_remove(struct capture_instance *instance);
 bool capture_device_add(struct capture_device *device);
 void capture_device_remove(struct capture_device *device);

@@ -18,12 +18,28 @@ static const struct capture_entry *find_entry(const char *name)
     return bsearch(name, capture_entries, capture_entry_count, sizeof capture_entries[0], by_name);
 }
 
-/* What vkGetInstanceProcAddr answers without an instance we know (Vulkan
- * 1.3 "vkGetInstanceProcAddr": only the global commands with a NULL
- * instance). Anything else would be a wrapper with no next layer to call. */
 static bool is_global(const struct capture_entry *entry)
 {
     return rt_vk_cmd_level(entry->cmd) == RT_VK_LEVEL_GLOBAL;
+}
+
+/*
+ * Without an instance of ours: the loader asking for vkCreateInstance with
+ * its own handle (it does when no implicit layer comes first), or a layer
+ * above us fetching the next vkCreateDevice with a NULL instance (vkBasalt,
+ * GFXReconstruct and the loader's sample layer do; the loader's terminator
+ * and the validation layer answer it). Our intercepts find their next layer
+ * from the handle they are called with, so they can be given; where one of
+ * our instances exists, only what its chain gives.
+ */
+static PFN_vkVoidFunction without_instance(const struct capture_entry *entry, const char *name)
+{
+    if (!entry)
+        return NULL;
+    bool gives = true;
+    if (!is_global(entry) && capture_any_instance_gives(name, &gives) && !gives)
+        return NULL;
+    return entry->function;
 }
 
 /* Our intercept, but only where the next layer has the command: an
@@ -32,11 +48,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstanc
                                                                        const char *name)
 {
     const struct capture_entry *entry = find_entry(name);
-    /* An instance we do not know yet: the loader asking for vkCreateInstance
-     * with its own handle (it does when no implicit layer comes first). */
     struct capture_instance *data = instance ? capture_instance_of(instance) : NULL;
     if (!data)
-        return entry && is_global(entry) ? entry->function : NULL;
+        return without_instance(entry, name);
     PFN_vkVoidFunction next = data->next_gipa(instance, name);
     return entry && next ? entry->function : next;
 }

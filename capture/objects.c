@@ -40,6 +40,21 @@ static void drop(struct rt_hashmap *map, const void *dispatchable)
     pthread_rwlock_unlock(&lock);
 }
 
+bool capture_any_instance_gives(const char *name, bool *gives_out)
+{
+    pthread_rwlock_rdlock(&lock);
+    struct rt_hashmap_iter it;
+    rt_hashmap_iter_init(&it, &instances);
+    uint64_t value = 0;
+    bool found = rt_hashmap_iter_next(&it, NULL, &value);
+    if (found) {
+        const struct capture_instance *instance = (const void *)(uintptr_t)value;
+        *gives_out = instance->next_gipa(instance->handle, name) != NULL;
+    }
+    pthread_rwlock_unlock(&lock);
+    return found;
+}
+
 struct capture_instance *capture_instance_of(const void *dispatchable)
 {
     return find(&instances, dispatchable);
