@@ -75,9 +75,10 @@ void replay_strip_device_chain(struct replay *r, VkDeviceCreateInfo *info)
     const VkBaseInStructure **link = (const VkBaseInStructure **)&info->pNext;
     while (*link) { /* decoded nodes live in the arena: relinking is safe */
         const char *ext = extension_of_stype((*link)->sType);
-        if (ext && stripped_extension(r->config, ext))
+        if (ext && stripped_extension(r->config, ext)) {
             *link = (*link)->pNext;
-        else
+            r->result->outcome.acted[RT_WA_STRIP_UNSUPPORTED][2]++;
+        } else
             link = (const VkBaseInStructure **)&(*link)->pNext;
     }
 }

@@ -7,7 +7,8 @@
  *   make_needs_trace OUT sparse     (fine) family 0 was graphics+compute+transfer+sparse at capture
  * `retrace replay` must refuse the first three with exit 4 and name what is
  * missing, and replay the last. For strip-unsupported (strip.sh):
- *   make_needs_trace OUT strip-unused   enables VK_NV_ray_tracing and depthBounds, never uses them
+ *   make_needs_trace OUT strip-unused   enables VK_NV_ray_tracing, VK_NV_ray_tracing_motion_blur (its
+ *                                       features struct chained) and depthBounds, never uses them
  *   make_needs_trace OUT strip-command  ... then calls vkCompileDeferredNV
  *   make_needs_trace OUT strip-shader   ... then makes a shader declaring SPV_NV_ray_tracing
  */
@@ -73,13 +74,15 @@ int main(int argc, char **argv)
     VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
                                      .pQueuePriorities = &priority};
     VkPhysicalDeviceFeatures features = {.depthBounds = VK_TRUE};
-    const char *extension = "VK_NV_ray_tracing";
+    const char *extensions[] = {"VK_NV_ray_tracing", "VK_NV_ray_tracing_motion_blur"};
+    VkPhysicalDeviceRayTracingMotionBlurFeaturesNV blur = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_MOTION_BLUR_FEATURES_NV, .rayTracingMotionBlur = VK_TRUE};
     bool strip = !strncmp(argv[2], "strip-", 6);
     bool want_feature = !strcmp(argv[2], "feature") || strip;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
                               .pQueueCreateInfos = &queue, .pEnabledFeatures = want_feature ? &features : NULL,
-                              .enabledExtensionCount = want_feature && !strip ? 0 : 1,
-                              .ppEnabledExtensionNames = &extension};
+                              .enabledExtensionCount = want_feature && !strip ? 0 : strip ? 2 : 1,
+                              .ppEnabledExtensionNames = extensions, .pNext = strip ? &blur : NULL};
     bool family = !strcmp(argv[2], "family"), sparse = !strcmp(argv[2], "sparse");
     if (family || sparse) {
         dci.pEnabledFeatures = NULL;

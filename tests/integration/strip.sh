@@ -12,10 +12,14 @@ out=$("$1" replay "$work/t.rtrace" 2>&1)
 if [ $? -ne 4 ]; then
     echo "FAIL: without the workaround the trace should be refused (exit 4):"; echo "$out"; exit 1
 fi
-out=$("$1" replay "$work/t.rtrace" --workarounds strip-unsupported --report "$work/r.json" 2>&1)
+out=$("$1" replay "$work/t.rtrace" --workarounds strip-unsupported --validate --report "$work/r.json" 2>&1)
 rc=$?
 if [ "$4" = ok ]; then
+    # validation-clean: nothing of a stripped extension is left in device creation
     if [ "$rc" -ne 0 ] || ! grep -q '"VK_NV_ray_tracing"' "$work/r.json" ||
+       ! grep -q '"VK_NV_ray_tracing_motion_blur"' "$work/r.json" ||
+       ! grep -q '"structures_removed":	1' "$work/r.json" ||
+       ! echo "$out" | grep -q "validation: 0 errors, 0 warnings" ||
        ! grep -q '"depthBounds (VkPhysicalDeviceFeatures)"' "$work/r.json"; then
         echo "FAIL: expected a replay listing what was stripped, got exit $rc:"; echo "$out"; cat "$work/r.json"
         exit 1
