@@ -164,7 +164,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!req->answered)
             take_body(req, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        return MHD_YES;
+        /* Over the limit mid-body (chunked, no length given): stop reading
+         * now, or a client could stream forever. libmicrohttpd cannot answer
+         * before the body ends, so the connection is closed. */
+        return req->too_large ? MHD_NO : MHD_YES;
     }
     if (req->answered)
         return MHD_YES;
