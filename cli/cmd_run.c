@@ -211,7 +211,7 @@ static void upload(const struct run_args *a, const struct rt_manifest *m, const 
         s = rt_upload_read_token(a->token_file, token, sizeof token);
     char *body = NULL;
     if (rt_ok(&s))
-        s = rt_upload_body(m, r, true, &body);
+        s = rt_upload_body(m, r, RT_UPLOAD_IMAGE_BUDGET, &body);
     if (rt_ok(&s))
         s = rt_upload_spool_put(spool, r->uuid, body);
     free(body);
@@ -248,7 +248,7 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
         s = rt_run_junit_write(m, &r, a->junit);
     if (a->json) {
         char *body = NULL;
-        if (rt_upload_body(m, &r, false, &body).code == RT_OK)
+        if (rt_upload_body(m, &r, 0, &body).code == RT_OK)
             printf("%s\n", body);
         free(body);
     } else {

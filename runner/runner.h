@@ -203,14 +203,23 @@ RT_MUST_CHECK rt_status rt_run_junit_write(const struct rt_manifest *manifest,
 
 /* ---- upload ------------------------------------------------------------ */
 
+/*
+ * PNG bytes one upload carries at most: base64 makes them a third larger, and
+ * the server takes 64 MiB (docs/FORMATS.md), so a night with many failures is
+ * still accepted, with the images past the budget left out.
+ */
+#define RT_UPLOAD_IMAGE_BUDGET (40u << 20)
+
 /**
- * The upload body of docs/FORMATS.md section 2, as JSON text (malloc'd).
- * Without WITH_IMAGES the images are null (what `retrace run --json` prints).
- * Each result also carries "regression" and "expected" (readers ignore keys
- * they do not know).
+ * The upload body of docs/FORMATS.md section 2, as JSON text (malloc'd),
+ * with the actual and diff PNGs of failures and new frames until their bytes
+ * would pass IMAGE_BUDGET (0: no images, what `retrace run --json` prints);
+ * a result whose images were left out says so in "images_left_out". Each
+ * result also carries "regression" and "expected" (readers ignore keys they
+ * do not know).
  */
 RT_MUST_CHECK rt_status rt_upload_body(const struct rt_manifest *manifest,
-                                       const struct rt_run_result *result, bool with_images,
+                                       const struct rt_run_result *result, size_t image_budget,
                                        char **json_out);
 
 /** Writes BODY as SPOOL_DIR/UUID.json (a temporary file, then rename). */

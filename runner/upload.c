@@ -81,8 +81,14 @@ static cJSON *run_object(const struct rt_manifest *m, const struct rt_run_result
     return o;
 }
 
+/* What is left of the image budget of one upload. */
+struct budget {
+    size_t left;
+    bool wanted; /* images were asked for at all */
+};
+
 static cJSON *result_object(const struct rt_manifest *m, const struct rt_run_job_result *jr,
-                            const struct rt_run_frame *f, bool with_images)
+                            const struct rt_run_frame *f, struct budget *budget)
 {
     const struct rt_manifest_trace *t = &m->traces[jr->job.trace];
     const struct rt_result *r = &f->r;
@@ -104,14 +110,19 @@ static cJSON *result_object(const struct rt_manifest *m, const struct rt_run_job
     cJSON_AddStringToObject(o, "message", f->message ? f->message : "");
     cJSON *report = jr->report ? cJSON_Parse(jr->report) : NULL;
     cJSON_AddItemToObject(o, "report", report ? report : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "actual_png", with_images ? base64(f->actual_png, r->actual_png_size) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "diff_png", with_images ? base64(f->diff_png, r->diff_png_size) : cJSON_CreateNull());
+    size_t images = (f->actual_png ? r->actual_png_size : 0) + (f->diff_png ? r->diff_png_size : 0);
+    bool send = images && images <= budget->left;
+    budget->left -= send ? images : 0;
+    cJSON_AddItemToObject(o, "actual_png", send ? base64(f->actual_png, r->actual_png_size) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "diff_png", send ? base64(f->diff_png, r->diff_png_size) : cJSON_CreateNull());
+    if (images && !send && budget->wanted)
+        cJSON_AddBoolToObject(o, "images_left_out", true);
     cJSON_AddBoolToObject(o, "regression", jr->regression);
     cJSON_AddStringToObject(o, "expected", rt_expect_kind_name(jr->expected));
     return o;
 }
 
-rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result *r, bool with_images,
+rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result *r, size_t image_budget,
                          char **json_out)
 {
     cJSON *root = cJSON_CreateObject();
@@ -119,9 +130,10 @@ rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result
     cJSON_AddNumberToObject(root, "version", 1);
     cJSON_AddItemToObject(root, "run", run_object(m, r));
     cJSON *results = cJSON_AddArrayToObject(root, "results");
+    struct budget budget = {.left = image_budget, .wanted = image_budget > 0};
     for (size_t j = 0; results && j < r->job_count; j++)
         for (size_t i = 0; i < r->jobs[j].frame_count; i++)
-            cJSON_AddItemToArray(results, result_object(m, &r->jobs[j], &r->jobs[j].frames[i], with_images));
+            cJSON_AddItemToArray(results, result_object(m, &r->jobs[j], &r->jobs[j].frames[i], &budget));
     *json_out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return *json_out ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory building the upload");

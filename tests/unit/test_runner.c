@@ -1,5 +1,7 @@
 /* Unit tests for runner/: the manifest, the job list and its shards, child processes. */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,4 +189,56 @@ Test(child, a_missing_program_is_exit_127)
     run_to_end(&c);
     cr_assert(WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) == 127);
     cr_assert_not_null(strstr(c.tail, "cannot start"));
+}
+
+/* Three failed frames with 100 + 50 bytes of images each, for the upload body. */
+static void fake_run(struct rt_run_result *r, struct rt_run_job_result *jobs, struct rt_run_frame *frames,
+                     uint8_t *bytes)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->uuid, sizeof r->uuid, "8c2f6a40-6b1e-4c59-9a0e-2d8d4f1b7e11");
+    r->label = "nightly";
+    r->jobs = jobs;
+    r->job_count = 3;
+    for (int i = 0; i < 3; i++) {
+        jobs[i] = (struct rt_run_job_result){.job = {.trace = 0, .config = 0}, .status = RT_RESULT_FAIL,
+                                             .regression = true, .frames = &frames[i], .frame_count = 1};
+        frames[i] = (struct rt_run_frame){.actual_png = bytes, .diff_png = bytes, .message = "ssim low"};
+        frames[i].r = (struct rt_result){.frame = (uint32_t)i + 1, .status = RT_RESULT_FAIL, .ssim = 0.5, .psnr = NAN,
+                                         .actual_png_size = 100, .diff_png_size = 50, .attempts = 1};
+    }
+}
+
+Test(upload, body_follows_section_2_and_keeps_within_the_image_budget)
+{
+    struct rt_manifest m;
+    rt_status s = rt_manifest_load(write_manifest("up.yml", "label: nightly\ntraces: [{path: a.rtrace}]\n"), &m);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    struct rt_run_result r;
+    struct rt_run_job_result jobs[3];
+    struct rt_run_frame frames[3];
+    uint8_t bytes[100] = {0x89, 'P', 'N', 'G'};
+    fake_run(&r, jobs, frames, bytes);
+    char *body = NULL;
+    s = rt_upload_body(&m, &r, 200, &body);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cJSON *root = cJSON_Parse(body);
+    cr_assert_str_eq(cJSON_GetObjectItem(root, "format")->valuestring, "retrace-run");
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "id")->valuestring, r.uuid);
+    cJSON *results = cJSON_GetObjectItem(root, "results");
+    cr_assert_eq(cJSON_GetArraySize(results), 3);
+    cJSON *first = cJSON_GetArrayItem(results, 0), *second = cJSON_GetArrayItem(results, 1);
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(first, "actual_png")));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(first, "diff_png")));
+    cr_assert_null(cJSON_GetObjectItem(first, "images_left_out"));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(second, "actual_png")), "past the budget: no images");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(second, "images_left_out")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(first, "psnr")), "not measured is null, never NaN");
+    cJSON_Delete(root);
+    free(body);
+    s = rt_upload_body(&m, &r, 0, &body);
+    cr_assert(rt_ok(&s));
+    cr_assert_null(strstr(body, "images_left_out"), "--json asks for no images and hears nothing of them");
+    free(body);
+    rt_manifest_finish(&m);
 }
