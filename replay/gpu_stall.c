@@ -35,6 +35,7 @@ struct replay_gpu_stall {
     VkCommandPool pools[MAX_FAMILIES];
     VkCommandBuffer cmds[MAX_FAMILIES]; /* recorded once, submitted before every submission */
     uint32_t family_count;
+    uint32_t compute_families; /* bit F: family F can run the dispatch (graphics or compute) */
 };
 
 #define VK_OK(expr, what)                                                                          \
@@ -214,6 +215,9 @@ static void create_queries(struct replay *r, struct replay_gpu_stall *g)
     if (!props)
         return;
     r->instance_dispatch.vkGetPhysicalDeviceQueueFamilyProperties(r->gpu, &count, props);
+    for (uint32_t f = 0; f < count && f < 32; f++)
+        if (props[f].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))
+            g->compute_families |= 1u << f;
     if (g->dev->any_queue_family >= count || !props[g->dev->any_queue_family].timestampValidBits ||
         r->gpu_properties.limits.timestampPeriod <= 0)
         return;
@@ -234,6 +238,9 @@ rt_status replay_gpu_stall_create(struct replay *r, struct replay_device *dev, s
     RT_TRY(create_descriptors(g));
     RT_TRY(create_pipeline(g));
     create_queries(r, g);
+    if (g->dev->any_queue_family >= 32 || !(g->compute_families & (1u << g->dev->any_queue_family)))
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "gpu delay: the device's first queue (family %u) cannot run compute",
+                         g->dev->any_queue_family);
     RT_TRY(calibrate(r, g, r->config->delay[RT_DELAY_GPU]->us));
     rt_log(RT_LOG_INFO, "gpu delay: %" PRIu64 " us asked, %.1f us measured (%u x %u steps)",
            r->config->delay[RT_DELAY_GPU]->us, (double)r->result->outcome.gpu_stall.measured_ns / 1e3, g->iterations,
@@ -269,7 +276,10 @@ static rt_status stall_command_buffer(struct replay_gpu_stall *g, uint32_t famil
 rt_status replay_gpu_stall_submit(struct replay *r, struct replay_gpu_stall *g, VkQueue queue)
 {
     VkCommandBuffer cmd;
-    RT_TRY(stall_command_buffer(g, replay_queue_family(r, queue), &cmd));
+    uint32_t family = replay_queue_family(r, queue);
+    if (family >= 32 || !(g->compute_families & (1u << family)))
+        return rt_ok_status(); /* a transfer-only queue cannot dispatch: not stalled, not counted */
+    RT_TRY(stall_command_buffer(g, family, &cmd));
     VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     VK_OK(g->dev->dispatch.device.vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
     r->result->outcome.delays[RT_DELAY_GPU].count++;
