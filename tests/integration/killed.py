@@ -46,6 +46,9 @@ def main():
     env = dict(os.environ, VK_ADD_LAYER_PATH=layer_dir, VK_INSTANCE_LAYERS="VK_LAYER_RETRACE_capture",
                RETRACE_OUTPUT=trace)
     for attempt in range(2):  # a busy Xvfb may refuse one connection: not what is tested
+        for leftover in (trace, trace + ".part"):  # else the retry writes killed-PID.rtrace
+            if os.path.exists(leftover):
+                os.unlink(leftover)
         proc = subprocess.Popen(program, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if wait_for_frames(trace + ".part", proc):
             break
