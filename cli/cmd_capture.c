@@ -269,9 +269,23 @@ static rt_status check_output_dir(const char *output)
     return rt_ok_status();
 }
 
-static void print_json_summary(const char *path, const struct rt_trace_progress *p, long long bytes)
+/* How the program ended, for --json: {"exit": N} or {"signal": N, "name": "..."}. */
+static void add_program_status(cJSON *o, int status)
+{
+    cJSON *program = cJSON_AddObjectToObject(o, "program");
+    if (WIFSIGNALED(status)) {
+        cJSON_AddNumberToObject(program, "signal", WTERMSIG(status));
+        cJSON_AddStringToObject(program, "name", strsignal(WTERMSIG(status)));
+    } else {
+        cJSON_AddNumberToObject(program, "exit", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+}
+
+static void print_json_summary(const char *path, const struct rt_trace_progress *p, long long bytes,
+                               int status)
 {
     cJSON *o = cJSON_CreateObject();
+    add_program_status(o, status);
     cJSON_AddStringToObject(o, "trace", path);
     cJSON_AddNumberToObject(o, "frames", (double)p->frames);
     cJSON_AddNumberToObject(o, "calls", (double)p->calls);
@@ -284,7 +298,7 @@ static void print_json_summary(const char *path, const struct rt_trace_progress 
     cJSON_Delete(o);
 }
 
-static rt_status summarise(const char *path)
+static rt_status summarise(const char *path, int status)
 {
     struct rt_trace_reader *reader;
     RT_TRY(rt_status_wrap(rt_trace_reader_open(path, &reader), "%s", path));
@@ -299,7 +313,7 @@ static rt_status summarise(const char *path)
     struct stat st = {0};
     stat(path, &st);
     if (cli_json_errors()) /* --json: one object, the last line of stdout */
-        print_json_summary(path, &p, (long long)st.st_size);
+        print_json_summary(path, &p, (long long)st.st_size, status);
     else
         printf("trace: %s\nframes: %llu  calls: %llu  bytes: %lld (raw %llu)\n", path,
                (unsigned long long)p.frames, (unsigned long long)p.calls, (long long)st.st_size,
@@ -402,7 +416,7 @@ static int finish_run(const char *program, const char *output, const struct capt
         s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: it never created a Vulkan instance, "
                       "or could not load the capture layer", program);
     else
-        s = summarise(output);
+        s = summarise(output, child->status);
     if (child->stop_signal) {
         fprintf(stderr, "retrace: stopped by signal %d (%s), passed on to %s\n", child->stop_signal,
                 strsignal(child->stop_signal), program);

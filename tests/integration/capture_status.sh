@@ -30,6 +30,8 @@ if [ -f "$work/segv.rtrace" ] && "$retrace" info --check "$work/segv.rtrace" >/d
 else
     echo "not ok $n - the crashed program's trace checks"; failed=1
 fi
+check "--json says how the program ended" 6 '"program":{"signal":11' -- \
+    "$retrace" capture --json -o "$work/j.rtrace" --frame-delimiter submit -- "$busy" 3 segv 5
 check "a program that exits non-zero: 6" 6 "exited with status 3" -- \
     "$retrace" capture -o "$work/x.rtrace" -- sh -c 'exit 3'
 check "a program that exits 0 without Vulkan: 3" 3 "wrote no trace" -- \
