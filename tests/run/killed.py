@@ -24,8 +24,10 @@ traces:
   - {path: particles.rtrace, frames: [1, 5]}
 """
 env.write("manifest.yml", manifest)
+# A SIGKILLed runner cannot clean its work folder: keep it in ours.
+work = os.path.join(env.dir, "work")
 runner = subprocess.Popen([retrace, "run", os.path.join(env.dir, "manifest.yml"), "--db", env.db,
-                           "--wrapper", "sh " + WRAPPER], env=env.env, stdout=subprocess.PIPE,
+                           "--wrapper", "sh " + WRAPPER, "--work-dir", work], env=env.env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
 # Wait (by state, not by time) until the stuck replay runs: the two traces before it are done.
 pid_file = os.path.join(env.state, "stuck.rtrace.pid")
@@ -51,7 +53,7 @@ expect(not alive(stuck_pid), "the replay in flight died with the runner")
 # SIGTERM (a CI job cancelled): the replay in flight is killed, the run is marked aborted, exit 5.
 os.remove(pid_file)
 runner = subprocess.Popen([retrace, "run", os.path.join(env.dir, "manifest.yml"), "--db", env.db,
-                           "--wrapper", "sh " + WRAPPER], env=env.env, stdout=subprocess.PIPE,
+                           "--wrapper", "sh " + WRAPPER, "--work-dir", work], env=env.env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
 for _ in range(1200):
     if os.path.exists(pid_file) and os.path.getsize(pid_file) > 0 or runner.poll() is not None:
