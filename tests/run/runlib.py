@@ -2,6 +2,7 @@
 folder with copies of the bundled traces, a golden store, manifests, and
 helpers to run retrace and read the store back (sqlite3 from Python's
 standard library: the test reads what the runner wrote, not what it says)."""
+import atexit
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ class Env:
         self.retrace = retrace
         self.traces = traces
         self.dir = tempfile.mkdtemp(prefix="rt-run-test-")
+        atexit.register(self.close)  # also when a check ends the test early
         self.state = os.path.join(self.dir, "state")
         os.makedirs(self.state)
         self.db = os.path.join(self.dir, "golden.db")
