@@ -6,9 +6,12 @@
   skimage  structural_similarity on luma, timed inside Python after import:
            once for PNG load + luma + SSIM, once for SSIM alone
 
-Commands are run alternately, REPS times each, and the median wall time is
-kept. Usage: timing.py RETRACE GOLDEN ACTUAL LABEL REPS
+Commands are run alternately, REPS times each; the medians of wall time and of
+CPU time (user + system of the command and its threads, from the kernel's
+rusage of waited-for children) are kept: on a loaded machine CPU time is the
+steadier of the two. Usage: timing.py RETRACE GOLDEN ACTUAL LABEL REPS
 """
+import resource
 import statistics
 import subprocess
 import sys
@@ -19,13 +22,19 @@ from PIL import Image
 from skimage.metrics import structural_similarity
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run(cmd):
-    t0 = time.perf_counter()
+    """Wall and CPU seconds of one whole command, and its output."""
+    c0, t0 = cpu_children(), time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, cpu_children() - c0
     if p.returncode not in (0, 1):  # 1: our comparison failed, which is fine here
         sys.exit(f"{cmd[0]} failed ({p.returncode}): {p.stderr.strip()}")
-    return elapsed, p.stdout + p.stderr
+    return elapsed, cpu, p.stdout + p.stderr
 
 
 def luma(path):
@@ -59,21 +68,24 @@ def main():
     ff_cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-i", golden, "-i", actual,
               "-lavfi", "ssim", "-f", "null", "-"]
     run(ours_cmd), run(ff_cmd)  # warm the page cache for both
-    ours, rgb, ff = [], [], []
-    for _ in range(reps):
-        t, ours_out = run(ours_cmd)
-        ours.append(t)
-        t, _ = run(rgb_cmd)
-        rgb.append(t)
-        t, ff_out = run(ff_cmd)
-        ff.append(t)
+    times = {"ours": ([], []), "rgb": ([], []), "ffmpeg": ([], [])}
+    cmds = [("ours", ours_cmd), ("rgb", rgb_cmd), ("ffmpeg", ff_cmd)]
+    out = {}
+    for i in range(reps):
+        for name, cmd in cmds if i % 2 == 0 else reversed(cmds):
+            t, cpu, out[name] = run(cmd)
+            times[name][0].append(t)
+            times[name][1].append(cpu)
     sk_full, sk_only, sk_value = time_skimage(golden, actual, max(1, reps // 2))
-    o, r, f = statistics.median(ours), statistics.median(rgb), statistics.median(ff)
-    ours_ssim = ours_out.split()[0]
+    o, r, f = (statistics.median(times[n][0]) for n in ("ours", "rgb", "ffmpeg"))
+    oc, rc, fc = (statistics.median(times[n][1]) for n in ("ours", "rgb", "ffmpeg"))
+    ours_ssim = out["ours"].split()[0]
+    ff_out = out["ffmpeg"]
     ff_ssim = ff_out.split("All:")[-1].split()[0] if "All:" in ff_out else "?"
-    print(f"{label:>10} {o * 1e3:9.1f} {r * 1e3:9.1f} {f * 1e3:9.1f} {sk_full * 1e3:10.1f}"
-          f" {sk_only * 1e3:9.1f} {f / o:8.2f}x {sk_full / o:8.2f}x   {ours_ssim} skimage={sk_value:.6f}"
-          f" ffmpeg(All)={ff_ssim}")
+    print(f"{label:>10} {o * 1e3:8.1f} {oc * 1e3:8.1f} {r * 1e3:8.1f} {rc * 1e3:8.1f}"
+          f" {f * 1e3:8.1f} {fc * 1e3:8.1f} {sk_full * 1e3:9.1f} {sk_only * 1e3:8.1f}"
+          f" {f / o:7.2f}x {fc / oc:7.2f}x {sk_full / o:7.2f}x")
+    print(f"{'':>10} {ours_ssim} skimage={sk_value:.6f} ffmpeg(All)={ff_ssim}")
 
 
 if __name__ == "__main__":
