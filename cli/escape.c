@@ -1,6 +1,8 @@
 /* cli/escape.c — escaping untrusted bytes for text and JSON output (see escape.h). */
 #include "escape.h"
 
+#include "utf8.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,32 +20,6 @@ static bool reserve(struct cli_text *t, size_t extra)
     t->data = grown;
     t->cap = cap;
     return true;
-}
-
-/* Length of the valid UTF-8 sequence at S (N bytes left) of 2..4 bytes, or 0
- * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_sequence(const uint8_t *s, size_t n)
-{
-    uint8_t lo = 0x80, hi = 0xbf;
-    size_t len;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        len = 3;
-        lo = s[0] == 0xe0 ? 0xa0 : 0x80;
-        hi = s[0] == 0xed ? 0x9f : 0xbf;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        len = 4;
-        lo = s[0] == 0xf0 ? 0x90 : 0x80;
-        hi = s[0] == 0xf4 ? 0x8f : 0xbf;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return len;
 }
 
 static void put_escape(struct cli_text *t, uint8_t c)
@@ -65,7 +41,7 @@ bool cli_escape(struct cli_text *t, const char *text, size_t n)
     for (size_t i = 0; i < n;) {
         if (!reserve(t, 4))
             return false;
-        size_t seq = s[i] >= 0x80 ? utf8_sequence(s + i, n - i) : 0;
+        size_t seq = s[i] >= 0x80 ? rt_utf8_sequence(s + i, n - i) : 0;
         if (seq) {
             for (size_t k = 0; k < seq; k++)
                 t->data[t->len++] = (char)s[i + k];

@@ -8,7 +8,7 @@
  * control byte (below 0x20, and 0x7f) and any byte that is not part of valid
  * UTF-8 "\xNN". The result is valid UTF-8 with no control characters, and
  * the original bytes can be read back from it.
- * Must not touch: anything but libc.
+ * Must not touch: anything but libc and common/utf8.h (the UTF-8 rule).
  */
 #ifndef RT_CLI_ESCAPE_H
 #define RT_CLI_ESCAPE_H

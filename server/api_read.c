@@ -6,6 +6,7 @@
 #include "server_internal.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,12 @@ static bool number_arg(struct rt_request *req, const char *name, uint32_t def, u
     *out = def;
     if (!text)
         return true;
-    char *end = NULL;
-    unsigned long value = strtoul(text, &end, 10);
-    if (*end || text[0] == '-' || text[0] == '+' || value > max)
+    /* digits only: strtoul alone also takes leading spaces and a sign */
+    if (strspn(text, "0123456789") != strlen(text))
+        return false;
+    errno = 0;
+    unsigned long value = strtoul(text, NULL, 10);
+    if (errno == ERANGE || value > max)
         return false;
     *out = (uint32_t)value;
     return true;

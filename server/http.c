@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void rt_http_common_headers(struct MHD_Response *response)
 {
     MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
@@ -17,10 +19,14 @@ void rt_http_common_headers(struct MHD_Response *response)
     MHD_add_response_header(response, "Referrer-Policy", "no-referrer");
 }
 
+/* TEXT (taken over) as an answer. cJSON copies string bytes as they are, and
+ * a request's bytes echoed in an error or an upload's stored names may be no
+ * UTF-8, which JSON must be (RFC 8259 §8.1): such bytes become '?'. */
 static struct MHD_Response *json_text_response(char *text)
 {
     if (!text)
         return NULL;
+    rt_utf8_scrub(text, strlen(text));
     struct MHD_Response *response =
         MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (!response) {

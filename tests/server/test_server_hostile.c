@@ -7,6 +7,8 @@
  * than the limit, a database another process keeps locked, and a clean stop.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <iconv.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -163,6 +165,56 @@ Test(hostile, methods_and_garbage)
     cr_assert(r.status == 0 || (r.status >= 400 && r.status < 500));
     http_response_finish(&r);
     still_serving();
+}
+
+/* glibc's iconv refuses any byte sequence that is not UTF-8 (RFC 3629). */
+static bool valid_utf8(const char *text, size_t size)
+{
+    iconv_t cd = iconv_open("UTF-8", "UTF-8");
+    cr_assert(cd != (iconv_t)-1);
+    char out[8192];
+    char *in = (char *)text;
+    bool ok = true;
+    while (size && ok) {
+        char *o = out;
+        size_t left = sizeof out;
+        ok = iconv(cd, &in, &size, &o, &left) != (size_t)-1 || errno == E2BIG;
+    }
+    iconv_close(cd);
+    return ok;
+}
+
+/* JSON is UTF-8 (RFC 8259 §8.1): bytes of the request echoed in an error, or
+ * stored by an upload, must not make an answer a strict parser refuses. */
+Test(hostile, answers_are_utf8_whatever_bytes_the_request_holds)
+{
+    const char *paths[] = {"/api/runs/%ff", "/api/results/%c0%af", "/api/runs/ab%e2%82",
+                           "/api/images/golden/%ed%a0%80", "/api/history?trace=%f5%80"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        struct http_response r;
+        http_request(&f, "GET", paths[i], NULL, NULL, &r);
+        cr_assert(r.status >= 400 && r.status < 500, "GET %s answered %d", paths[i], r.status);
+        cr_assert(valid_utf8(r.body, r.body_size), "GET %s: not UTF-8: %s", paths[i], r.body);
+        http_response_finish(&r);
+    }
+    char header[128];
+    snprintf(header, sizeof header, "Authorization: Bearer %s\r\n", TEST_TOKEN);
+    struct http_response r;
+    http_request(&f, "POST", "/api/results/%ff/approve", header, "{}", &r);
+    cr_assert_eq(r.status, 404);
+    cr_assert(valid_utf8(r.body, r.body_size), "not UTF-8: %s", r.body);
+    http_response_finish(&r);
+}
+
+/* limit and offset are plain digits: strtoul alone would take " 5" and "+5". */
+Test(hostile, page_numbers_with_spaces_or_signs_are_refused)
+{
+    const char *paths[] = {"/api/runs?offset=%205", "/api/runs?limit=%2010",
+                           "/api/runs?offset=%2B5", "/api/runs?limit=5%20",
+                           "/api/runs?offset=-0", "/api/runs?offset=18446744073709551617"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        cr_assert_eq(get_status(paths[i]), 400, "GET %s", paths[i]);
+    cr_assert_eq(get_status("/api/runs?offset=1000000000&limit=500"), 200);
 }
 
 Test(hostile, a_slow_client_is_cut_off_and_others_are_served)

@@ -231,3 +231,32 @@ Test(typedmap, the_same_key_under_two_types_is_two_entries)
     cr_assert_eq(v, 3);
     rt_typed_map_finish(&m);
 }
+
+#include "utf8.h"
+
+Test(utf8, sequences_by_rfc3629)
+{
+    struct {
+        const char *bytes;
+        size_t n, len;
+    } cases[] = {
+        {"a", 1, 1},          {"\x01", 1, 1},         {"\xc3\xa9", 2, 2},
+        {"\xe2\x82\xac", 3, 3}, {"\xf0\x9f\x98\x80", 4, 4},
+        {"\xc0\xaf", 2, 0},     /* overlong '/' */
+        {"\xe0\x80\xaf", 3, 0}, /* overlong */
+        {"\xed\xa0\x80", 3, 0}, /* a surrogate */
+        {"\xf4\x90\x80\x80", 4, 0}, /* above U+10FFFF */
+        {"\x80", 1, 0},         {"\xff", 1, 0},
+        {"\xe2\x82", 2, 0},     /* cut short */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        cr_assert_eq(rt_utf8_sequence((const uint8_t *)cases[i].bytes, cases[i].n), cases[i].len,
+                     "case %zu", i);
+}
+
+Test(utf8, scrub_replaces_only_what_is_not_utf8)
+{
+    char text[] = "ok \xc3\xa9 \xff\xc0\xaf \xe2\x82";
+    rt_utf8_scrub(text, sizeof text - 1);
+    cr_assert_str_eq(text, "ok \xc3\xa9 ??? ??");
+}
