@@ -136,18 +136,8 @@ static enum MHD_Result unauthorized(struct rt_request *req)
     if (req->server->token_len == 0)
         return rt_http_error(req, MHD_HTTP_FORBIDDEN,
                              "writes are disabled: start retrace serve with --token-file");
-    struct MHD_Response *response = MHD_create_response_from_buffer(
-        sizeof "{\"error\":\"missing or wrong bearer token\"}" - 1,
-        (void *)"{\"error\":\"missing or wrong bearer token\"}", MHD_RESPMEM_PERSISTENT);
-    if (!response)
-        return MHD_NO;
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                            "Bearer realm=\"retrace\"");
-    rt_http_common_headers(response);
-    enum MHD_Result result = MHD_queue_response(req->conn, MHD_HTTP_UNAUTHORIZED, response);
-    MHD_destroy_response(response);
-    return result;
+    return rt_http_error_with_header(req, MHD_HTTP_UNAUTHORIZED, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                     "Bearer realm=\"retrace\"", "missing or wrong bearer token");
 }
 
 /* The body as a JSON object; an empty body is an empty object. NULL = malformed. */

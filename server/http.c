@@ -47,11 +47,13 @@ struct MHD_Response *rt_http_json_response(cJSON *json)
     return json_text_response(text);
 }
 
-static enum MHD_Result send_json_text(struct rt_request *req, unsigned status, char *text)
+/* Queues RESPONSE (NULL: out of memory, and libmicrohttpd closes the
+ * connection) with STATUS and drops our reference. */
+static enum MHD_Result send_response(struct rt_request *req, unsigned status,
+                                     struct MHD_Response *response)
 {
-    struct MHD_Response *response = json_text_response(text);
     if (!response)
-        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
+        return MHD_NO;
     enum MHD_Result result = MHD_queue_response(req->conn, status, response);
     MHD_destroy_response(response);
     if (status >= 500)
@@ -61,18 +63,15 @@ static enum MHD_Result send_json_text(struct rt_request *req, unsigned status, c
 
 enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, cJSON *json)
 {
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-    cJSON_Delete(json);
-    return send_json_text(req, status, text);
+    return send_response(req, status, rt_http_json_response(json));
 }
 
-enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
+/* {"error": MESSAGE} with STATUS, and HEADER: VALUE when HEADER is given. */
+static enum MHD_Result send_error(struct rt_request *req, unsigned status, const char *header,
+                                  const char *value, const char *fmt, va_list ap)
 {
     char message[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
     cJSON *json = cJSON_CreateObject();
     if (json && !cJSON_AddStringToObject(json, "error", message)) {
         cJSON_Delete(json);
@@ -80,7 +79,30 @@ enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const cha
     }
     if (status >= 500)
         fprintf(stderr, "retrace serve: %s\n", message);
-    return rt_http_json(req, status, json);
+    struct MHD_Response *response = rt_http_json_response(json);
+    if (response && header)
+        MHD_add_response_header(response, header, value);
+    return send_response(req, status, response);
+}
+
+enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    enum MHD_Result result = send_error(req, status, NULL, NULL, fmt, ap);
+    va_end(ap);
+    return result;
+}
+
+enum MHD_Result rt_http_error_with_header(struct rt_request *req, unsigned status,
+                                          const char *header, const char *value,
+                                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    enum MHD_Result result = send_error(req, status, header, value, fmt, ap);
+    va_end(ap);
+    return result;
 }
 
 enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s)

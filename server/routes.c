@@ -18,17 +18,8 @@ static bool is_read(const char *method)
 static enum MHD_Result method_not_allowed(struct rt_request *req, const char *allow)
 {
     /* 405 must name what is allowed (RFC 9110 §15.5.6). */
-    struct MHD_Response *response = MHD_create_response_from_buffer(
-        sizeof "{\"error\":\"method not allowed\"}" - 1, (void *)"{\"error\":\"method not allowed\"}",
-        MHD_RESPMEM_PERSISTENT);
-    if (!response)
-        return MHD_NO;
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
-    rt_http_common_headers(response);
-    enum MHD_Result result = MHD_queue_response(req->conn, MHD_HTTP_METHOD_NOT_ALLOWED, response);
-    MHD_destroy_response(response);
-    return result;
+    return rt_http_error_with_header(req, MHD_HTTP_METHOD_NOT_ALLOWED, MHD_HTTP_HEADER_ALLOW,
+                                     allow, "method not allowed");
 }
 
 /* Splits PATH (after "/api/") in place; false on an empty or surplus segment. */

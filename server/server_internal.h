@@ -77,6 +77,12 @@ struct MHD_Response *rt_http_json_response(struct cJSON *json);
 enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/** rt_http_error with one more header: Allow for a 405, WWW-Authenticate for a 401. */
+enum MHD_Result rt_http_error_with_header(struct rt_request *req, unsigned status,
+                                          const char *header, const char *value,
+                                          const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /** The answer for a store error: 503 when busy, 400 bad input, else 500. */
 enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s);
 
