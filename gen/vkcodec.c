@@ -15,26 +15,6 @@
 
 #define UNKNOWN_NODE UINT32_MAX /* body length of a node the encoder could not encode */
 
-struct vkc {
-    struct rt_enc *enc;
-    struct rt_dec *dec;
-    struct rt_vk_stats *stats;
-    const char *err; /* first error, static text */
-    const char *err_where;
-    unsigned depth;
-};
-
-static bool fail(struct vkc *c, const char *err, const char *where)
-{
-    if (!c->err) {
-        c->err = err;
-        c->err_where = where;
-    }
-    if (c->dec)
-        c->dec->failed = true;
-    return false;
-}
-
 /* ---- shared lookups ----------------------------------------------------- */
 
 static int cmp_stype(const void *key, const void *item)
@@ -85,15 +65,15 @@ const struct rt_vk_struct_desc *rt_vkc_args_desc(enum rt_vk_cmd cmd)
 
 /* ---- encoding ----------------------------------------------------------- */
 
-static bool enc_struct(struct vkc *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain);
-static bool enc_member(struct vkc *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
+static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain);
+static bool enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        const void *base, bool in_chain);
 
-static bool enc_chain(struct vkc *c, const void *node)
+static bool enc_chain(struct rt_vkc_pass *c, const void *node)
 {
     for (unsigned n = 0; node; n++) {
         if (n >= RT_VKC_MAX_CHAIN)
-            return fail(c, "pNext chain too long or cyclic", NULL);
+            return rt_vkc_fail(c, "pNext chain too long or cyclic", NULL);
         uint32_t stype = (uint32_t)rt_vkc_load(node, 4);
         int idx = rt_vkc_stype_index(stype);
         rt_enc_u8(c->enc, 1);
@@ -115,7 +95,7 @@ static bool enc_chain(struct vkc *c, const void *node)
             return false;
         size_t body = c->enc->size - at - 4;
         if (body >= UNKNOWN_NODE)
-            return fail(c, "pNext node too large", sd->name);
+            return rt_vkc_fail(c, "pNext node too large", sd->name);
         rt_enc_patch_u32(c->enc, at, (uint32_t)body);
         const struct rt_vk_member *pn = rt_vkc_pnext_member(sd);
         node = pn ? *(const void *const *)((const uint8_t *)node + pn->offset) : NULL;
@@ -124,7 +104,7 @@ static bool enc_chain(struct vkc *c, const void *node)
     return true;
 }
 
-static bool enc_elem(struct vkc *c, const struct rt_vk_member *m, const uint8_t *p)
+static bool enc_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, const uint8_t *p)
 {
     switch (m->kind) {
     case RT_VK_KIND_STRUCT:
@@ -156,7 +136,7 @@ static bool enc_elem(struct vkc *c, const struct rt_vk_member *m, const uint8_t 
     }
 }
 
-static bool enc_level(struct vkc *c, const struct rt_vk_member *m, const void *base,
+static bool enc_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, const void *base,
                       const uint8_t *field, unsigned level)
 {
     if (level == m->depth) {
@@ -177,7 +157,7 @@ static bool enc_level(struct vkc *c, const struct rt_vk_member *m, const void *b
     if (level == 0 && m->len) {
         n = m->len(base);
         if (n > UINT32_MAX)
-            return fail(c, "array longer than 2^32 elements", m->name);
+            return rt_vkc_fail(c, "array longer than 2^32 elements", m->name);
         rt_enc_u32(c->enc, (uint32_t)n);
     }
     if (level + 1u == m->depth && m->kind == RT_VK_KIND_VOID) {
@@ -191,7 +171,7 @@ static bool enc_level(struct vkc *c, const struct rt_vk_member *m, const void *b
     return true;
 }
 
-static bool enc_union_selected(struct vkc *c, const struct rt_vk_struct_desc *sd,
+static bool enc_union_selected(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd,
                                const struct rt_vk_member *m, const uint8_t *base)
 {
     const struct rt_vk_struct_desc *u = rt_vkc_sub(m);
@@ -203,7 +183,7 @@ static bool enc_union_selected(struct vkc *c, const struct rt_vk_struct_desc *sd
     return enc_member(c, u, pick, base + m->offset, false);
 }
 
-static bool enc_member(struct vkc *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
+static bool enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        const void *base, bool in_chain)
 {
     const uint8_t *b = base;
@@ -218,14 +198,14 @@ static bool enc_member(struct vkc *c, const struct rt_vk_struct_desc *sd, const 
     return enc_level(c, m, base, b + m->offset, 0);
 }
 
-static bool enc_struct(struct vkc *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain)
+static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain)
 {
     if (sd->excluded)
-        return fail(c, sd->excluded, sd->name);
+        return rt_vkc_fail(c, sd->excluded, sd->name);
     if (!sd->compiled)
-        return fail(c, "its platform is not compiled in", sd->name);
+        return rt_vkc_fail(c, "its platform is not compiled in", sd->name);
     if (++c->depth > RT_VKC_MAX_DEPTH)
-        return fail(c, "structs nested too deeply", sd->name);
+        return rt_vkc_fail(c, "structs nested too deeply", sd->name);
     if (sd->is_union) { /* a union on its own has no selector: its bytes */
         rt_enc_bytes(c->enc, p, sd->size);
         c->depth--;
@@ -241,7 +221,7 @@ static bool enc_struct(struct vkc *c, const struct rt_vk_struct_desc *sd, const 
 static rt_status enc_top(struct rt_enc *enc, const struct rt_vk_struct_desc *sd, const char *what,
                          const void *value, struct rt_vk_stats *stats)
 {
-    struct vkc c = {.enc = enc, .stats = stats};
+    struct rt_vkc_pass c = {.enc = enc, .stats = stats};
     if (!sd)
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: not encodable by the generated codec", what);
     if (!enc_struct(&c, sd, value, false))

@@ -12,44 +12,26 @@
 
 #define UNKNOWN_NODE UINT32_MAX
 
-struct vkd {
-    struct rt_dec *dec;
-    struct rt_vk_stats *stats;
-    const char *err;
-    const char *err_where;
-    unsigned depth;
-};
-
-static bool fail(struct vkd *c, const char *err, const char *where)
-{
-    if (!c->err) {
-        c->err = err;
-        c->err_where = where;
-    }
-    c->dec->failed = true;
-    return false;
-}
-
-static bool dec_struct(struct vkd *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain);
-static bool dec_member(struct vkd *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
+static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain);
+static bool dec_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        void *base, bool in_chain);
 
-static void *alloc(struct vkd *c, uint64_t n, size_t size, size_t min_encoded, const char *what)
+static void *alloc(struct rt_vkc_pass *c, uint64_t n, size_t size, size_t min_encoded, const char *what)
 {
     if (!rt_dec_check_count(c->dec, n, min_encoded)) {
-        fail(c, "count larger than the bytes left", what);
+        rt_vkc_fail(c, "count larger than the bytes left", what);
         return NULL;
     }
     void *p = rt_arena_calloc(c->dec->arena, (size_t)(n ? n : 1), size ? size : 1, 16);
     if (!p)
-        fail(c, "allocation refused (arena limit or out of memory)", what);
+        rt_vkc_fail(c, "allocation refused (arena limit or out of memory)", what);
     return p;
 }
 
-static bool skip_unknown(struct vkd *c, uint32_t stype, uint32_t len)
+static bool skip_unknown(struct rt_vkc_pass *c, uint32_t stype, uint32_t len)
 {
     if (len != UNKNOWN_NODE && !rt_dec_bytes(c->dec, len))
-        return fail(c, "truncated pNext node", NULL);
+        return rt_vkc_fail(c, "truncated pNext node", NULL);
     if (c->stats) {
         c->stats->unknown_stypes++;
         c->stats->last_unknown_stype = stype;
@@ -57,12 +39,12 @@ static bool skip_unknown(struct vkd *c, uint32_t stype, uint32_t len)
     return true;
 }
 
-static bool dec_node(struct vkd *c, const struct rt_vk_struct_desc *sd, uint32_t stype, uint32_t len,
+static bool dec_node(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, uint32_t stype, uint32_t len,
                      void **node_out)
 {
     const uint8_t *body = rt_dec_bytes(c->dec, len);
     if (!body)
-        return fail(c, "truncated pNext node", sd->name);
+        return rt_vkc_fail(c, "truncated pNext node", sd->name);
     void *node = alloc(c, 1, sd->size, 0, sd->name);
     if (!node)
         return false;
@@ -74,31 +56,31 @@ static bool dec_node(struct vkd *c, const struct rt_vk_struct_desc *sd, uint32_t
     c->dec = outer;
     if (!ok || sub.failed) {
         outer->failed = true;
-        return fail(c, "malformed pNext node", sd->name);
+        return rt_vkc_fail(c, "malformed pNext node", sd->name);
     }
     if (rt_dec_left(&sub) != 0)
-        return fail(c, "pNext node has trailing bytes", sd->name);
+        return rt_vkc_fail(c, "pNext node has trailing bytes", sd->name);
     if ((uint32_t)rt_vkc_load(node, 4) != stype)
-        return fail(c, "pNext node's sType differs from its header", sd->name);
+        return rt_vkc_fail(c, "pNext node's sType differs from its header", sd->name);
     *node_out = node;
     return true;
 }
 
-static bool dec_chain(struct vkd *c, void **head_out)
+static bool dec_chain(struct rt_vkc_pass *c, void **head_out)
 {
     void **link = head_out;
     for (unsigned n = 0;; n++) {
         uint8_t more = rt_dec_u8(c->dec);
         if (c->dec->failed)
-            return fail(c, "truncated pNext chain", NULL);
+            return rt_vkc_fail(c, "truncated pNext chain", NULL);
         if (more == 0)
             return true;
         if (more != 1 || n >= RT_VKC_MAX_CHAIN)
-            return fail(c, more != 1 ? "bad pNext node marker" : "pNext chain too long", NULL);
+            return rt_vkc_fail(c, more != 1 ? "bad pNext node marker" : "pNext chain too long", NULL);
         uint32_t stype = rt_dec_u32(c->dec);
         uint32_t len = rt_dec_u32(c->dec);
         if (c->dec->failed)
-            return fail(c, "truncated pNext chain", NULL);
+            return rt_vkc_fail(c, "truncated pNext chain", NULL);
         int idx = rt_vkc_stype_index(stype);
         if (len == UNKNOWN_NODE || idx < 0 || !rt_vk_structs[idx].compiled) {
             if (!skip_unknown(c, stype, len))
@@ -109,25 +91,25 @@ static bool dec_chain(struct vkd *c, void **head_out)
         const struct rt_vk_member *pn = rt_vkc_pnext_member(sd);
         void *node;
         if (!pn || !dec_node(c, sd, stype, len, &node))
-            return pn ? false : fail(c, "pNext node without pNext", sd->name);
+            return pn ? false : rt_vkc_fail(c, "pNext node without pNext", sd->name);
         *link = node;
         link = (void **)((uint8_t *)node + pn->offset);
     }
 }
 
-static bool dec_scalar(struct vkd *c, const struct rt_vk_member *m, uint8_t *p)
+static bool dec_scalar(struct rt_vkc_pass *c, const struct rt_vk_member *m, uint8_t *p)
 {
     uint32_t w = rt_vkc_wire_size(m);
     if (w != 1 && w != 2 && w != 4 && w != 8) {
         const uint8_t *raw = rt_dec_bytes(c->dec, m->elem_size);
         if (raw)
             memcpy(p, raw, m->elem_size);
-        return raw != NULL || fail(c, "truncated", m->name);
+        return raw != NULL || rt_vkc_fail(c, "truncated", m->name);
     }
     uint64_t v = 0;
     const uint8_t *in = rt_dec_bytes(c->dec, w);
     if (!in)
-        return fail(c, "truncated", m->name);
+        return rt_vkc_fail(c, "truncated", m->name);
     for (uint32_t i = 0; i < w; i++)
         v |= (uint64_t)in[i] << (8 * i);
     if (m->kind != RT_VK_KIND_FUNCPTR) /* a captured code address means nothing here */
@@ -135,7 +117,7 @@ static bool dec_scalar(struct vkd *c, const struct rt_vk_member *m, uint8_t *p)
     return true;
 }
 
-static bool dec_elem(struct vkd *c, const struct rt_vk_member *m, uint8_t *p)
+static bool dec_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, uint8_t *p)
 {
     switch (m->kind) {
     case RT_VK_KIND_STRUCT:
@@ -144,18 +126,18 @@ static bool dec_elem(struct vkd *c, const struct rt_vk_member *m, uint8_t *p)
         const uint8_t *raw = rt_dec_bytes(c->dec, rt_vkc_sub(m)->size);
         if (raw)
             memcpy(p, raw, rt_vkc_sub(m)->size);
-        return raw != NULL || fail(c, "truncated", m->name);
+        return raw != NULL || rt_vkc_fail(c, "truncated", m->name);
     }
     case RT_VK_KIND_STRING: {
         uint32_t n = rt_dec_u32(c->dec);
         if (c->dec->failed)
-            return fail(c, "truncated string", m->name);
+            return rt_vkc_fail(c, "truncated string", m->name);
         if (n == UINT32_MAX)
             return true;
         const uint8_t *s = rt_dec_bytes(c->dec, n);
         char *copy = s ? rt_arena_strndup(c->dec->arena, (const char *)s, n) : NULL;
         if (!copy || memchr(copy, 0, n))
-            return fail(c, s ? "bad string" : "truncated string", m->name);
+            return rt_vkc_fail(c, s ? "bad string" : "truncated string", m->name);
         memcpy(p, &copy, sizeof copy);
         return true;
     }
@@ -166,11 +148,11 @@ static bool dec_elem(struct vkd *c, const struct rt_vk_member *m, uint8_t *p)
     }
 }
 
-static bool dec_bytes(struct vkd *c, const struct rt_vk_member *m, uint8_t *p, size_t n)
+static bool dec_bytes(struct rt_vkc_pass *c, const struct rt_vk_member *m, uint8_t *p, size_t n)
 {
     const uint8_t *raw = rt_dec_bytes(c->dec, n);
     if (!raw)
-        return fail(c, "truncated", m->name);
+        return rt_vkc_fail(c, "truncated", m->name);
     memcpy(p, raw, n);
     return true;
 }
@@ -186,7 +168,7 @@ static size_t elem_min_encoded(const struct rt_vk_member *m, unsigned level)
     return rt_vkc_is_scalar(m->kind) ? rt_vkc_wire_size(m) : 1;
 }
 
-static bool dec_level(struct vkd *c, const struct rt_vk_member *m, void *base, uint8_t *field,
+static bool dec_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, void *base, uint8_t *field,
                       unsigned level)
 {
     if (level == m->depth) {
@@ -199,14 +181,14 @@ static bool dec_level(struct vkd *c, const struct rt_vk_member *m, void *base, u
     }
     uint8_t present = rt_dec_u8(c->dec);
     if (c->dec->failed || present > 1)
-        return fail(c, present > 1 ? "bad presence byte" : "truncated", m->name);
+        return rt_vkc_fail(c, present > 1 ? "bad presence byte" : "truncated", m->name);
     if (!present)
         return true;
     uint64_t n = 1;
     if (level == 0 && m->len) {
         n = rt_dec_u32(c->dec);
         if (c->dec->failed || n != m->len(base))
-            return fail(c, c->dec->failed ? "truncated" : "array count differs from its length member",
+            return rt_vkc_fail(c, c->dec->failed ? "truncated" : "array count differs from its length member",
                         m->name);
     }
     size_t stride = rt_vkc_stride(m, level);
@@ -222,7 +204,7 @@ static bool dec_level(struct vkd *c, const struct rt_vk_member *m, void *base, u
     return true;
 }
 
-static bool dec_member(struct vkd *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
+static bool dec_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        void *base, bool in_chain)
 {
     uint8_t *b = base;
@@ -231,7 +213,7 @@ static bool dec_member(struct vkd *c, const struct rt_vk_struct_desc *sd, const 
     if (m->bits) {
         uint32_t v = rt_dec_u32(c->dec);
         if (c->dec->failed)
-            return fail(c, "truncated", m->name);
+            return rt_vkc_fail(c, "truncated", m->name);
         m->set(base, v);
         return true;
     }
@@ -245,14 +227,14 @@ static bool dec_member(struct vkd *c, const struct rt_vk_struct_desc *sd, const 
     return dec_level(c, m, base, b + m->offset, 0);
 }
 
-static bool dec_struct(struct vkd *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain)
+static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain)
 {
     if (sd->excluded)
-        return fail(c, sd->excluded, sd->name);
+        return rt_vkc_fail(c, sd->excluded, sd->name);
     if (!sd->compiled)
-        return fail(c, "its platform is not compiled in", sd->name);
+        return rt_vkc_fail(c, "its platform is not compiled in", sd->name);
     if (++c->depth > RT_VKC_MAX_DEPTH)
-        return fail(c, "structs nested too deeply", sd->name);
+        return rt_vkc_fail(c, "structs nested too deeply", sd->name);
     if (sd->is_union) { /* a union on its own has no selector: its bytes */
         c->depth--;
         return dec_bytes(c, &sd->members[0], p, sd->size);
@@ -267,7 +249,7 @@ static bool dec_struct(struct vkd *c, const struct rt_vk_struct_desc *sd, void *
 static rt_status dec_top(struct rt_dec *dec, const struct rt_vk_struct_desc *sd, const char *what,
                          void *out, struct rt_vk_stats *stats)
 {
-    struct vkd c = {.dec = dec, .stats = stats};
+    struct rt_vkc_pass c = {.dec = dec, .stats = stats};
     if (!sd)
         return rt_errorf(RT_ERR_BAD_INPUT, "decoding %s: not decodable by the generated codec", what);
     if (!dec->arena)

@@ -14,6 +14,31 @@
 /* Nesting of structs through pointers; vk.xml needs fewer than 10. */
 #define RT_VKC_MAX_DEPTH 32
 
+/** One encode or decode pass over a call's structs: its stream (ENC when
+ * encoding, DEC when decoding), counters, nesting depth, and the first error
+ * (static text), which is what the caller reports. */
+struct rt_vkc_pass {
+    struct rt_enc *enc;
+    struct rt_dec *dec;
+    struct rt_vk_stats *stats;
+    const char *err;
+    const char *err_where;
+    unsigned depth;
+};
+
+/** Records ERR at WHERE unless an error is already recorded (the first is the
+ * cause, later ones follow from it), marks a decoder failed; returns false. */
+static inline bool rt_vkc_fail(struct rt_vkc_pass *c, const char *err, const char *where)
+{
+    if (!c->err) {
+        c->err = err;
+        c->err_where = where;
+    }
+    if (c->dec)
+        c->dec->failed = true;
+    return false;
+}
+
 /** Loads an unsigned value of size 1, 2, 4 or 8 bytes (others: 0). */
 static inline uint64_t rt_vkc_load(const void *p, uint32_t size)
 {
