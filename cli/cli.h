@@ -49,6 +49,14 @@ bool cli_json_errors(void);
 int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+struct cJSON;
+/**
+ * Prints JSON (taken over, then freed) indented on stdout with a newline.
+ * RT_ERR_INTERNAL when JSON is NULL (its builder ran out of memory) or
+ * cannot be printed, so `--json` never prints half an answer.
+ */
+RT_MUST_CHECK rt_status cli_print_json(struct cJSON *json);
+
 /** The table entry for NAME, or NULL. */
 const struct rt_command *cli_find_command(const char *name);
 

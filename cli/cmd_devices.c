@@ -83,15 +83,15 @@ static cJSON *device_json(const struct rt_replay_device *d)
 static rt_status print_json(const struct rt_replay_device *list, uint32_t count)
 {
     cJSON *array = cJSON_CreateArray();
-    for (uint32_t i = 0; array && i < count; i++)
-        cJSON_AddItemToArray(array, device_json(&list[i]));
-    char *text = array ? cJSON_Print(array) : NULL;
-    cJSON_Delete(array);
-    if (!text)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON");
-    printf("%s\n", text);
-    cJSON_free(text);
-    return rt_ok_status();
+    for (uint32_t i = 0; array && i < count; i++) {
+        cJSON *device = device_json(&list[i]);
+        if (!device || !cJSON_AddItemToArray(array, device)) {
+            cJSON_Delete(device);
+            cJSON_Delete(array);
+            array = NULL; /* out of memory: an error, never a shorter list */
+        }
+    }
+    return cli_print_json(array);
 }
 
 int cmd_devices_run(int argc, char **argv)

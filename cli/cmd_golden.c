@@ -230,13 +230,7 @@ static rt_status print_json(const struct rt_golden_list *list)
             array = NULL;
         }
     }
-    char *text = array ? cJSON_Print(array) : NULL;
-    cJSON_Delete(array);
-    if (!text)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON");
-    printf("%s\n", text);
-    cJSON_free(text);
-    return rt_ok_status();
+    return cli_print_json(array);
 }
 
 static const char *or_dash(const char *s) { return s && *s ? s : "-"; }

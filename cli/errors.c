@@ -1,5 +1,5 @@
 /* cli/errors.c — how every subcommand reports an error: one line on stderr, or
- * with --json one object on stdout (see cli.h). */
+ * with --json one object on stdout; and how --json answers are printed (see cli.h). */
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,4 +60,15 @@ int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)
         fprintf(stderr, "retrace %s: %s (see retrace %s --help)\n", cmd->name, message,
                 cmd->name);
     return RT_ERR_USAGE;
+}
+
+rt_status cli_print_json(cJSON *json)
+{
+    char *text = json ? cJSON_Print(json) : NULL;
+    cJSON_Delete(json);
+    if (!text)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON");
+    printf("%s\n", text);
+    cJSON_free(text);
+    return rt_ok_status();
 }
