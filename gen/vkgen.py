@@ -67,25 +67,26 @@ def used_enums(reg, containers):
     return [reg.enums[n] for n in names]
 
 
+def uncovered_line(kind, name, item, hit):
+    """None when ITEM reaches no exclusion (HIT is None), else why it is not covered."""
+    if hit is None:
+        return None
+    if hit == item.name:
+        return f"{kind} {name}: excluded: {item.excluded}"
+    return f"{kind} {name}: reaches excluded {hit}"
+
+
 def coverage(reg, structs, commands, by_name, cmd_names):
     lines, covered_s, covered_c = [], 0, 0
     for s in structs:
-        hit = reached_exclusion(s, by_name)
-        if hit is None:
-            covered_s += 1
-        elif hit == s.name:
-            lines.append(f"struct {s.name}: excluded: {s.excluded}")
-        else:
-            lines.append(f"struct {s.name}: reaches excluded {hit}")
+        line = uncovered_line("struct", s.name, s, reached_exclusion(s, by_name))
+        covered_s += line is None
+        lines += [line] if line else []
     for n in cmd_names:
         c = commands[reg.commands[n].alias or n]
-        hit = reached_exclusion(c, {**by_name, c.name: c})
-        if hit is None:
-            covered_c += 1
-        elif hit == c.name:
-            lines.append(f"command {n}: excluded: {c.excluded}")
-        else:
-            lines.append(f"command {n}: reaches excluded {hit}")
+        line = uncovered_line("command", n, c, reached_exclusion(c, {**by_name, c.name: c}))
+        covered_c += line is None
+        lines += [line] if line else []
     summary = (f"vkgen: covers {covered_c} of {len(cmd_names)} commands, "
                f"{covered_s} of {len(structs)} structs")
     return summary, lines
