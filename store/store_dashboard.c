@@ -110,20 +110,30 @@ static rt_status fill_run(struct rt_store *store, int64_t run_id, cJSON *run)
     return rt_dash_rows_into(store, stmt, results, "reading a run's results");
 }
 
-static rt_status dash_run_now(struct rt_store *store, int64_t run_id, cJSON **json_out)
+typedef rt_status (*fill_fn)(struct rt_store *store, int64_t id, cJSON *row);
+
+/* The row SQL (bound: ?1 = ID) finds, completed by FILL; NULL when there is
+ * none; nothing half-filled on failure. */
+static rt_status row_by_id(struct rt_store *store, const char *sql, int64_t id, fill_fn fill,
+                           const char *what, cJSON **json_out)
 {
     sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_run_one, &stmt));
-    sqlite3_bind_int64(stmt, 1, run_id);
-    RT_TRY(rt_dash_row_into(store, stmt, json_out, "reading a run"));
+    RT_TRY(rt_store_stmt(store, sql, &stmt));
+    sqlite3_bind_int64(stmt, 1, id);
+    RT_TRY(rt_dash_row_into(store, stmt, json_out, what));
     if (!*json_out)
         return rt_ok_status();
-    rt_status s = fill_run(store, run_id, *json_out);
+    rt_status s = fill(store, id, *json_out);
     if (!rt_ok(&s)) {
         cJSON_Delete(*json_out);
         *json_out = NULL;
     }
     return s;
+}
+
+static rt_status dash_run_now(struct rt_store *store, int64_t run_id, cJSON **json_out)
+{
+    return row_by_id(store, sql_run_one, run_id, fill_run, "reading a run", json_out);
 }
 
 /* ---- one result ----------------------------------------------------------- */
@@ -158,8 +168,9 @@ static rt_status add_rows(struct rt_store *store, cJSON *obj, const char *key,
     return rt_dash_rows_into(store, stmt, array, what);
 }
 
-static rt_status fill_result(struct rt_store *store, cJSON *result)
+static rt_status fill_result(struct rt_store *store, int64_t result_id, cJSON *result)
 {
+    (void)result_id; /* the row holds what the rest needs: run, trace, frame */
     int64_t run_id = (int64_t)cJSON_GetObjectItemCaseSensitive(result, "run_id")->valuedouble;
     const char *trace = rt_dash_text_field(result, "trace");
     int64_t frame = (int64_t)cJSON_GetObjectItemCaseSensitive(result, "frame")->valuedouble;
@@ -180,18 +191,8 @@ static rt_status fill_result(struct rt_store *store, cJSON *result)
 
 static rt_status dash_result_now(struct rt_store *store, int64_t result_id, cJSON **json_out)
 {
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_result_one, &stmt));
-    sqlite3_bind_int64(stmt, 1, result_id);
-    RT_TRY(rt_dash_row_into(store, stmt, json_out, "reading a result"));
-    if (!*json_out)
-        return rt_ok_status();
-    rt_status s = fill_result(store, *json_out);
-    if (!rt_ok(&s)) {
-        cJSON_Delete(*json_out);
-        *json_out = NULL;
-    }
-    return s;
+    return row_by_id(store, sql_result_one, result_id, fill_result, "reading a result",
+                     json_out);
 }
 
 /* ---- a trace's history, goldens, expectations ------------------------------ */
