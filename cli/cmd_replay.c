@@ -129,6 +129,8 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
         return cli_usage_error(self, "expected one TRACE");
     if (frames && !o->screenshot_dir)
         return cli_usage_error(self, "--frames needs --screenshots DIR");
+    if (o->validate && cc->config.validate == RT_VALIDATE_OFF)
+        cc->config.validate = RT_VALIDATE_ON; /* plain --validate: the configuration line says so */
     int rc = cli_replay_config_finish(self, cc);
     if (rc)
         return rc;
@@ -176,6 +178,8 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
                 res->verify_bytes, res->verify_queries, res->verify_divergences,
                 !res->verify_divergences ? "" : res->verify_same_kind ? " on the capture's kind of device"
                                                                       : " (another kind of device: not a failure)");
+    if (o->verify && !rt_replay_verify_checked(res))
+        fprintf(stderr, "verify: nothing was checked: %s\n", rt_replay_verify_nothing_why);
     if (o->verify && res->verify_unchecked_bytes)
         fprintf(stderr, "verify: %" PRIu64 " bytes were not checked: in this replay (rebound memory) no live "
                 "buffer holds them\n", res->verify_unchecked_bytes);

@@ -48,6 +48,9 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
         add_u64(v, "points", res->verify_points);
         add_u64(v, "divergences", res->verify_divergences);
         cJSON_AddBoolToObject(v, "same_kind_of_device", res->verify_same_kind);
+        cJSON_AddBoolToObject(v, "checked", rt_replay_verify_checked(res));
+        if (!rt_replay_verify_checked(res))
+            cJSON_AddStringToObject(v, "note", rt_replay_verify_nothing_why);
     }
 }
 

@@ -80,6 +80,11 @@ struct rt_replay_result {
  */
 rt_status rt_replay_run(const struct rt_replay_options *options, struct rt_replay_result *result) RT_MUST_CHECK;
 
+/* --verify: whether anything was checked (a point or a query read), and why
+ * not when nothing was: a replay never fails for it, it says so (verify.c). */
+bool rt_replay_verify_checked(const struct rt_replay_result *result);
+extern const char rt_replay_verify_nothing_why[];
+
 /**
  * Checks that replay can decode every call of a trace, without a device: the
  * same decoding replay does first, so a trace replay would refuse at call N

@@ -198,6 +198,9 @@ static cJSON *build(const struct rt_replay_options *opts, const struct rt_replay
         cJSON_AddStringToObject(verify, "first", res->verify_first);
     else
         cJSON_AddNullToObject(verify, "first");
+    cJSON_AddBoolToObject(verify, "checked", opts->verify && rt_replay_verify_checked(res));
+    cJSON_AddStringToObject(verify, "note", !opts->verify ? "--verify not asked"
+                                            : rt_replay_verify_checked(res) ? "" : rt_replay_verify_nothing_why);
     add_outcome(root, opts, &res->outcome);
     cJSON_AddNumberToObject(root, "wall_ms", (double)(int64_t)(res->seconds * 1e6 + 0.5) / 1e3);
     cJSON *e = cJSON_AddObjectToObject(root, "exit");

@@ -18,6 +18,15 @@
 
 #define MAX_PRINTED 20
 
+const char rt_replay_verify_nothing_why[] =
+    "the trace has no verification points (the program read nothing back from mapped memory after a wait, "
+    "or it was captured with --memory-tracking full, which records none) and no query results";
+
+bool rt_replay_verify_checked(const struct rt_replay_result *result)
+{
+    return result->verify_points || result->verify_queries;
+}
+
 struct replay_verify {
     uint64_t last_call_seq;
     enum rt_vk_cmd last_call;

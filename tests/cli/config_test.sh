@@ -27,7 +27,7 @@ cube=$traces/vkcube.rtrace
 printf '# mine: for the test\ninclude race-hunt\nzero-init\n' > "$work/mine.set"
 printf '# broken\nzero-inti\n' > "$work/broken.set"
 
-echo "1..20"
+echo "1..21"
 check "list: every workaround" 0 "strip-unsupported" -- "$retrace" workarounds list
 check "list: the shipped sets" 0 "race-hunt" -- "$retrace" workarounds list
 check "list: a user's sets" 0 "mine .*for the test" -- "$retrace" workarounds list --workarounds-dir "$work"
@@ -42,6 +42,8 @@ check "replay: configuration printed" 0 "configuration: workarounds readback-bar
     "$retrace" replay --workarounds mine --workarounds-dir "$work" --delay present=1ms --seed 5 --end-frame 2 "$cube"
 check "replay: default configuration printed" 0 "configuration: workarounds none; delays none; seed [0-9]*; pipeline cache none; validation off" -- \
     "$retrace" replay --end-frame 1 "$cube"
+check "replay: --validate says validation on" 0 "configuration: .*; validation on\$" -- \
+    "$retrace" replay --validate --end-frame 1 "$cube"
 check "replay: bad delay event" 2 "unknown event" -- "$retrace" replay --delay teleport=1ms "$cube"
 check "replay: delay without unit" 2 "bad duration" -- "$retrace" replay --delay submit=5 "$cube"
 check "replay: delay given twice" 2 "submit is given twice" -- "$retrace" replay --delay submit=1ms --delay submit=2ms "$cube"
