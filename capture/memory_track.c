@@ -3,12 +3,15 @@
 
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <xxhash.h>
+
+#include "uffd.h"
 
 enum page_state { PAGE_UNFETCHED, PAGE_CLEAN, PAGE_DIRTY, PAGE_BUSY };
 
@@ -19,8 +22,9 @@ struct region {
     uint8_t *real;
     size_t size;
     bool coherent;
+    bool uffd;         /* owner->backend == RT_TRACK_USERFAULTFD */
     uint8_t *app_view; /* what the application touches; guarded */
-    uint8_t *rw_view;  /* the same pages, always writable, for us */
+    uint8_t *rw_view;  /* the same pages, always writable, for us (signals); = app_view (uffd) */
     size_t lead;       /* app pointer = app_view + lead */
     size_t page_count;
     _Atomic uint8_t *state;
@@ -31,6 +35,7 @@ struct region {
 
 struct rt_memory_tracker {
     enum rt_track_mode mode;
+    enum rt_track_backend backend;
     _Atomic uint64_t faults;
     _Atomic bool read_back_pending; /* some region has read_back pages */
     rt_track_verify_fn verify_fn;
@@ -71,16 +76,23 @@ static bool fault_was_write(void *uctx)
 #endif
 }
 
-/* Copies the real bytes behind page i into the shadow. */
-static void fetch_page(struct region *r, size_t i)
+/* Copies the real bytes behind page i into page (page_size bytes standing
+ * for view offsets i * page_size ...) and remembers their hash. */
+static void fetch_into(struct region *r, size_t i, uint8_t *page)
 {
     size_t view_start = i * page_size;
     size_t view_end = view_start + page_size;
     size_t lo = view_start > r->lead ? view_start : r->lead;
     size_t hi = view_end < r->lead + r->size ? view_end : r->lead + r->size;
     if (hi > lo)
-        memcpy(r->rw_view + lo, r->real + (lo - r->lead), hi - lo);
-    r->fetch_hash[i] = XXH3_64bits(r->rw_view + view_start, page_size);
+        memcpy(page + (lo - view_start), r->real + (lo - r->lead), hi - lo);
+    r->fetch_hash[i] = XXH3_64bits(page, page_size);
+}
+
+/* Copies the real bytes behind page i into the shadow. */
+static void fetch_page(struct region *r, size_t i)
+{
+    fetch_into(r, i, r->rw_view + i * page_size);
 }
 
 /* Page i's bytes within the mapping, as view offsets. */
@@ -93,13 +105,13 @@ static void page_span(const struct region *r, size_t i, size_t *lo, size_t *hi)
 /* The application reads what the GPU may have written: remember the
  * page's bytes as hashes, for a verification point (async-signal-safe:
  * hashing only). */
-static void note_read_back(struct region *r, size_t i)
+static void note_read_back(struct region *r, size_t i, const uint8_t *page)
 {
     size_t lo, hi;
     page_span(r, i, &lo, &hi);
     uint64_t *out = r->piece_hash + i * (page_size / RT_TRACK_PIECE);
     for (size_t at = lo; at < hi; at += RT_TRACK_PIECE)
-        *out++ = XXH3_64bits(r->rw_view + at, hi - at < RT_TRACK_PIECE ? hi - at : RT_TRACK_PIECE);
+        *out++ = XXH3_64bits(page + (at - i * page_size), hi - at < RT_TRACK_PIECE ? hi - at : RT_TRACK_PIECE);
     atomic_store_explicit(&r->read_back[i], 1, memory_order_release);
     atomic_store_explicit(&r->owner->read_back_pending, true, memory_order_release);
 }
@@ -118,12 +130,67 @@ static void handle_page_fault(struct region *r, size_t i, bool write)
         if (s == PAGE_UNFETCHED)
             fetch_page(r, i);
         if (s == PAGE_UNFETCHED && !write)
-            note_read_back(r, i);
+            note_read_back(r, i, r->rw_view + i * page_size);
         mprotect(page, page_size, write ? PROT_READ | PROT_WRITE : PROT_READ);
         atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         return;
     }
+}
+
+/* --- the userfaultfd fault handler (fault thread) ------------------------ */
+
+/* Serves one fault on page i. The faulting thread (or the kernel on its
+ * behalf, inside a system call) waits until we map or unprotect the page. */
+static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bounce)
+{
+    uint8_t *page = r->app_view + i * page_size;
+    for (;;) {
+        uint8_t s = atomic_load(&r->state[i]);
+        if (s == PAGE_BUSY)
+            continue; /* a collect or refresh has it: wait for its end */
+        if (s == PAGE_DIRTY || (s == PAGE_CLEAN && !write)) {
+            rt_uffd_wake(page, page_size); /* resolved meanwhile: retry the access */
+            return;
+        }
+        if (!atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
+            continue;
+        bool done;
+        if (s == PAGE_UNFETCHED) {
+            memset(bounce, 0, page_size);
+            fetch_into(r, i, bounce);
+            if (!write)
+                note_read_back(r, i, bounce);
+            /* Mapped read-only for a read: the next write faults again. */
+            done = rt_uffd_copy(page, bounce, page_size, !write);
+        } else {
+            done = rt_uffd_protect(page, page_size, false);
+        }
+        if (!done) { /* not missing after all (cannot happen): let it retry */
+            atomic_store(&r->state[i], s);
+            rt_uffd_wake(page, page_size);
+            return;
+        }
+        /* The state before the wake: the woken thread may submit at once,
+         * and its collect must find the page dirty. */
+        atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
+        atomic_fetch_add(&r->owner->faults, 1);
+        rt_uffd_wake(page, page_size);
+        return;
+    }
+}
+
+static void on_uffd_fault(uintptr_t addr, bool write)
+{
+    static uint8_t *bounce; /* only the fault thread comes here */
+    if (!bounce)
+        bounce = aligned_alloc(page_size, page_size);
+    struct region *r = region_at(addr);
+    if (!r || !bounce) {
+        rt_uffd_wake((void *)(addr & ~(uintptr_t)(page_size - 1)), page_size);
+        return;
+    }
+    serve_uffd_fault(r, (addr - (uintptr_t)r->app_view) / page_size, write, bounce);
 }
 
 static void chain_to_previous(int sig, siginfo_t *info, void *uctx)
@@ -168,25 +235,68 @@ static rt_status install_handler(void)
 
 /* --- lifecycle ---------------------------------------------------------- */
 
+/* Says once per process what the signal fallback cannot do: the kernel
+ * returns EFAULT instead of raising SIGSEGV when a system call touches a
+ * guarded page. */
+static void warn_signal_fallback(const char *why)
+{
+    static atomic_bool warned;
+    if (atomic_exchange(&warned, true))
+        return;
+    fprintf(stderr,
+            "retrace: page-guard memory tracking uses signals (%s): system calls that write into mapped "
+            "memory (read(2), fread into a staging buffer) fail with EFAULT, and reads of GPU results "
+            "are not verification points; use --memory-tracking full for such programs\n",
+            why);
+}
+
+/* userfaultfd when the kernel gives it with kernel-mode faults, else the
+ * SIGSEGV handler. RETRACE_USERFAULTFD=0 asks for signals (tests). */
+static rt_status choose_backend(struct rt_memory_tracker *t)
+{
+    char why[200] = "RETRACE_USERFAULTFD=0";
+    const char *env = getenv("RETRACE_USERFAULTFD");
+    bool wanted = !env || strcmp(env, "0") != 0;
+    if (wanted && rt_uffd_start(on_uffd_fault, why, sizeof why)) {
+        t->backend = RT_TRACK_USERFAULTFD;
+        return rt_ok_status();
+    }
+    t->backend = RT_TRACK_SIGNALS;
+    RT_TRY(install_handler());
+    warn_signal_fallback(why);
+    return rt_ok_status();
+}
+
 rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **out)
 {
     if (!page_size)
         page_size = (size_t)sysconf(_SC_PAGESIZE);
-    if (mode == RT_TRACK_PAGE_GUARD)
-        RT_TRY(install_handler());
     struct rt_memory_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     t->mode = mode;
+    t->backend = RT_TRACK_NO_GUARD;
+    if (mode == RT_TRACK_PAGE_GUARD) {
+        rt_status s = choose_backend(t);
+        if (!rt_ok(&s)) {
+            free(t);
+            return s;
+        }
+    }
     *out = t;
     return rt_ok_status();
+}
+
+enum rt_track_backend rt_tracker_backend(const struct rt_memory_tracker *tracker)
+{
+    return tracker->backend;
 }
 
 static void region_free(struct region *r)
 {
     if (r->app_view)
         munmap(r->app_view, r->page_count * page_size);
-    if (r->rw_view)
+    if (r->rw_view && r->rw_view != r->app_view)
         munmap(r->rw_view, r->page_count * page_size);
     free((void *)r->state);
     free(r->fetch_hash);
@@ -218,8 +328,37 @@ void rt_tracker_destroy(struct rt_memory_tracker *tracker)
     free(tracker);
 }
 
+/* userfaultfd: one anonymous view; a page is missing until the fault
+ * thread maps a copy of the real bytes, write-protected until written. */
+static rt_status make_uffd_view(struct region *r)
+{
+    size_t bytes = r->page_count * page_size;
+    void *app = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (app == MAP_FAILED)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte shadow mapping", bytes);
+    r->app_view = r->rw_view = app;
+    madvise(app, bytes, MADV_NOHUGEPAGE); /* faults and copies are per page */
+    if (!rt_uffd_register(app, bytes))
+        return rt_errorf(RT_ERR_INTERNAL, "cannot register a %zu-byte shadow mapping with userfaultfd", bytes);
+    return rt_ok_status();
+}
+
+/* Signals without userfaultfd: a system call on a PROT_NONE page fails with
+ * EFAULT, so no page waits unfetched: all are fetched now, readable, and
+ * guarded against writes only. */
+static void fetch_all(struct region *r)
+{
+    for (size_t i = 0; i < r->page_count; i++) {
+        fetch_page(r, i);
+        atomic_store(&r->state[i], PAGE_CLEAN);
+    }
+    mprotect(r->app_view, r->page_count * page_size, PROT_READ);
+}
+
 static rt_status make_views(struct region *r)
 {
+    if (r->uffd)
+        return make_uffd_view(r);
     size_t bytes = r->page_count * page_size;
     int fd = memfd_create("retrace-shadow", MFD_CLOEXEC);
     if (fd < 0)
@@ -234,6 +373,8 @@ static rt_status make_views(struct region *r)
         r->rw_view = rw == MAP_FAILED ? NULL : rw;
         if (!r->app_view || !r->rw_view)
             s = rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte shadow mapping", bytes);
+        else
+            fetch_all(r);
     }
     close(fd); /* the mappings keep the memory alive */
     return s;
@@ -256,7 +397,8 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     if (!r)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     *r = (struct region){.owner = tracker, .memory_id = memory_id, .map_offset = map_offset,
-                         .real = real, .size = size, .coherent = coherent};
+                         .real = real, .size = size, .coherent = coherent,
+                         .uffd = tracker->backend == RT_TRACK_USERFAULTFD};
     if (tracker->mode == RT_TRACK_FULL) {
         rt_status s = publish(r);
         if (!rt_ok(&s)) {
@@ -326,17 +468,25 @@ static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
     size_t page_lo, page_hi;
     page_span(r, i, &page_lo, &page_hi);
     bool whole = lo <= page_lo && hi >= page_hi;
-    /* Guard first: a write racing with us then waits and lands in the next collect. */
-    if (whole)
-        mprotect(r->app_view + i * page_size, page_size, PROT_NONE);
-    bool changed = XXH3_64bits(r->rw_view + i * page_size, page_size) != r->fetch_hash[i];
+    /* Guard first: a write racing with us then waits and lands in the next
+     * collect. The page stays readable: the real memory now holds its bytes
+     * (a read after the next wait fetches again: refresh). */
+    uint8_t *page = r->app_view + i * page_size;
+    if (whole && r->uffd)
+        rt_uffd_protect(page, page_size, true);
+    else if (whole)
+        mprotect(page, page_size, PROT_READ);
+    uint64_t hash = XXH3_64bits(r->rw_view + i * page_size, page_size);
+    bool changed = hash != r->fetch_hash[i];
     if (changed)
         memcpy(r->real + (lo - r->lead), r->rw_view + lo, hi - lo);
     if (changed)
         r->owner->pages_reported++;
     else
         r->owner->pages_unchanged++;
-    atomic_store(&r->state[i], whole ? PAGE_UNFETCHED : PAGE_DIRTY);
+    if (whole)
+        r->fetch_hash[i] = hash;
+    atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
     return changed;
 }
 
@@ -423,9 +573,11 @@ static bool take_clean_page(struct region *r, size_t i)
     }
 }
 
-/* Guards every clean page again, one mprotect per run of neighbours:
- * mprotect is a system call, and refresh runs at every wait. */
-static void refresh_region(struct region *r)
+/* userfaultfd: drops every clean page from the application's view, one
+ * madvise per run of neighbours (a system call, and refresh runs at every
+ * wait): the next access, also from inside a system call, is a missing
+ * fault that fetches what the GPU wrote. */
+static void refresh_uffd_region(struct region *r)
 {
     size_t run = 0;
     for (size_t i = 0; i <= r->page_count; i++) {
@@ -435,11 +587,27 @@ static void refresh_region(struct region *r)
         }
         if (run) {
             size_t first = i - run;
-            mprotect(r->app_view + first * page_size, run * page_size, PROT_NONE);
+            madvise(r->app_view + first * page_size, run * page_size, MADV_DONTNEED);
             for (size_t k = first; k < i; k++)
                 atomic_store(&r->state[k], PAGE_UNFETCHED);
             run = 0;
         }
+    }
+}
+
+/* Signals: fetches every clean page now (see fetch_all): the kernel may be
+ * the next to read it, and its access would not fault into our handler. */
+static void refresh_region(struct region *r)
+{
+    if (r->uffd) {
+        refresh_uffd_region(r);
+        return;
+    }
+    for (size_t i = 0; i < r->page_count; i++) {
+        if (!take_clean_page(r, i))
+            continue;
+        fetch_page(r, i);
+        atomic_store(&r->state[i], PAGE_CLEAN);
     }
 }
 

@@ -14,7 +14,18 @@
  *    dirty. collect() copies dirty pages to the real mapping and reports only
  *    those whose bytes differ from what was fetched, then guards them again.
  *    The driver never sees the shadow, so GPU writes are never mistaken for
- *    application writes.
+ *    application writes. Two backends (rt_tracker_backend):
+ *     - userfaultfd (uffd.c), when the kernel gives it with kernel-mode
+ *       faults (root, CAP_SYS_PTRACE, vm.unprivileged_userfaultfd=1 or an
+ *       openable /dev/userfaultfd): pages are missing until touched and
+ *       write-protected until written; the kernel's own accesses (read(2)
+ *       into, write(2) from mapped memory) fault into it like the program's.
+ *     - signals (SIGSEGV handler and mprotect), otherwise: the kernel gets
+ *       EFAULT instead of a signal, so pages are never left inaccessible:
+ *       every page is fetched at map and at each refresh (reads by the
+ *       kernel work; no page read is a verification point) and only writes
+ *       fault (a system call writing into mapped memory still fails with
+ *       EFAULT; the tracker says so once on stderr).
  *  - RT_TRACK_FULL: the application gets the real pointer and collect()
  *    reports the whole mapped range every time: the simple reference.
  *
@@ -33,6 +44,7 @@
 #include "trace.h"
 
 enum rt_track_mode { RT_TRACK_PAGE_GUARD, RT_TRACK_FULL };
+enum rt_track_backend { RT_TRACK_NO_GUARD, RT_TRACK_USERFAULTFD, RT_TRACK_SIGNALS };
 
 struct rt_memory_tracker;
 
@@ -42,6 +54,10 @@ typedef void (*rt_track_dirty_fn)(void *ctx, uint64_t memory_id, uint64_t offset
 
 rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **out) RT_MUST_CHECK;
 void rt_tracker_destroy(struct rt_memory_tracker *tracker);
+
+/** How page-guard faults are caught (RT_TRACK_NO_GUARD in full mode).
+ * RETRACE_USERFAULTFD=0 in the environment asks for signals. */
+enum rt_track_backend rt_tracker_backend(const struct rt_memory_tracker *tracker);
 
 /**
  * Starts tracking a mapping of memory_id at map_offset, size bytes at real.

@@ -295,3 +295,105 @@ Test(memtrack, pages_read_after_a_wait_become_one_verification_point)
     cr_assert_eq(seen_calls, 1, "nothing new was read: no second point");
     rt_tracker_destroy(t);
 }
+
+/* --- system calls on tracked pages (docs/FIELD_TEST.md, finding 1) ---------- */
+
+#include <errno.h>
+#include <stdio.h>
+
+/* A file holding 2 pages: page 0 all 0x11, page 1 all 0x22. */
+static int two_page_file(size_t ps)
+{
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    int fd = dup(fileno(f));
+    fclose(f);
+    uint8_t *buf = malloc(2 * ps);
+    memset(buf, 0x11, ps);
+    memset(buf + ps, 0x22, ps);
+    cr_assert_eq(pwrite(fd, buf, 2 * ps, 0), (ssize_t)(2 * ps));
+    free(buf);
+    return fd;
+}
+
+Test(memtrack, system_calls_read_and_write_tracked_pages)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    if (rt_tracker_backend(t) != RT_TRACK_USERFAULTFD)
+        cr_skip_test("userfaultfd with kernel faults is not allowed here (not root?)");
+    seen_count = seen_calls = 0;
+    rt_tracker_set_verify(t, on_verify, NULL);
+    uint8_t *app = map(t, 5, real, 0, 4 * ps, true);
+    int fd = two_page_file(ps);
+    memset(real, 0x5a, ps); /* the "GPU" writes page 0, the program waits */
+    rt_tracker_refresh(t);
+    /* write(2) from mapped memory: the kernel reads page 0. */
+    cr_assert_eq(pwrite(fd, app, ps, ps), (ssize_t)ps, "pwrite from mapped memory: %s", strerror(errno));
+    uint8_t byte = 0;
+    cr_assert_eq(pread(fd, &byte, 1, ps + 7), 1);
+    cr_assert_eq(byte, 0x5a, "the file holds what the GPU wrote");
+    /* read(2) into mapped memory: the kernel writes pages 2 and 3 (never touched). */
+    cr_assert_eq(pread(fd, app + 2 * ps, 2 * ps, 0), (ssize_t)(2 * ps), "pread into mapped memory: %s",
+                 strerror(errno));
+    cr_assert_eq(app[2 * ps], 0x11);
+    cr_assert_eq(app[3 * ps + 9], 0x5a);
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1, "the bytes read(2) put there are the program's writes");
+    cr_assert_eq(reports[0].offset, 2 * ps);
+    cr_assert_eq(reports[0].size, 2 * ps);
+    cr_assert_eq(real[2 * ps + 1], 0x11, "and reach the real memory");
+    cr_assert_eq(real[3 * ps + 1], 0x5a);
+    cr_assert_eq(seen_count, 1, "the kernel's read of page 0 is a verification point");
+    cr_assert_eq(seen[0].offset, 0);
+    cr_assert_eq(seen[0].size, ps);
+    cr_assert_eq(seen_hashes[0][0], rt_trace_hash(real, RT_TRACK_PIECE));
+    close(fd);
+    rt_tracker_destroy(t);
+}
+
+Test(memtrack, a_system_call_writes_into_a_page_read_before)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    if (rt_tracker_backend(t) != RT_TRACK_USERFAULTFD)
+        cr_skip_test("userfaultfd with kernel faults is not allowed here (not root?)");
+    uint8_t *app = map(t, 5, real, 0, ps, true);
+    int fd = two_page_file(ps);
+    cr_assert_eq(app[0], 0); /* fetched, clean, write-protected */
+    cr_assert_eq(pread(fd, app, ps, ps), (ssize_t)ps, "pread into a clean page: %s", strerror(errno));
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(real[100], 0x22);
+    close(fd);
+    rt_tracker_destroy(t);
+}
+
+/* Without userfaultfd (an unprivileged process): signals, and every page
+ * readable, so at least system calls that read mapped memory work. */
+Test(memtrack, signal_fallback_lets_the_kernel_read_mapped_memory)
+{
+    setenv("RETRACE_USERFAULTFD", "0", 1);
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(2 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    cr_assert_eq(rt_tracker_backend(t), RT_TRACK_SIGNALS);
+    uint8_t *app = map(t, 5, real, 0, 2 * ps, true);
+    int fd = two_page_file(ps);
+    cr_assert_eq(pwrite(fd, app, ps, 0), (ssize_t)ps, "pwrite right after map: %s", strerror(errno));
+    memset(real, 0x5a, 2 * ps); /* the "GPU" writes, the program waits */
+    rt_tracker_refresh(t);
+    cr_assert_eq(pwrite(fd, app + ps, ps, 0), (ssize_t)ps, "pwrite after a wait: %s", strerror(errno));
+    uint8_t byte = 0;
+    cr_assert_eq(pread(fd, &byte, 1, 3), 1);
+    cr_assert_eq(byte, 0x5a);
+    app[ps + 2] = 9; /* writes are still tracked */
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, ps);
+    cr_assert_eq(real[ps + 2], 9);
+    close(fd);
+    rt_tracker_destroy(t);
+}
