@@ -2,11 +2,14 @@
 #include "png_io.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "png_fast.h"
 
 rt_status rt_image_init(struct rt_image *out, uint32_t width, uint32_t height)
 {
@@ -159,12 +162,45 @@ static rt_status decode_png(struct png_stream *s, const char *name, struct rt_im
     return rt_ok_status();
 }
 
+/* Files up to this size are read whole for png_fast_decode; larger ones stream. */
+#define FAST_PATH_MAX_FILE ((off_t)1 << 30)
+
+/*
+ * The whole of a regular file of reasonable size, for the fast decoder; NULL
+ * (and the file rewound) when it is not one or cannot be read in one go.
+ */
+static uint8_t *slurp(FILE *f, size_t *size)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        st.st_size > FAST_PATH_MAX_FILE)
+        return NULL;
+    uint8_t *data = malloc((size_t)st.st_size);
+    if (data && fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
+        *size = (size_t)st.st_size;
+        return data;
+    }
+    free(data);
+    rewind(f);
+    return NULL;
+}
+
 rt_status rt_png_read_file(const char *path, struct rt_image *out)
 {
     memset(out, 0, sizeof *out);
     struct png_stream s = {.file = fopen(path, "rb")};
     if (!s.file)
         return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t size = 0;
+    uint8_t *data = slurp(s.file, &size);
+    bool fast = data && png_fast_decode(data, size, out);
+    free(data);
+    if (fast) {
+        fclose(s.file);
+        return rt_ok_status();
+    }
+    if (data)
+        rewind(s.file);
     rt_status st = decode_png(&s, path, out);
     fclose(s.file);
     return st;
@@ -172,6 +208,8 @@ rt_status rt_png_read_file(const char *path, struct rt_image *out)
 
 rt_status rt_png_read_memory(const void *data, size_t size, struct rt_image *out)
 {
+    if (data && png_fast_decode(data, size, out))
+        return rt_ok_status();
     struct png_stream s = {.data = data, .size = data ? size : 0};
     return decode_png(&s, "PNG data", out);
 }
