@@ -33,6 +33,10 @@ void cmd_replay_usage(FILE *out)
             "  --validate [sync]         enable the Khronos validation layer; count its messages;\n"
             "                            exit 1 if it reports errors; sync adds synchronization\n"
             "                            validation (missing barriers and waits, counted as hazards)\n"
+            "  --validate-ignore VUID[,VUID]\n"
+            "                            repeatable; validation messages with these ids (the program's\n"
+            "                            own errors: the same ids appear when it runs natively under the\n"
+            "                            layer) are counted apart and do not fail the replay\n"
             "  --workarounds NAME[,NAME] workarounds or sets to replay with (retrace workarounds list)\n"
             "  --workarounds-dir DIR     look for NAME.set in DIR before the shipped sets\n"
             "  --delay EVENT=DURATION[~JITTER]\n"
@@ -58,6 +62,7 @@ void cmd_replay_usage(FILE *out)
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
        OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON, OPT_VALIDATE_SYNC,
+       OPT_VALIDATE_IGNORE,
        OPT_CONFIG = 1000 /* and up: the configuration's options (replay_config_args.c) */ };
 
 static const struct cli_option options[] = {
@@ -66,7 +71,7 @@ static const struct cli_option options[] = {
     {"readbacks", 0, CLI_VALUE, OPT_READBACKS}, {"loop", 0, CLI_VALUE, OPT_LOOP},
     {"validate", 0, CLI_FLAG, OPT_VALIDATE},    {"stats", 0, CLI_FLAG, OPT_STATS},
     {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
-    {"verify", 0, CLI_FLAG, OPT_VERIFY},
+    {"verify", 0, CLI_FLAG, OPT_VERIFY},        {"validate-ignore", 0, CLI_VALUE, OPT_VALIDATE_IGNORE},
     {"json", 0, CLI_FLAG, OPT_JSON}, /* main() saw it: cli_json_errors() (replay_json.c) */
     /* "--validate sync" arrives as "--validate-sync" (cli_replay_config_join_validate) */
     {"validate-sync", 0, CLI_FLAG, OPT_VALIDATE_SYNC},
@@ -102,8 +107,45 @@ static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o,
     return rc;
 }
 
+/* --validate-ignore's ids: pointers into copies of the option values. */
+#define MAX_IGNORE_OPTIONS 16
+#define MAX_IGNORE_IDS 64
+struct ignore_list {
+    char *values[MAX_IGNORE_OPTIONS];
+    uint32_t value_count;
+    const char *ids[MAX_IGNORE_IDS];
+    uint32_t count;
+};
+
+static int add_ignored(const struct rt_command *self, const char *value, struct ignore_list *l)
+{
+    if (l->value_count == MAX_IGNORE_OPTIONS)
+        return cli_usage_error(self, "--validate-ignore: at most %d times", MAX_IGNORE_OPTIONS);
+    char *copy = strdup(value);
+    if (!copy)
+        return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory"));
+    l->values[l->value_count++] = copy;
+    for (char *id = copy, *next; id; id = next) {
+        if ((next = strchr(id, ',')))
+            *next++ = '\0';
+        if (!*id)
+            return cli_usage_error(self, "--validate-ignore: an empty message id in '%s'", value);
+        if (l->count == MAX_IGNORE_IDS)
+            return cli_usage_error(self, "--validate-ignore: at most %d ids", MAX_IGNORE_IDS);
+        l->ids[l->count++] = id;
+    }
+    return 0;
+}
+
+static void ignore_list_finish(struct ignore_list *l)
+{
+    for (uint32_t i = 0; i < l->value_count; i++)
+        free(l->values[i]);
+}
+
 /* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
-static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct cli_replay_config *cc)
+static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct cli_replay_config *cc,
+                      struct ignore_list *ignore)
 {
     const struct rt_command *self = cli_find_command("replay");
     const char *frames = NULL;
@@ -117,6 +159,8 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
             return cli_usage_error(self, "expected one TRACE, got '%s' too", p.value);
         if (id == CLI_ARGS_POSITIONAL)
             o->trace_path = p.value;
+        else if (id == OPT_VALIDATE_IGNORE)
+            rc = add_ignored(self, p.value, ignore);
         else if (id >= OPT_CONFIG || id == OPT_VALIDATE_SYNC) /* the configuration's (replay_config_args.c) */
             rc = cli_replay_config_option(self, id == OPT_VALIDATE_SYNC ? "validate" : p.option + 2,
                                           id == OPT_VALIDATE_SYNC ? "sync" : p.value, cc);
@@ -127,6 +171,10 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
     }
     if (!o->trace_path)
         return cli_usage_error(self, "expected one TRACE");
+    if (ignore->count && !o->validate)
+        return cli_usage_error(self, "--validate-ignore needs --validate");
+    o->validate_ignore = ignore->ids;
+    o->validate_ignore_count = ignore->count;
     if (frames && !o->screenshot_dir)
         return cli_usage_error(self, "--frames needs --screenshots DIR");
     if (o->validate && cc->config.validate == RT_VALIDATE_OFF)
@@ -154,6 +202,22 @@ static uint64_t count_frames(const char *path)
     return pr.frames;
 }
 
+/* Which ids the errors are, most first, and what --validate-ignore set aside. */
+static void print_validation_ids(const struct rt_replay_result *res)
+{
+    const struct rt_replay_validation_id *top[5];
+    uint32_t n = rt_replay_validation_top(res, top, 5);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(stderr, "%s %s (%" PRIu64 " errors, %" PRIu64 " warnings)%s", i ? ";" : "validation: most frequent:",
+                top[i]->id, top[i]->errors, top[i]->warnings, i + 1 == n ? "\n" : "");
+    if (res->validation_ignored)
+        fprintf(stderr, "validation: %" PRIu64 " messages of --validate-ignore ids not counted\n",
+                res->validation_ignored);
+    else if (n && res->validation_errors)
+        fprintf(stderr, "validation: errors the program makes itself (the same ids when it runs natively under "
+                "the layer) can be set aside with --validate-ignore ID\n");
+}
+
 static void print_result(const struct rt_replay_options *o, const struct rt_replay_result *res)
 {
     fprintf(stderr, "replayed %" PRIu64 " frames, %" PRIu64 " calls (%" PRIu64 " skipped queries), %" PRIu64
@@ -172,6 +236,8 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
                 res->validation_warnings, o->config && o->config->validate == RT_VALIDATE_SYNC ? ", " : "\n");
     if (o->validate && o->config && o->config->validate == RT_VALIDATE_SYNC)
         fprintf(stderr, "%" PRIu64 " synchronization hazards\n", res->outcome.sync_hazards);
+    if (o->validate)
+        print_validation_ids(res);
     if (o->verify)
         fprintf(stderr, "verify: %" PRIu64 " points (%" PRIu64 " ranges, %" PRIu64 " bytes), %" PRIu64
                 " query reads: %" PRIu64 " divergences%s\n", res->verify_points, res->verify_ranges,
@@ -270,21 +336,25 @@ int cmd_replay_run(int argc, char **argv)
 {
     struct rt_replay_options o = {0};
     struct cli_replay_config cc = {0};
+    struct ignore_list ignore = {0};
     char **args = cli_replay_config_join_validate(argc, argv);
     if (!args)
         return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory"));
     int count = 0;
     while (args[count])
         count++;
-    int rc = parse_args(count, args, &o, &cc);
+    int rc = parse_args(count, args, &o, &cc, &ignore);
     free(args);
-    if (rc)
+    if (rc) {
+        ignore_list_finish(&ignore);
         return rc < 0 ? 0 : rc;
+    }
     rt_status dirs = check_dirs(&o);
     if (rt_ok(&dirs))
         dirs = cli_check_device(o.device); /* names the choices (cmd_devices.c) */
     if (!rt_ok(&dirs)) {
         rt_frame_list_finish(&o.frames);
+        ignore_list_finish(&ignore);
         return cli_fail(dirs);
     }
     o.progress = isatty(STDERR_FILENO);
@@ -301,7 +371,10 @@ int cmd_replay_run(int argc, char **argv)
         finish_report(&o, &cc, &res, s, frames_rc);
         int json_rc = cli_replay_json_result(&o, &res, s, frames_rc);
         rt_replay_outcome_finish(&res.outcome);
+        ignore_list_finish(&ignore);
         return json_rc;
     }
-    return finish_replay(&o, &cc, &res, s, frames_rc);
+    rc = finish_replay(&o, &cc, &res, s, frames_rc);
+    ignore_list_finish(&ignore);
+    return rc;
 }

@@ -42,6 +42,16 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
         cJSON *v = cJSON_AddObjectToObject(j, "validation");
         add_u64(v, "errors", res->validation_errors);
         add_u64(v, "warnings", res->validation_warnings);
+        add_u64(v, "ignored", res->validation_ignored);
+        cJSON *ids = cJSON_AddArrayToObject(v, "by_id");
+        for (uint32_t i = 0; ids && i < res->validation_id_count; i++) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "id", res->validation_ids[i].id);
+            add_u64(e, "errors", res->validation_ids[i].errors);
+            add_u64(e, "warnings", res->validation_ids[i].warnings);
+            cJSON_AddBoolToObject(e, "ignored", res->validation_ids[i].ignored);
+            cJSON_AddItemToArray(ids, e);
+        }
     }
     if (o->verify) {
         cJSON *v = cJSON_AddObjectToObject(j, "verify");

@@ -40,6 +40,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageS
 {
     (void)types;
     struct replay *r = user;
+    if (replay_validation_count(r, data->pMessageIdName, severity))
+        return VK_FALSE; /* --validate-ignore: the program's own error, counted apart */
     replay_config_validation_message(r, data->pMessageIdName);
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
         r->result->validation_errors++;

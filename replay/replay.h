@@ -50,7 +50,17 @@ struct rt_replay_options {
     bool verbose;
     enum rt_replay_memory_mode memory_mode;
     bool verify;                   /* check the trace's verification points (verify.c) */
+    const char *const *validate_ignore; /* message ids (VUIDs) --validate does not count (validation.c) */
+    uint32_t validate_ignore_count;
     const struct rt_replay_config *config; /* workarounds, delays, pipeline cache; NULL = none */
+};
+
+/* --validate: one message id's count (validation.c). */
+#define RT_REPLAY_VALIDATION_IDS 64
+struct rt_replay_validation_id {
+    char id[112];
+    uint64_t errors, warnings;
+    bool ignored; /* named by --validate-ignore: in neither total, not printed */
 };
 
 struct rt_replay_result {
@@ -60,6 +70,10 @@ struct rt_replay_result {
     uint64_t conversion_warnings; /* images that could not be saved (each one warned) */
     uint64_t unsupported; /* packets the capture could not record */
     uint64_t validation_errors, validation_warnings, validation_infos;
+    uint64_t validation_ignored; /* errors and warnings of --validate-ignore ids */
+    struct rt_replay_validation_id validation_ids[RT_REPLAY_VALIDATION_IDS]; /* the first ids seen */
+    uint32_t validation_id_count;
+    uint64_t validation_other_ids; /* messages of ids past the table */
     double seconds;
     bool good_prefix_only; /* the trace was truncated or corrupt; what was good replayed */
     /* --verify: points and ranges checked, query reads compared, divergences
@@ -79,6 +93,11 @@ struct rt_replay_result {
  * when the device lacks something the trace needs (named in the message).
  */
 rt_status rt_replay_run(const struct rt_replay_options *options, struct rt_replay_result *result) RT_MUST_CHECK;
+
+/* --validate: up to MAX ids with errors or warnings, most errors first,
+ * ignored ones left out; returns how many are in OUT. */
+uint32_t rt_replay_validation_top(const struct rt_replay_result *result, const struct rt_replay_validation_id **out,
+                                  uint32_t max);
 
 /* --verify: whether anything was checked (a point or a query read), and why
  * not when nothing was: a replay never fails for it, it says so (verify.c). */

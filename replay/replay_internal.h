@@ -186,6 +186,9 @@ void replay_verify_annotation(struct replay *r, const struct rt_trace_packet *p)
 void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result);
 void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq);
 void replay_verify_finish(struct replay *r);
+/* --validate: counts a message under its id (validation.c); true when
+ * --validate-ignore names the id (the message counts in no total). */
+bool replay_validation_count(struct replay *r, const char *id, uint32_t severity);
 
 /* objects.c: calls naming objects by (type, uint64_t). */
 rt_status replay_set_object_name(struct replay *r, void *args, uint64_t captured_result);

@@ -170,6 +170,25 @@ static cJSON *frames_and_shots(cJSON *root, const struct rt_replay_result *res)
     return f;
 }
 
+/* validation.ignored, .ignore (the ids asked) and .by_id (every id seen). */
+static void validation_ids(cJSON *v, const struct rt_replay_options *opts, const struct rt_replay_result *res)
+{
+    cJSON_AddNumberToObject(v, "ignored", (double)res->validation_ignored);
+    cJSON *ignore = cJSON_AddArrayToObject(v, "ignore");
+    for (uint32_t i = 0; ignore && i < opts->validate_ignore_count; i++)
+        cJSON_AddItemToArray(ignore, cJSON_CreateString(opts->validate_ignore[i]));
+    cJSON *ids = cJSON_AddArrayToObject(v, "by_id");
+    for (uint32_t i = 0; ids && i < res->validation_id_count; i++) {
+        const struct rt_replay_validation_id *e = &res->validation_ids[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", e->id);
+        cJSON_AddNumberToObject(o, "errors", (double)e->errors);
+        cJSON_AddNumberToObject(o, "warnings", (double)e->warnings);
+        cJSON_AddBoolToObject(o, "ignored", e->ignored);
+        cJSON_AddItemToArray(ids, o);
+    }
+}
+
 static cJSON *build(const struct rt_replay_options *opts, const struct rt_replay_result *res, int code,
                     const char *message)
 {
@@ -191,6 +210,7 @@ static cJSON *build(const struct rt_replay_options *opts, const struct rt_replay
     cJSON_AddNumberToObject(v, "errors", (double)res->validation_errors);
     cJSON_AddNumberToObject(v, "warnings", (double)res->validation_warnings);
     cJSON_AddNumberToObject(v, "sync_hazards", (double)res->outcome.sync_hazards);
+    validation_ids(v, opts, res);
     cJSON *verify = cJSON_AddObjectToObject(root, "verify");
     cJSON_AddNumberToObject(verify, "points", (double)res->verify_points);
     cJSON_AddNumberToObject(verify, "divergences", (double)res->verify_divergences);
