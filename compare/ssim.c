@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "vector.h"
 
 /* gcc vectorises these loops only at -O3; clang already does at -O2. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
@@ -88,21 +89,22 @@ static void gaussian_weights(double g[RADIUS + 1])
         g[k] = raw[k + RADIUS] / sum;
 }
 
-static void load_row(const struct ssim_ctx *c, int ch, uint32_t y, float *restrict x,
-                     float *restrict yv)
+/* Source row Y of both images as x and y: luma x1000 or one channel, exact in float. */
+RT_VECTOR_CLONES static void load_row(const struct ssim_ctx *c, int ch, uint32_t y,
+                                      float *restrict x, float *restrict yv)
 {
     const uint8_t *pa = c->a->rgba + (size_t)y * c->w * 4;
     const uint8_t *pb = c->b->rgba + (size_t)y * c->w * 4;
-    if (ch < 0) {
-        for (uint32_t j = 0; j < c->w; j++) {
-            x[j] = (float)(299 * pa[4 * j] + 587 * pa[4 * j + 1] + 114 * pa[4 * j + 2]);
-            yv[j] = (float)(299 * pb[4 * j] + 587 * pb[4 * j + 1] + 114 * pb[4 * j + 2]);
-        }
-    } else {
-        for (uint32_t j = 0; j < c->w; j++) {
-            x[j] = pa[4 * j + ch];
-            yv[j] = pb[4 * j + ch];
-        }
+    /* Whole pixels as 32-bit words: the loop vectorises. */
+    int mr = ch < 0 ? 299 : ch == 0, mg = ch < 0 ? 587 : ch == 1, mb = ch < 0 ? 114 : ch == 2;
+    for (uint32_t j = 0; j < c->w; j++) {
+        uint32_t u, v;
+        memcpy(&u, pa + 4 * (size_t)j, 4);
+        memcpy(&v, pb + 4 * (size_t)j, 4);
+        x[j] = (float)(mr * RT_PIXEL_BYTE(u, 0) + mg * RT_PIXEL_BYTE(u, 1) +
+                       mb * RT_PIXEL_BYTE(u, 2));
+        yv[j] = (float)(mr * RT_PIXEL_BYTE(v, 0) + mg * RT_PIXEL_BYTE(v, 1) +
+                        mb * RT_PIXEL_BYTE(v, 2));
     }
 }
 
@@ -119,20 +121,7 @@ static const float *ring_row(const struct ssim_ctx *c, int ch, uint32_t y,
     return dst;
 }
 
-/*
- * The filters are plain loops the compiler vectorises; built once per vector
- * width (AVX-512, AVX2, baseline SSE2) and chosen at load time. The
- * arithmetic is the same in every clone (ISO C mode: no FMA contraction), so
- * results do not depend on the CPU.
- */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define RT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef RT_VECTOR_CLONES
-#define RT_VECTOR_CLONES
-#endif
+/* The filters are plain loops the compiler vectorises, cloned per vector width. */
 
 /* Source rows r-5 .. r+5 (reflected) filtered vertically into s->vert's five planes. */
 RT_VECTOR_CLONES static void filter_vertical(const struct ssim_ctx *c, int ch, uint32_t r,
