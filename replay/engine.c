@@ -199,7 +199,9 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
         s = handler ? handler(r, args, p->u.call.return_value) : replay_generic_call(r, cmd, args, p->u.call.return_value);
     if (rt_ok(&s))
         s = replay_config_after_call(r, cmd, args);
-    replay_verify_after_call(r, cmd, args, p->seq);
+    rt_status v = replay_verify_after_call(r, cmd, args, p->seq); /* exit 5 when it cannot go on */
+    if (rt_ok(&s))
+        s = v;
     if (r->opts->stats) {
         r->calls_per_command[cmd]++;
         r->seconds_per_command[cmd] += now_seconds() - start;

@@ -184,7 +184,9 @@ bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, s
 rt_status replay_verify_packet(struct replay *r, const struct rt_trace_packet *p);
 void replay_verify_annotation(struct replay *r, const struct rt_trace_packet *p);
 void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result);
-void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq);
+rt_status replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq) RT_MUST_CHECK;
+/* Query pools whose type --verify keeps (the live ones). */
+size_t replay_verify_query_pools(const struct replay *r);
 void replay_verify_finish(struct replay *r);
 /* --validate: counts a message under its id (validation.c); true when
  * --validate-ignore names the id (the message counts in no total). */

@@ -246,25 +246,43 @@ void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void 
     }
 }
 
-void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq)
+/* The type of each live query pool: kept from create to destroy, so a
+ * handle the driver reuses never carries a destroyed pool's type. */
+static rt_status track_query_pool(struct replay_verify *v, enum rt_vk_cmd cmd, const void *args)
+{
+    if (cmd == RT_VK_CMD_vkDestroyQueryPool) {
+        const struct rt_vk_args_vkDestroyQueryPool *a = args;
+        rt_hashmap_remove(&v->query_types, (uint64_t)(uintptr_t)a->queryPool);
+        return rt_ok_status();
+    }
+    const struct rt_vk_args_vkCreateQueryPool *a = args;
+    if (a->result != VK_SUCCESS || !a->pQueryPool || !*a->pQueryPool)
+        return rt_ok_status();
+    if (!rt_hashmap_put(&v->query_types, (uint64_t)(uintptr_t)*a->pQueryPool, (uint64_t)a->pCreateInfo->queryType))
+        return rt_errorf(RT_ERR_INTERNAL, "verify: out of memory recording a query pool");
+    return rt_ok_status();
+}
+
+size_t replay_verify_query_pools(const struct replay *r)
+{
+    return r->verify ? rt_hashmap_count(&r->verify->query_types) : 0;
+}
+
+rt_status replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq)
 {
     if (!r->opts->verify || !r->verify)
-        return;
+        return rt_ok_status();
     struct replay_verify *v = r->verify;
     v->last_call_seq = seq;
     v->last_call = cmd;
-    if (cmd == RT_VK_CMD_vkCreateQueryPool) {
-        const struct rt_vk_args_vkCreateQueryPool *a = args;
-        if (a->result == VK_SUCCESS && a->pQueryPool && *a->pQueryPool)
-            rt_hashmap_put(&v->query_types, (uint64_t)(uintptr_t)*a->pQueryPool, (uint64_t)a->pCreateInfo->queryType);
-        return;
-    }
+    if (cmd == RT_VK_CMD_vkCreateQueryPool || cmd == RT_VK_CMD_vkDestroyQueryPool)
+        return track_query_pool(v, cmd, args);
     if (cmd != RT_VK_CMD_vkGetQueryPoolResults || !v->query_pending)
-        return;
+        return rt_ok_status();
     const struct rt_vk_args_vkGetQueryPoolResults *a = args;
     uint64_t type = 0;
     if (rt_hashmap_get(&v->query_types, (uint64_t)(uintptr_t)a->queryPool, &type) && query_type_varies(type))
-        return;
+        return rt_ok_status();
     r->result->verify_queries++;
     r->result->verify_same_kind = replay_verify_same_kind(r);
     if (rt_trace_hash(a->pData, a->dataSize) != v->captured_query_hash) {
@@ -278,6 +296,7 @@ void replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *
                  a->dataSize > 8 ? " ..." : "", here, a->dataSize > 8 ? " ..." : "");
         diverged(r, what);
     }
+    return rt_ok_status();
 }
 
 /* The capture's kind of device: where a divergence is a regression rather
