@@ -19,7 +19,8 @@ void cmd_devices_usage(FILE *out)
     fprintf(out,
             "usage: retrace devices [--json]\n"
             "Lists the Vulkan devices replay can run on, one per line:\n"
-            "  INDEX  NAME  vendor VENDOR (0xID), TYPE  driver DRIVER  API X.Y.Z\n"
+            "  INDEX  NAME  vendor VENDOR (0xID), TYPE  driver DRIVER  API X.Y.Z  key KEY\n"
+            "KEY (VVVV:DDDD/DRIVER) is what goldens and expectations are stored under.\n"
             "`retrace replay --device INDEX` picks one by index, `--device TEXT` the first\n"
             "whose name contains TEXT.\n"
             "  --json  one JSON array of objects\n"
@@ -49,12 +50,14 @@ static void driver_text(const struct rt_replay_device *d, char out[600])
 static void print_text(const struct rt_replay_device *list, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++) {
-        char vendor[64], driver[600], api[32];
+        char vendor[64], driver[600], api[32], key[600];
         vendor_text(list[i].vendor_id, vendor);
         driver_text(&list[i], driver);
         rt_replay_version_text(list[i].api_version, api);
-        printf("%u  %s  vendor %s, %s  driver %s  API %s\n", list[i].index, list[i].name, vendor,
-               type_name(list[i].device_type), driver, api);
+        rt_replay_device_key(list[i].vendor_id, list[i].device_id, list[i].driver_info, list[i].driver_version, key,
+                             sizeof key);
+        printf("%u  %s  vendor %s, %s  driver %s  API %s  key %s\n", list[i].index, list[i].name, vendor,
+               type_name(list[i].device_type), driver, api, key);
     }
     if (count == 0)
         printf("no Vulkan devices\n");
@@ -62,7 +65,7 @@ static void print_text(const struct rt_replay_device *list, uint32_t count)
 
 static cJSON *device_json(const struct rt_replay_device *d)
 {
-    char api[32], vendor[64];
+    char api[32], vendor[64], key[600];
     rt_replay_version_text(d->api_version, api);
     const char *vendor_name = rt_replay_vendor_name(d->vendor_id);
     snprintf(vendor, sizeof vendor, "%s", vendor_name ? vendor_name : "unknown");
@@ -77,6 +80,8 @@ static cJSON *device_json(const struct rt_replay_device *d)
     cJSON_AddStringToObject(o, "driver_info", d->driver_info);
     cJSON_AddNumberToObject(o, "driver_version", d->driver_version);
     cJSON_AddStringToObject(o, "api_version", api);
+    rt_replay_device_key(d->vendor_id, d->device_id, d->driver_info, d->driver_version, key, sizeof key);
+    cJSON_AddStringToObject(o, "device_key", key);
     return o;
 }
 

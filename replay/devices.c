@@ -108,3 +108,12 @@ rt_status rt_replay_list_devices(struct rt_replay_device **list_out, uint32_t *c
     vkDestroyInstance(instance, NULL);
     return s;
 }
+
+void rt_replay_device_key(uint32_t vendor_id, uint32_t device_id, const char *driver_info, uint32_t driver_version,
+                          char *out, size_t size)
+{
+    if (driver_info && driver_info[0])
+        snprintf(out, size, "%04x:%04x/%s", vendor_id, device_id, driver_info);
+    else
+        snprintf(out, size, "%04x:%04x/%u", vendor_id, device_id, driver_version);
+}

@@ -27,6 +27,12 @@ struct rt_replay_device {
     char driver_info[256];
 };
 
+/* The key goldens and expectations are stored under: "VVVV:DDDD/DRIVER"
+ * (vendor and device id in hex, then the driver's version as it names it:
+ * driverInfo, else driverVersion in decimal). The report's device_key. */
+void rt_replay_device_key(uint32_t vendor_id, uint32_t device_id, const char *driver_info, uint32_t driver_version,
+                          char *out, size_t size);
+
 /**
  * Every physical device the loader offers, in enumeration order (the order
  * replay's --device INDEX counts in). *list_out is malloc'd; *count_out may

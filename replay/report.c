@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "devices.h"
 #include "report.h"
 
 /* Counter names per workaround (FORMATS.md: snake_case nouns). */
@@ -89,10 +90,8 @@ static cJSON *device(const struct rt_replay_result *res)
     cJSON_AddNumberToObject(j, "driver_version", o->device.driver_version);
     version_text(version, sizeof version, o->device.api_version);
     cJSON_AddStringToObject(j, "api_version", version);
-    snprintf(text, sizeof text, "%04x:%04x/%s", o->device.vendor_id, o->device.device_id,
-             o->device.driver_info[0] ? o->device.driver_info : version);
-    if (!o->device.driver_info[0])
-        snprintf(text, sizeof text, "%04x:%04x/%u", o->device.vendor_id, o->device.device_id, o->device.driver_version);
+    rt_replay_device_key(o->device.vendor_id, o->device.device_id, o->device.driver_info, o->device.driver_version,
+                         text, sizeof text); /* devices.c: what `retrace devices` prints */
     cJSON_AddStringToObject(j, "device_key", text);
     return j;
 }

@@ -46,7 +46,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 37 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 38 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -125,7 +125,7 @@ for c in info dump replay "compare $work/missing.rtrace"; do
 done
 
 # devices: what --device can name; a --device that names nothing lists them.
-check "devices: index, name, vendor, driver, API" 0 "^0  llvmpipe.*  vendor Mesa (0x10005), CPU  driver llvmpipe (Mesa .*)  API 1\.[0-9]*\.[0-9]*$" -- "$retrace" devices
+check "devices: index, name, vendor, driver, API" 0 "^0  llvmpipe.*  vendor Mesa (0x10005), CPU  driver llvmpipe (Mesa .*)  API 1\.[0-9]*\.[0-9]*  key 10005:0000/Mesa .*$" -- "$retrace" devices
 "$retrace" devices --json >"$work/devices.json" 2>&1
 if "$python" -c '
 import json, sys
@@ -134,6 +134,14 @@ assert d and d[0]["index"] == 0 and d[0]["vendor"] == "Mesa", d
 assert all(k in d[0] for k in ("name", "driver_name", "driver_info", "api_version")), d' "$work/devices.json" 2>"$work/py"; then
     ok "devices --json"
 else not_ok "devices --json" "$(cat "$work/devices.json" "$work/py")"; fi
+# The key printed is the one a replay's report (and so the goldens) uses.
+"$retrace" replay "$traces/vkcube.rtrace" --end-frame 1 --report "$work/key.json" >/dev/null 2>&1
+if "$python" -c '
+import json, sys
+d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d[0]["device_key"] == r["device"]["device_key"], (d, r["device"])' "$work/devices.json" "$work/key.json" 2>"$work/py"; then
+    ok "devices: the key is the report's device_key"
+else not_ok "devices: the key is the report's device_key" "$(cat "$work/py")"; fi
 check "devices: no driver is exit 4, said so" 4 "no Vulkan driver found" -- env VK_ICD_FILENAMES="$work/none.json" "$retrace" devices
 check "replay: an unknown --device lists the devices" 4 "no Vulkan device matches --device 99; --device can name 0 \"llvmpipe" -- "$retrace" replay --device 99 "$traces/vkcube.rtrace"
 [ "$failed" -eq 0 ]
