@@ -38,7 +38,8 @@ void cmd_run_usage(FILE *out)
             "  --keep-work           keep their screenshots and output there\n"
             "exit: 0 nothing regressed, 1 a regression (fail, crash, timeout, error not expected),\n"
             "2 usage, 3 bad manifest or store, 5 internal error or interrupted (the run is recorded\n"
-            "as aborted). An upload that fails keeps the run in the spool and does not change the\n"
+            "as aborted). Runs of this host whose runner was killed (SIGKILL) are marked aborted\n"
+            "and their work folders removed by the next run. An upload that fails keeps the run in the spool and does not change the\n"
             "exit code.\n");
 }
 
@@ -244,6 +245,11 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     a->o.progress = isatty(2) && !a->json;
     struct rt_run_result r;
     rt_status s = rt_run_execute(m, plan, &a->o, &r);
+    if (r.stale_aborted)
+        fprintf(stderr, "retrace run: marked %zu earlier run(s) of this host aborted: their runner is gone\n",
+                r.stale_aborted);
+    if (r.work_cleaned)
+        fprintf(stderr, "retrace run: removed %zu work folder(s) left by runners that are gone\n", r.work_cleaned);
     if (rt_ok(&s) && a->junit)
         s = rt_run_junit_write(m, &r, a->junit);
     if (a->json) {

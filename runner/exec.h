@@ -50,6 +50,7 @@ struct rt_exec {
     size_t *retry_queue, retry_head, retry_tail;
     size_t next_job, finished, failures;
     double t0;
+    char pid_start[128]; /* this runner's rt_stale_process_identity, "" when unknown */
 };
 
 /**
@@ -82,6 +83,23 @@ void rt_record_run_identity(struct rt_run_result *out);
 
 /** Frees N frames and what they own. */
 void rt_run_frames_free(struct rt_run_frame *frames, size_t n);
+
+/* ---- stale.c: what a runner killed with SIGKILL left behind ---- */
+
+/* A work folder under TMPDIR is PREFIX + the runner's pid + "-XXXXXX". */
+#define RT_WORK_PREFIX "retrace-run-"
+
+/** PID's start as "BOOT_ID:TICKS" (Linux /proc); false when it cannot be read. */
+bool rt_stale_process_identity(int64_t pid, char *buf, size_t size);
+
+/** Whether PID runs and (when PID_START is given) is the process that started then. */
+bool rt_stale_alive(int64_t pid, const char *pid_start, void *ctx);
+
+/** Marks "aborted" this host's unfinished runs whose runner is gone. */
+RT_MUST_CHECK rt_status rt_stale_abort_runs(struct rt_store *store, const char *host, size_t *count_out);
+
+/** Removes TMP_DIR's work folders of our user whose runner is gone; returns how many. */
+size_t rt_stale_clean_work(const char *tmp_dir);
 
 /** Removes DIR and everything in it (the work folder of a job); errors are ignored. */
 void rt_remove_tree(const char *dir);

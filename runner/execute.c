@@ -45,10 +45,12 @@ static rt_status make_work_dir(struct rt_exec *x)
         return rt_ok_status();
     }
     const char *tmp = getenv("TMPDIR");
-    snprintf(x->work, sizeof x->work, "%s/retrace-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    /* Named by our pid so that the next runner can remove it should we be SIGKILLed. */
+    x->out->work_cleaned = rt_stale_clean_work(tmp);
+    snprintf(x->work, sizeof x->work, "%s/" RT_WORK_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
     if (!mkdtemp(x->work))
-        return rt_errorf(RT_ERR_INTERNAL, "cannot create a work folder in %s: %s", tmp ? tmp : "/tmp",
-                         strerror(errno));
+        return rt_errorf(RT_ERR_INTERNAL, "cannot create a work folder in %s: %s", tmp, strerror(errno));
     x->made_work = true;
     return rt_ok_status();
 }
@@ -182,8 +184,14 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     rt_record_run_identity(out);
     snprintf(out->shard, sizeof out->shard, "%s", options->shard ? options->shard : "");
     rt_status s = rt_store_open(options->db_path, RT_STORE_CREATE, &x.store);
-    if (!rt_ok(&s))
+    if (rt_ok(&s)) {
+        rt_stale_process_identity(getpid(), x.pid_start, sizeof x.pid_start);
+        s = rt_stale_abort_runs(x.store, out->host, &out->stale_aborted);
+    }
+    if (!rt_ok(&s)) {
+        rt_store_close(x.store);
         return s;
+    }
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);

@@ -86,13 +86,17 @@ static void fill_metrics(struct rt_run_frame *out, const struct rt_frame_check *
     out->r.psnr = cr->pixels.psnr;
     out->r.diff_pixels = (int64_t)cr->pixels.diff_pixels;
     out->r.max_diff = (int32_t)cr->pixels.max_delta;
-    if (out->r.status == RT_RESULT_PASS)
-        return;
-    /* compare words it: which of ssim, worst tile and colour failed */
     struct rt_compare_options o;
     rt_compare_options_init(&o);
     o.threshold = check->threshold;
     o.tile_threshold = check->tile_threshold;
+    /* The colour gate is compare's default one: recorded so a colour failure
+     * shows its number next to SSIMs that look fine. */
+    out->r.delta_e = cr->colour.max_delta_e;
+    out->r.colour_threshold = o.delta_e_threshold;
+    if (out->r.status == RT_RESULT_PASS)
+        return;
+    /* compare words it: which of ssim, worst tile and colour failed */
     char why[512];
     rt_compare_explain(cr, &o, why, sizeof why);
     set_message(out, "%s", why);

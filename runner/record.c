@@ -86,7 +86,8 @@ static rt_status begin_run(struct rt_exec *x)
     struct rt_run_info info = {.host = x->out->host, .device = x->out->device, .driver = x->out->driver,
                                .device_key = rt_exec_device_key(x), .version = RT_VERSION,
                                .label = x->out->label, .shard = x->o->shard, .uuid = x->out->uuid,
-                               .configurations = configs, .started_at = x->out->started_at};
+                               .configurations = configs, .started_at = x->out->started_at,
+                               .pid = getpid(), .pid_start = x->pid_start};
     rt_status s = rt_store_run_begin(x->store, &info, &x->out->run_id);
     free(configs);
     return s;

@@ -175,6 +175,8 @@ struct rt_run_result {
     size_t job_count;
     size_t regressions, skipped;
     bool aborted;                 /* stopped early (a signal, a store error) */
+    size_t stale_aborted;         /* earlier runs of this host whose runner was gone, now "aborted" */
+    size_t work_cleaned;          /* work folders of such runners removed from TMPDIR */
 };
 
 /**

@@ -102,6 +102,9 @@ static cJSON *result_object(const struct rt_manifest *m, const struct rt_run_job
     cJSON_AddItemToObject(o, "psnr", number_or_null(r->psnr));
     cJSON_AddItemToObject(o, "threshold", number_or_null(t->threshold));
     cJSON_AddItemToObject(o, "tile_threshold", number_or_null(t->tile_threshold));
+    bool colour = r->colour_threshold > 0; /* measured: the colour gate's number and threshold */
+    cJSON_AddItemToObject(o, "delta_e", colour ? number_or_null(r->delta_e) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "colour_threshold", colour ? number_or_null(r->colour_threshold) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "diff_pixels", r->diff_pixels < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)r->diff_pixels));
     cJSON_AddItemToObject(o, "max_diff", r->max_diff < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(r->max_diff));
     cJSON_AddItemToObject(o, "replay_ms", number_or_null(r->replay_ms));

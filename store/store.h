@@ -192,6 +192,8 @@ struct rt_run_info {
     const char *uuid;        /* the run's id for uploads (docs/FORMATS.md); NULL = none */
     const char *configurations; /* JSON array of the configurations replayed */
     const char *started_at;  /* ISO 8601 UTC; NULL = now */
+    int64_t pid;             /* the runner process on HOST; 0 = none (an upload) */
+    const char *pid_start;   /* that process's start (opaque, tells a reused pid apart) */
 };
 
 /**
@@ -209,6 +211,19 @@ RT_MUST_CHECK rt_status rt_store_run_find_uuid(struct rt_store *store, const cha
 /** Sets a run's finish time (ISO 8601 UTC, NULL = now) and outcome. */
 RT_MUST_CHECK rt_status rt_store_run_finish_at(struct rt_store *store, int64_t run_id,
                                                const char *finished_at, const char *outcome);
+
+/** Whether the process PID that started at PID_START (as recorded) still runs. */
+typedef bool (*rt_store_alive_fn)(int64_t pid, const char *pid_start, void *ctx);
+
+/**
+ * Marks "aborted" (finished now) every unfinished run recorded on HOST whose
+ * runner process ALIVE says is gone: a runner killed with SIGKILL never
+ * finishes its run. Runs of other hosts, and runs without a pid, are never
+ * touched. *count_out (may be NULL) is how many were marked.
+ */
+RT_MUST_CHECK rt_status rt_store_runs_abort_gone(struct rt_store *store, const char *host,
+                                                 rt_store_alive_fn alive, void *ctx,
+                                                 size_t *count_out);
 
 /** Marks a run finished now with an outcome such as "passed", "failed" or "aborted". */
 RT_MUST_CHECK rt_status rt_store_run_finish(struct rt_store *store, int64_t run_id,
@@ -246,6 +261,8 @@ struct rt_result {
     double tile_threshold;     /* worst-tile threshold; 0 or NAN = not recorded */
     const char *golden_hash;   /* the golden's store hash; NULL = none */
     const char *report;        /* the replay report JSON (docs/FORMATS.md); may be NULL */
+    double delta_e;            /* colour gate: largest CIEDE2000 of tile means */
+    double colour_threshold;   /* its threshold; 0 or NAN = not recorded (nor is delta_e) */
 };
 
 /**
@@ -300,6 +317,7 @@ struct rt_result_row {
     double tile_threshold;     /* NAN = not recorded */
     char *golden_hash;         /* "" when none */
     char *report;              /* the replay report JSON, "" when none */
+    double delta_e, colour_threshold; /* NAN = not recorded */
 };
 
 struct rt_result_rows {

@@ -28,8 +28,9 @@ bool rt_result_status_parse(const char *name, enum rt_result_status *status_out)
 
 static const char sql_run_insert[] =
     "INSERT INTO runs (host, device, driver, device_key, workarounds, delays, version,"
-    " label, shard, uuid, configurations, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-    " ?8, ?9, ?10, ?11, coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')))";
+    " label, shard, uuid, configurations, started_at, pid, pid_start) VALUES (?1, ?2, ?3,"
+    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    " nullif(?13, 0), ?14)";
 static const char sql_run_by_uuid[] = "SELECT id FROM runs WHERE uuid = ?1";
 static const char sql_run_finish[] =
     "UPDATE runs SET finished_at = coalesce(?3, strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
@@ -37,9 +38,10 @@ static const char sql_run_finish[] =
 static const char sql_result_insert[] =
     "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
     " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
-    " attempts, message, configuration, tile_threshold, golden_hash, report)"
+    " attempts, message, configuration, tile_threshold, golden_hash, report, delta_e,"
+    " colour_threshold)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), ?12, ?13, ?14, ?15,"
-    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20)";
+    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22)";
 static const char sql_result_count[] =
     "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
     " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
@@ -58,6 +60,8 @@ static rt_status insert_run(struct rt_store *store, const struct rt_run_info *in
                             info->uuid,    info->configurations, info->started_at};
     for (int i = 0; i < (int)(sizeof fields / sizeof fields[0]); i++)
         sqlite3_bind_text(stmt, i + 1, fields[i], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 13, info->pid);
+    sqlite3_bind_text(stmt, 14, info->pid_start, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
     rt_store_stmt_done(stmt);
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
@@ -114,6 +118,53 @@ rt_status rt_store_run_finish_at(struct rt_store *store, int64_t run_id,
     return rt_store_tx_end(store, s);
 }
 
+static const char sql_runs_unfinished[] =
+    "SELECT id, pid, coalesce(pid_start, '') FROM runs"
+    " WHERE host = ?1 AND finished_at IS NULL AND pid IS NOT NULL ORDER BY id";
+
+/* The unfinished runs of HOST whose process ALIVE says is gone, into *IDS_OUT. */
+static rt_status runs_gone(struct rt_store *store, const char *host, rt_store_alive_fn alive,
+                           void *ctx, int64_t **ids_out, size_t *count_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_runs_unfinished, &stmt));
+    sqlite3_bind_text(stmt, 1, host, -1, SQLITE_STATIC);
+    size_t capacity = 0;
+    rt_status s = rt_ok_status();
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (alive(sqlite3_column_int64(stmt, 1), (const char *)sqlite3_column_text(stmt, 2), ctx))
+            continue;
+        if (*count_out == capacity) {
+            int64_t *grown = realloc(*ids_out, (capacity = capacity * 2 + 8) * sizeof **ids_out);
+            if (!grown) {
+                s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
+                break;
+            }
+            *ids_out = grown;
+        }
+        (*ids_out)[(*count_out)++] = sqlite3_column_int64(stmt, 0);
+    }
+    if (rt_ok(&s) && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        s = rt_store_sql_error(store, rc, "listing unfinished runs");
+    rt_store_stmt_done(stmt);
+    return s;
+}
+
+rt_status rt_store_runs_abort_gone(struct rt_store *store, const char *host,
+                                   rt_store_alive_fn alive, void *ctx, size_t *count_out)
+{
+    int64_t *ids = NULL;
+    size_t count = 0;
+    rt_status s = runs_gone(store, host, alive, ctx, &ids, &count);
+    for (size_t i = 0; rt_ok(&s) && i < count; i++)
+        s = rt_store_run_finish(store, ids[i], "aborted");
+    free(ids);
+    if (count_out)
+        *count_out = rt_ok(&s) ? count : 0;
+    return s;
+}
+
 /* Unmeasured metrics are NAN or negative in the struct and NULL in the table. */
 static void bind_real(sqlite3_stmt *stmt, int index, double value)
 {
@@ -164,6 +215,10 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
     bind_real(stmt, 18, r->tile_threshold > 0 ? r->tile_threshold : NAN);
     sqlite3_bind_text(stmt, 19, r->golden_hash, -1, SQLITE_STATIC);
     sqlite3_bind_text(stmt, 20, r->report, -1, SQLITE_STATIC);
+    /* A zero-initialised rt_result has colour_threshold 0: nothing measured. */
+    bool colour = r->colour_threshold > 0;
+    bind_real(stmt, 21, colour ? r->delta_e : NAN);
+    bind_real(stmt, 22, colour ? r->colour_threshold : NAN);
     return rt_store_exec_stmt(store, stmt, "recording a result");
 }
 
@@ -262,7 +317,7 @@ static const char sql_results_list[] =
     " r.threshold, r.replay_ms, coalesce(r.diff_pixels, -1), coalesce(r.max_diff, -1),"
     " coalesce(r.golden_id, 0), r.attempts, r.actual_png IS NOT NULL,"
     " r.diff_png IS NOT NULL, r.message, r.configuration, r.tile_threshold,"
-    " r.golden_hash, r.report"
+    " r.golden_hash, r.report, r.delta_e, r.colour_threshold"
     " FROM results r JOIN traces t ON t.id = r.trace_id WHERE r.run_id = ?1"
     " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2"
     " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"
@@ -315,6 +370,8 @@ static rt_status read_result_row(sqlite3_stmt *stmt, struct rt_result_row *r)
     r->tile_threshold = column_real(stmt, 18);
     r->golden_hash = rt_store_column_strdup(stmt, 19);
     r->report = rt_store_column_strdup(stmt, 20);
+    r->delta_e = column_real(stmt, 21);
+    r->colour_threshold = column_real(stmt, 22);
     if (!r->trace || !r->message || !r->configuration || !r->golden_hash || !r->report)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory reading results");
     return rt_ok_status();

@@ -83,7 +83,19 @@ static const char migration_3[] =
     "ALTER TABLE results ADD COLUMN golden_hash TEXT;"
     "ALTER TABLE results ADD COLUMN report TEXT;";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3};
+/* Version 4: the colour gate of `retrace compare` (the largest CIEDE2000
+ * difference of 32x32 tile means, compare/README.md) is recorded with its
+ * threshold, so a colour failure shows why; and each run names the runner
+ * process (pid and its start, on runs.host) so that the next runner on the
+ * same host can tell a run whose process was killed from one still going. */
+static const char migration_4[] =
+    "ALTER TABLE results ADD COLUMN delta_e REAL;"
+    "ALTER TABLE results ADD COLUMN colour_threshold REAL;"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;"
+    "ALTER TABLE runs ADD COLUMN pid_start TEXT;"
+    "CREATE INDEX runs_unfinished ON runs (host) WHERE finished_at IS NULL;";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 

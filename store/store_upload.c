@@ -134,6 +134,8 @@ static rt_status read_metrics(const cJSON *item, size_t i, struct rt_result *r)
         !opt_number(item, "psnr", NAN, &r->psnr) ||
         !opt_number(item, "threshold", NAN, &r->threshold) ||
         !opt_number(item, "tile_threshold", NAN, &r->tile_threshold) ||
+        !opt_number(item, "delta_e", NAN, &r->delta_e) ||
+        !opt_number(item, "colour_threshold", NAN, &r->colour_threshold) ||
         !opt_number(item, "replay_ms", NAN, &r->replay_ms) ||
         !opt_number(item, "diff_pixels", -1, &diff_pixels) ||
         !opt_number(item, "max_diff", -1, &max_diff) ||
@@ -142,6 +144,8 @@ static rt_status read_metrics(const cJSON *item, size_t i, struct rt_result *r)
     if (diff_pixels < -1 || diff_pixels > 1e15 || max_diff < -1 || max_diff > 65535 ||
         attempts < 1 || attempts > 1000)
         return bad(i, "diff_pixels, max_diff or attempts out of range");
+    if (r->delta_e < 0 || r->colour_threshold < 0)
+        return bad(i, "delta_e or colour_threshold is negative");
     r->diff_pixels = (int64_t)diff_pixels;
     r->max_diff = (int32_t)max_diff;
     r->attempts = (uint32_t)attempts;

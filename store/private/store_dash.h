@@ -26,7 +26,8 @@
     " r.psnr, r.threshold, r.diff_pixels, r.max_diff, r.replay_ms, r.attempts,"          \
     " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
     " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
-    " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash"
+    " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash,"          \
+    " r.delta_e, r.colour_threshold"
 #define RESULT_FROM                                                                      \
     " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
     " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"

@@ -121,6 +121,17 @@ try {
   await page.waitForSelector("#viewer");
   assert.match(await page.locator("h1").innerText(), /vkcube · frame 10/);
   assert.match(await page.locator("#metrics").innerText(), /Worst tile SSIM/);
+  // the colour gate's number and threshold, as the API has them, and highlighted when it failed
+  const colour = await page.evaluate(async () => {
+    const r = await (await fetch(`/api/results/${new URLSearchParams(location.search).get("id")}`)).json();
+    const row = [...document.querySelectorAll("#metrics tr")].find((tr) => tr.textContent.startsWith("Colour ΔE"));
+    return { delta_e: r.delta_e, threshold: r.colour_threshold, text: row && row.textContent,
+      bad: row && row.querySelector("td").classList.contains("bad") };
+  });
+  assert.equal(typeof colour.delta_e, "number");
+  assert.ok(colour.text.includes(colour.delta_e.toFixed(2)) && colour.text.includes("threshold 3.00"), colour.text);
+  assert.equal(colour.bad, colour.delta_e > colour.threshold);
+  ok("result: the colour gate's delta E next to SSIM and worst tile");
   await page.waitForFunction(() => [...document.querySelectorAll("img")].every((i) => i.complete && i.naturalWidth));
   await shot("result");
   await page.click("#flicker");

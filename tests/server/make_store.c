@@ -88,6 +88,7 @@ static void measure_failure(const struct frame_spec *f, struct rt_result *r, uin
     fail_on(rt_compare_images(&golden, &broken, &o, &c));
     r->ssim = c.ssim.mean, r->ssim_worst_tile = c.ssim.min_tile, r->psnr = c.pixels.psnr;
     r->diff_pixels = (int64_t)c.pixels.diff_pixels, r->max_diff = (int32_t)c.pixels.max_delta;
+    r->delta_e = c.colour.max_delta_e, r->colour_threshold = o.delta_e_threshold;
     fail_on(rt_png_write_memory(&broken, actual, &r->actual_png_size));
     fail_on(rt_png_write_memory(&c.diff, diff, &r->diff_png_size));
     r->actual_png = *actual, r->diff_png = *diff;

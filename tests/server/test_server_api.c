@@ -206,7 +206,7 @@ static const char upload[] =
     "\"delays\":[\"create-pipeline=25ms\"]}]},\"results\":["
     "{\"trace\":\"cube\",\"configuration\":\"slow\",\"frame\":1,\"status\":\"fail\","
     "\"ssim\":0.9,\"ssim_worst_tile\":0.5,\"psnr\":20,\"threshold\":0.99,"
-    "\"tile_threshold\":0.95,\"diff_pixels\":10,\"max_diff\":99,\"replay_ms\":3.5,"
+    "\"tile_threshold\":0.95,\"delta_e\":17.39,\"colour_threshold\":3,\"diff_pixels\":10,\"max_diff\":99,\"replay_ms\":3.5,"
     "\"attempts\":2,\"golden_hash\":null,\"message\":\"m\",\"report\":{\"format\":"
     "\"retrace-replay-report\"},\"actual_png\":\"%s\",\"diff_png\":null},"
     "{\"trace\":\"other\",\"frame\":0,\"status\":\"crash\",\"message\":\"SIGSEGV\"}]}";
@@ -239,7 +239,19 @@ Test(api, upload_is_recorded_once)
     const cJSON *failing = at(json, "results", 0);
     cr_assert_str_eq(str(failing, "configuration"), "slow");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(failing, "has_actual")));
+    /* The colour gate travels with the upload and is served; a result sent
+     * without it (as from an older runner) has null there. */
+    cr_assert_float_eq(num(failing, "delta_e"), 17.39, 1e-9);
+    cr_assert_float_eq(num(failing, "colour_threshold"), 3, 1e-9);
+    const cJSON *crash = at(json, "results", 1);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(crash, "delta_e")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(crash, "colour_threshold")));
     cr_assert_str_eq(str(at(json, "configurations", 0), "name"), "slow");
+    int64_t failing_id = (int64_t)num(failing, "id");
+    cJSON_Delete(json);
+    snprintf(path, sizeof path, "/api/results/%lld", (long long)failing_id);
+    json = get_json(path, 200);
+    cr_assert_float_eq(num(json, "delta_e"), 17.39, 1e-9);
     cJSON_Delete(json);
 }
 

@@ -1055,3 +1055,107 @@ Test(results, uploaded_run_keeps_its_uuid_configuration_and_report)
     rt_run_rows_finish(&runs);
     rt_store_close(store);
 }
+
+/* ---- schema 4: the colour gate, and runs whose runner is gone ----------- */
+
+Test(schema, version_3_store_is_migrated_to_4_keeping_its_results)
+{
+    const char *path = tmp_path("v3.db");
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_OK(rt_store_schema_migrate(db, 3));
+    cr_assert_eq(sqlite3_exec(db,
+                              "INSERT INTO traces (id, name) VALUES (1, 'old');"
+                              "INSERT INTO runs (id, host) VALUES (1, 'farm-07');"
+                              "INSERT INTO results (run_id, trace_id, frame, status, ssim)"
+                              " VALUES (1, 1, 1, 'pass', 0.999)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    /* Version 3 has no colour columns. */
+    cr_assert_neq(sqlite3_exec(db, "SELECT delta_e FROM results", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    struct rt_store *store = open_store(path, RT_STORE_READ_WRITE);
+    cr_assert_eq(rt_store_schema_version(), 4);
+    cr_assert_eq(raw_int(store->db, "PRAGMA user_version"), 4);
+    struct rt_result_rows rows;
+    ASSERT_OK(rt_store_results_list(store, 1, &rows));
+    cr_assert_eq(rows.count, 1);
+    cr_assert_float_eq(rows.items[0].ssim, 0.999, 1e-12);
+    cr_assert(isnan(rows.items[0].delta_e) && isnan(rows.items[0].colour_threshold));
+    rt_result_rows_finish(&rows);
+    /* The run recorded before 4 has no pid: never taken for a dead runner. */
+    size_t aborted = 99;
+    ASSERT_OK(rt_store_runs_abort_gone(store, "farm-07", NULL, NULL, &aborted));
+    cr_assert_eq(aborted, 0);
+    rt_store_close(store);
+}
+
+Test(results, colour_gate_round_trips_and_is_null_when_not_measured)
+{
+    struct rt_store *store = open_store(tmp_path("c.db"), RT_STORE_CREATE);
+    int64_t run = 0;
+    ASSERT_OK(rt_store_run_begin(store, NULL, &run));
+    struct rt_result r[3] = {
+        {.frame = 1, .status = RT_RESULT_FAIL, .ssim = 0.997, .ssim_worst_tile = 0.99,
+         .delta_e = 17.39, .colour_threshold = 3, .replay_ms = NAN},
+        {.frame = 2, .status = RT_RESULT_PASS, .ssim = 1, .delta_e = 0, .colour_threshold = 3,
+         .replay_ms = NAN},
+        /* zero-initialised: colour_threshold 0 records neither number */
+        {.frame = 3, .status = RT_RESULT_ERROR, .ssim = NAN, .replay_ms = NAN},
+    };
+    ASSERT_OK(rt_store_record_trace_results(store, run, "swap", r, 3));
+    struct rt_result_rows rows;
+    ASSERT_OK(rt_store_results_list(store, run, &rows));
+    cr_assert_eq(rows.count, 3);
+    cr_assert_eq(rows.items[0].frame, 1); /* failures first */
+    cr_assert_float_eq(rows.items[0].delta_e, 17.39, 1e-12);
+    cr_assert_float_eq(rows.items[0].colour_threshold, 3, 1e-12);
+    const struct rt_result_row *pass = rows.items[1].frame == 2 ? &rows.items[1] : &rows.items[2];
+    const struct rt_result_row *err = rows.items[1].frame == 3 ? &rows.items[1] : &rows.items[2];
+    cr_assert_float_eq(pass->delta_e, 0, 1e-12);
+    cr_assert(isnan(err->delta_e) && isnan(err->colour_threshold));
+    rt_result_rows_finish(&rows);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results WHERE delta_e IS NULL"), 1);
+    rt_store_close(store);
+}
+
+/* A fake process table for rt_store_runs_abort_gone: pid 100 alive, the rest gone. */
+static bool only_pid_100(int64_t pid, const char *pid_start, void *ctx)
+{
+    (*(int *)ctx)++;
+    return pid == 100 && !strcmp(pid_start, "boot:1");
+}
+
+Test(results, runs_whose_runner_is_gone_are_aborted_on_this_host_only)
+{
+    struct rt_store *store = open_store(tmp_path("g.db"), RT_STORE_CREATE);
+    struct rt_run_info infos[] = {
+        {.host = "here", .pid = 100, .pid_start = "boot:1"},  /* still running */
+        {.host = "here", .pid = 100, .pid_start = "boot:0"},  /* pid reused since */
+        {.host = "here", .pid = 200, .pid_start = "boot:2"},  /* gone */
+        {.host = "there", .pid = 300, .pid_start = "boot:3"}, /* another host's */
+        {.host = "here"},                                     /* no pid (uploaded) */
+        {.host = "here", .pid = 400, .pid_start = "boot:4"},  /* gone, but finished */
+    };
+    int64_t ids[6];
+    for (int i = 0; i < 6; i++)
+        ASSERT_OK(rt_store_run_begin(store, &infos[i], &ids[i]));
+    ASSERT_OK(rt_store_run_finish(store, ids[5], "passed"));
+    int calls = 0;
+    size_t aborted = 0;
+    ASSERT_OK(rt_store_runs_abort_gone(store, "here", only_pid_100, &calls, &aborted));
+    cr_assert_eq(aborted, 2);
+    cr_assert_eq(calls, 3); /* only this host's unfinished runs with a pid are asked about */
+    struct rt_run_rows runs;
+    ASSERT_OK(rt_store_runs_list(store, NULL, 0, &runs));
+    const char *want[] = {"", "aborted", "aborted", "", "", "passed"};
+    for (size_t i = 0; i < runs.count; i++) {
+        int k = (int)(runs.items[i].id - ids[0]);
+        cr_assert_str_eq(runs.items[i].outcome, want[k], "run %d", k);
+        cr_assert_eq(runs.items[i].finished_at[0] != 0, want[k][0] != 0, "run %d", k);
+    }
+    rt_run_rows_finish(&runs);
+    cr_assert_eq(raw_int(store->db, "SELECT pid FROM runs WHERE id = 1"), 100);
+    rt_store_close(store);
+}

@@ -14,10 +14,13 @@ function loaded(img) {
 
 function metrics(r) {
   const below = (value, threshold) => value !== null && threshold !== null && value < threshold;
+  const above = (value, threshold) => value !== null && threshold !== null && value > threshold;
   const rows = [
     ["Status", badge(r.status)],
     ["SSIM", num(r.ssim), `threshold ${num(r.threshold, 3)}`, below(r.ssim, r.threshold)],
     ["Worst tile SSIM", num(r.ssim_worst_tile), `threshold ${num(r.tile_threshold, 3)}`, below(r.ssim_worst_tile, r.tile_threshold)],
+    // The colour gate: a red/blue swap keeps luma SSIM near 1, so this is the number that says why.
+    ["Colour ΔE (CIEDE2000, worst tile)", num(r.delta_e, 2), r.colour_threshold === null ? "not measured" : `threshold ${num(r.colour_threshold, 2)}`, above(r.delta_e, r.colour_threshold)],
     ["PSNR", r.psnr === null ? "—" : `${num(r.psnr, 2)} dB`],
     ["Differing pixels", r.diff_pixels ?? "—"],
     ["Largest channel difference", r.max_diff ?? "—"],

@@ -39,7 +39,9 @@ function card(result, joined) {
     thumbnail(result),
     h("div", { class: "body" },
       h("div", { class: "name" }, h("span", {}, `${result.trace} · frame ${result.frame}`), badge(status)),
-      h("div", {}, `SSIM ${num(result.ssim)} · worst tile ${num(result.ssim_worst_tile)}`),
+      h("div", {}, `SSIM ${num(result.ssim)} · worst tile ${num(result.ssim_worst_tile)}`,
+        result.delta_e === null || result.delta_e === undefined ? null
+          : h("span", { class: result.delta_e > result.colour_threshold ? "bad" : null }, ` · ΔE ${num(result.delta_e, 2)}`)),
       h("div", { class: "muted" }, `${joined ? `run #${result.run_id} · ` : ""}${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
       result.message ? h("div", { class: "msg", title: result.message }, result.message) : null));
 }
@@ -102,7 +104,7 @@ async function main() {
     const cards = run.results.map((r) => card(r, false));
     main.append(
       h("h1", {}, `Run #${run.id} `, h("span", { class: "muted" }, `${run.label || "unlabelled"} · ${run.device || ""}`), " ",
-        run.outcome ? badge(run.outcome) : null),
+        run.outcome ? badge(run.outcome) : h("span", { class: "muted" }, "running")),
       ...(run.shard ? [h("p", {}, `Shard ${run.shard} of a job: `, h("a", {
         href: `/run.html?label=${encodeURIComponent(run.label || "")}&date=${(run.started_at || "").slice(0, 10)}` },
         "every run of this label and day, joined"))] : []),
