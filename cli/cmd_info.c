@@ -182,10 +182,23 @@ static void print_device_text(const struct rt_trace_device_info *d)
         heap_bytes += d->memory_heaps[i].size;
     printf("device       %s (vendor 0x%04x, device 0x%04x, %s, API %s)\n", d->device_name,
            d->vendor_id, d->device_id, device_type_name(d->device_type), api);
-    printf("driver       %s, %s (driver id %u, version 0x%08x)\n", d->driver_name,
-           d->driver_info, d->driver_id, d->driver_version);
+    if (!d->driver_id && !d->driver_name[0] && !d->driver_info[0]) /* no VkPhysicalDeviceDriverProperties */
+        printf("driver       not reported (API 1.0 device properties only; version 0x%08x)\n", d->driver_version);
+    else
+        printf("driver       %s, %s (driver id %u, version 0x%08x)\n", d->driver_name,
+               d->driver_info, d->driver_id, d->driver_version);
     printf("memory       %u types, %u heaps (%" PRIu64 " MiB)\n", d->memory_type_count,
            d->memory_heap_count, heap_bytes >> 20);
+}
+
+/* "NAME VERSION", or "(none given)" for a program that named nothing (mpv,
+ * ffmpeg): a blank name read as a hole in the line. */
+static const char *name_version(const char *name, const char *version, char out[300])
+{
+    if (!name[0] && !strcmp(version, "0.0.0"))
+        return "(none given)";
+    snprintf(out, 300, "%s %s", name[0] ? name : "(no name)", version);
+    return out;
 }
 
 static void print_header_text(const struct info *in)
@@ -200,8 +213,9 @@ static void print_header_text(const struct info *in)
     printf("format       %u.%u (Vulkan headers %s, %u-bit pointers, compression %s)\n",
            h->version_major, h->version_minor, vk, h->pointer_size * 8u,
            rt_trace_compression_name(h->compression));
-    printf("application  %s %s (engine %s %s, API %s)\n", h->application_name, app,
-           h->engine_name, engine, api);
+    char app_text[300], engine_text[300];
+    printf("application  %s (engine %s, API %s)\n", name_version(h->application_name, app, app_text),
+           name_version(h->engine_name, engine, engine_text), api);
     if (in->device)
         print_device_text(in->device);
     else
