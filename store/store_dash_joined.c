@@ -53,12 +53,9 @@ static rt_status fill(struct rt_store *store, const char *label, const char *dat
     RT_TRY(rt_store_stmt(store, sql_joined_runs, &stmt));
     bind_key(stmt, label, date);
     RT_TRY(rt_dash_rows_into(store, stmt, runs, "joining runs"));
-    int n = cJSON_GetArraySize(runs);
-    if (n == 0)
+    if (cJSON_GetArraySize(runs) == 0)
         return rt_ok_status();
-    int64_t low = (int64_t)cJSON_GetArrayItem(runs, 0)->child->valuedouble;
-    int64_t high = (int64_t)cJSON_GetArrayItem(runs, n - 1)->child->valuedouble;
-    RT_TRY(rt_dash_add_counts(store, runs, low, high));
+    RT_TRY(rt_dash_add_counts(store, runs));
     RT_TRY(sum_counts(json, runs));
     cJSON *results = cJSON_AddArrayToObject(json, "results");
     if (!results)

@@ -7,6 +7,7 @@
  */
 #include "store_dash.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* ---- rows to JSON ------------------------------------------------------- */
@@ -187,17 +188,26 @@ static cJSON *run_with_id(cJSON *runs, int64_t id)
     return NULL;
 }
 
-/* Adds "counts" to every run of RUNS (ids between LOW and HIGH). */
-rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs, int64_t low, int64_t high)
+/* Adds "counts" to every run of RUNS, whatever their order: one query over
+ * the range of their ids. */
+rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs)
 {
+    int64_t low = INT64_MAX, high = INT64_MIN;
     cJSON *run;
     cJSON_ArrayForEach(run, runs) {
+        cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
         cJSON *counts = zero_counts();
         if (!counts || !cJSON_AddItemToObject(run, "counts", counts)) {
             cJSON_Delete(counts);
             return rt_errorf(RT_ERR_INTERNAL, "out of memory counting results");
         }
+        if (cJSON_IsNumber(id)) {
+            low = (int64_t)id->valuedouble < low ? (int64_t)id->valuedouble : low;
+            high = (int64_t)id->valuedouble > high ? (int64_t)id->valuedouble : high;
+        }
     }
+    if (low > high)
+        return rt_ok_status(); /* no runs */
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_run_counts, &stmt));
     sqlite3_bind_int64(stmt, 1, low);

@@ -56,13 +56,7 @@ static rt_status fill_runs(struct rt_store *store, const struct rt_dash_runs_que
     sqlite3_bind_int64(stmt, 4, q->limit);
     sqlite3_bind_int64(stmt, 5, q->offset);
     RT_TRY(rt_dash_rows_into(store, stmt, runs, "listing runs"));
-    int n = cJSON_GetArraySize(runs);
-    if (n == 0)
-        return rt_ok_status();
-    /* Newest first: the last run has the lowest id. */
-    int64_t high = (int64_t)cJSON_GetArrayItem(runs, 0)->child->valuedouble;
-    int64_t low = (int64_t)cJSON_GetArrayItem(runs, n - 1)->child->valuedouble;
-    RT_TRY(rt_dash_add_counts(store, runs, low, high));
+    RT_TRY(rt_dash_add_counts(store, runs));
     cJSON *run;
     cJSON_ArrayForEach(run, runs)
         RT_TRY(rt_dash_add_history(store, run));
@@ -96,7 +90,7 @@ static rt_status fill_run(struct rt_store *store, int64_t run_id, cJSON *run)
         cJSON_Delete(runs);
         return rt_errorf(RT_ERR_INTERNAL, "out of memory reading a run");
     }
-    rt_status s = rt_dash_add_counts(store, runs, run_id, run_id);
+    rt_status s = rt_dash_add_counts(store, runs);
     cJSON_DetachItemFromArray(runs, 0);
     cJSON_Delete(runs);
     RT_TRY(s);

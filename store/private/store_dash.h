@@ -53,9 +53,8 @@ rt_status rt_dash_out_of_memory(cJSON *json);
 const char *rt_dash_text_field(cJSON *obj, const char *key);
 
 /** Adds "counts" (by status; approved failures as "approved") to every run of
- * RUNS, whose ids lie between LOW and HIGH. */
-RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs, int64_t low,
-                                           int64_t high);
+ * RUNS, in any order. */
+RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs);
 
 /** Adds "history": RUN and up to 9 earlier runs of its label and device, oldest first. */
 RT_MUST_CHECK rt_status rt_dash_add_history(struct rt_store *store, cJSON *run);
