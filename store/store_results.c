@@ -345,8 +345,10 @@ static double column_real(sqlite3_stmt *stmt, int column)
                                                             : sqlite3_column_double(stmt, column);
 }
 
-static rt_status read_result_row(sqlite3_stmt *stmt, struct rt_result_row *r)
+/* A row_read_fn: ROW is a struct rt_result_row. */
+static rt_status read_result_row(sqlite3_stmt *stmt, void *row)
 {
+    struct rt_result_row *r = row;
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(stmt, 0);
     r->run_id = sqlite3_column_int64(stmt, 1);
@@ -391,6 +393,23 @@ static bool grow_rows(void **items, size_t *capacity, size_t count, size_t elem_
     return true;
 }
 
+typedef rt_status (*row_read_fn)(sqlite3_stmt *stmt, void *row);
+
+/* Steps STMT to its end, READ filling one ROW_SIZE-byte row per result row
+ * at the end of the growing array *ITEMS (*COUNT rows). */
+static rt_status read_rows(struct rt_store *store, sqlite3_stmt *stmt, void **items,
+                           size_t *count, size_t row_size, row_read_fn read, const char *what)
+{
+    size_t capacity = 0;
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!grow_rows(items, &capacity, *count, row_size))
+            return rt_errorf(RT_ERR_INTERNAL, "out of memory %s", what);
+        RT_TRY(read(stmt, (char *)*items + (*count)++ * row_size));
+    }
+    return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, what);
+}
+
 rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
                                 struct rt_result_rows *rows_out)
 {
@@ -398,18 +417,8 @@ rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_results_list, &stmt));
     sqlite3_bind_int64(stmt, 1, run_id);
-    rt_status s = rt_ok_status();
-    size_t capacity = 0;
-    int rc;
-    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (!grow_rows((void **)&rows_out->items, &capacity, rows_out->count, sizeof *rows_out->items)) {
-            s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing results");
-            break;
-        }
-        s = read_result_row(stmt, &rows_out->items[rows_out->count++]);
-    }
-    if (rt_ok(&s) && rc != SQLITE_DONE)
-        s = rt_store_sql_error(store, rc, "reading results");
+    rt_status s = read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
+                            sizeof *rows_out->items, read_result_row, "listing results");
     rt_store_stmt_done(stmt);
     if (!rt_ok(&s))
         rt_result_rows_finish(rows_out);
@@ -482,8 +491,10 @@ void rt_run_rows_finish(struct rt_run_rows *rows)
     rows->count = 0;
 }
 
-static rt_status read_run_row(sqlite3_stmt *stmt, struct rt_run_row *r)
+/* A row_read_fn: ROW is a struct rt_run_row. */
+static rt_status read_run_row(sqlite3_stmt *stmt, void *row)
 {
+    struct rt_run_row *r = row;
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(stmt, 0);
     bool ok = true;
@@ -505,18 +516,8 @@ rt_status rt_store_runs_list(struct rt_store *store, const char *label, uint32_t
     RT_TRY(rt_store_stmt(store, sql_runs_list, &stmt));
     sqlite3_bind_text(stmt, 1, label, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 2, limit);
-    rt_status s = rt_ok_status();
-    size_t capacity = 0;
-    int rc;
-    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (!grow_rows((void **)&rows_out->items, &capacity, rows_out->count, sizeof *rows_out->items)) {
-            s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing runs");
-            break;
-        }
-        s = read_run_row(stmt, &rows_out->items[rows_out->count++]);
-    }
-    if (rt_ok(&s) && rc != SQLITE_DONE)
-        s = rt_store_sql_error(store, rc, "reading runs");
+    rt_status s = read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
+                            sizeof *rows_out->items, read_run_row, "listing runs");
     rt_store_stmt_done(stmt);
     if (!rt_ok(&s))
         rt_run_rows_finish(rows_out);
