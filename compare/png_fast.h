@@ -21,4 +21,7 @@
  */
 bool png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out);
 
+/** malloc, its pages faulted in at once when large (MADV_POPULATE_WRITE); free() frees it. */
+void *png_big_alloc(size_t size);
+
 #endif

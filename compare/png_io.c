@@ -175,7 +175,7 @@ static uint8_t *slurp(FILE *f, size_t *size)
     if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         st.st_size > FAST_PATH_MAX_FILE)
         return NULL;
-    uint8_t *data = malloc((size_t)st.st_size);
+    uint8_t *data = png_big_alloc((size_t)st.st_size);
     if (data && fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
         *size = (size_t)st.st_size;
         return data;
