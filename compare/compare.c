@@ -42,6 +42,53 @@ static void set_identical(struct rt_compare_result *r)
     r->pixels = (struct rt_pixel_metrics){.mse = 0, .psnr = INFINITY};
 }
 
+/* The pixel metrics and the colour gate: one pass each over both images. */
+struct side_job {
+    const struct rt_image *a, *b;
+    struct rt_compare_result *out;
+    rt_status status;
+};
+
+static void *side_job_run(void *arg)
+{
+    struct side_job *job = arg;
+    job->status = rt_pixel_metrics_compute(job->a, job->b, &job->out->pixels);
+    if (rt_ok(&job->status))
+        job->status = rt_colour_compute(job->a, job->b, &job->out->colour);
+    return NULL;
+}
+
+/* Below this many pixels a thread costs more than the work it would overlap. */
+#define SIDE_THREAD_MIN_PIXELS (256u * 1024)
+
+/*
+ * SSIM on this thread (and its own), the metrics and colour gate on another
+ * meanwhile, when the image is large and more than one thread is allowed.
+ */
+static rt_status measure(const struct rt_image *golden, const struct rt_image *actual,
+                         const struct rt_compare_options *options,
+                         struct rt_compare_result *out)
+{
+    struct side_job side = {.a = golden, .b = actual, .out = out};
+    pthread_t tid;
+    bool threaded = options->threads != 1 &&
+                    (uint64_t)golden->width * golden->height >= SIDE_THREAD_MIN_PIXELS &&
+                    pthread_create(&tid, NULL, side_job_run, &side) == 0;
+    struct rt_ssim_options so = {.channels = options->channels,
+                                 .threads = options->threads,
+                                 .want_map = options->want_diff};
+    rt_status st = rt_ssim_compute(golden, actual, &so, &out->ssim);
+    if (threaded)
+        pthread_join(tid, NULL);
+    else if (rt_ok(&st))
+        side_job_run(&side);
+    if (rt_ok(&st))
+        st = side.status;
+    if (!rt_ok(&st))
+        rt_ssim_result_finish(&out->ssim);
+    return st;
+}
+
 rt_status rt_compare_images(const struct rt_image *golden, const struct rt_image *actual,
                             const struct rt_compare_options *options,
                             struct rt_compare_result *out)
@@ -58,17 +105,7 @@ rt_status rt_compare_images(const struct rt_image *golden, const struct rt_image
     if (!memcmp(golden->rgba, actual->rgba, (size_t)golden->width * golden->height * 4)) {
         set_identical(out);
     } else {
-        struct rt_ssim_options so = {.channels = options->channels,
-                                     .threads = options->threads,
-                                     .want_map = options->want_diff};
-        RT_TRY(rt_ssim_compute(golden, actual, &so, &out->ssim));
-        rt_status st = rt_pixel_metrics_compute(golden, actual, &out->pixels);
-        if (rt_ok(&st))
-            st = rt_colour_compute(golden, actual, &out->colour);
-        if (!rt_ok(&st)) {
-            rt_ssim_result_finish(&out->ssim);
-            return st;
-        }
+        RT_TRY(measure(golden, actual, options, out));
     }
     bool fail = out->ssim.mean < options->threshold ||
                 out->ssim.min_tile < options->tile_threshold ||
