@@ -89,10 +89,7 @@ void rt_run_frames_free(struct rt_run_frame *frames, size_t n);
 /* A work folder under TMPDIR is PREFIX + the runner's pid + "-XXXXXX". */
 #define RT_WORK_PREFIX "retrace-run-"
 
-/** PID's start as "BOOT_ID:TICKS" (Linux /proc); false when it cannot be read. */
-bool rt_stale_process_identity(int64_t pid, char *buf, size_t size);
-
-/** Whether PID runs and (when PID_START is given) is the process that started then. */
+/** rt_process_alive as a store callback. */
 bool rt_stale_alive(int64_t pid, const char *pid_start, void *ctx);
 
 /** Marks "aborted" this host's unfinished runs whose runner is gone. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "process.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -185,7 +186,7 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     snprintf(out->shard, sizeof out->shard, "%s", options->shard ? options->shard : "");
     rt_status s = rt_store_open(options->db_path, RT_STORE_CREATE, &x.store);
     if (rt_ok(&s)) {
-        rt_stale_process_identity(getpid(), x.pid_start, sizeof x.pid_start);
+        rt_process_identity(getpid(), x.pid_start, sizeof x.pid_start);
         s = rt_stale_abort_runs(x.store, out->host, &out->stale_aborted);
     }
     if (!rt_ok(&s)) {

@@ -72,6 +72,7 @@ static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *ar
 {
     struct rt_worker *worker = NULL;
     int64_t version = 0;
+    rt_server_sweep_stale(req->server); /* before data_version: a sweep that marks runs changes it */
     rt_status s = rt_server_worker(req->server, &worker);
     if (rt_ok(&s))
         s = rt_store_data_version(worker->reader, &version);

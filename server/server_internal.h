@@ -37,6 +37,8 @@ struct rt_server {
     pthread_mutex_t workers_lock; /* guards the list of worker states */
     struct rt_worker **workers;
     size_t worker_count, worker_capacity;
+
+    atomic_llong last_sweep; /* time() of the last rt_server_sweep_stale */
 };
 
 /** A cached JSON answer: the response, queued again while the database's
@@ -133,6 +135,10 @@ enum MHD_Result rt_api_upload(struct rt_request *req, struct cJSON *body);
 typedef rt_status (*rt_server_write_fn)(struct rt_store *store, void *ctx);
 
 /** Runs FN on the write connection under the write lock, retrying while busy. */
+/** Marks this host's unfinished runs whose runner is gone "aborted" (server/stale.c);
+ * at most once a second, errors ignored. */
+void rt_server_sweep_stale(struct rt_server *server);
+
 RT_MUST_CHECK rt_status rt_server_write(struct rt_server *server, rt_server_write_fn fn,
                                         void *ctx);
 

@@ -7,8 +7,12 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fixture.h"
+#include "process.h"
 #include "store.h"
 
 static struct fixture f;
@@ -410,4 +414,60 @@ Test(api, shards_of_one_night_are_joined)
     cJSON_Delete(get_json("/api/joined?label=sharded&date=2026-12-01", 404));
     cJSON_Delete(get_json("/api/joined?label=sharded&date=30.11.2026", 400));
     cJSON_Delete(get_json("/api/joined?date=2026-11-30", 400));
+}
+
+/* A pid that no process has: a child that has exited and been reaped. */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+Test(api, unfinished_runs_of_this_host_whose_runner_is_gone_show_aborted)
+{
+    char host[256] = "";
+    cr_assert_eq(gethostname(host, sizeof host - 1), 0);
+    char me[128];
+    cr_assert(rt_process_identity(getpid(), me, sizeof me));
+    struct rt_store *store = NULL;
+    rt_status s = rt_store_open(f.db, RT_STORE_READ_WRITE, &store);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    struct rt_run_info infos[] = {
+        {.label = "stale", .host = host, .pid = dead_pid(), .pid_start = "gone:1"}, /* killed */
+        {.label = "stale", .host = host, .pid = getpid(), .pid_start = me},          /* running */
+        {.label = "stale", .host = "elsewhere", .pid = dead_pid()},                  /* not ours to judge */
+    };
+    int64_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        s = rt_store_run_begin(store, &infos[i], &ids[i]);
+        cr_assert(rt_ok(&s), "%s", s.msg);
+    }
+    rt_store_close(store);
+    /* The server marks at most once a second: ask (by state) until it has. */
+    cJSON *json = NULL;
+    for (int tries = 0; tries < 50; tries++) {
+        cJSON_Delete(json);
+        char path[64];
+        snprintf(path, sizeof path, "/api/runs/%lld", (long long)ids[0]);
+        json = get_json(path, 200);
+        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(json, "outcome")))
+            break;
+        struct timespec pause = {.tv_nsec = 100000000L};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_str_eq(str(json, "outcome"), "aborted");
+    cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(json, "finished_at")));
+    cJSON_Delete(json);
+    for (int i = 1; i < 3; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/api/runs/%lld", (long long)ids[i]);
+        json = get_json(path, 200);
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(json, "outcome")), "run %d", i);
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(json, "finished_at")), "run %d", i);
+        cJSON_Delete(json);
+    }
 }
