@@ -41,9 +41,17 @@ static uint32_t current_thread_id(void)
     return thread_id_cache;
 }
 
-static void warn_write_failure(rt_status s)
+/* A call after the emergency flush (a signal is ending the process while
+ * other threads still call Vulkan) is expected: the trace is complete up to
+ * the flush, so that is a note, once, and not an error. */
+static void warn_write_failure(struct rt_trace_writer *w, rt_status s)
 {
-    if (!rt_ok(&s) && !atomic_exchange(&session.warned_write, true))
+    if (rt_ok(&s) || atomic_exchange(&session.warned_write, true))
+        return;
+    if (rt_trace_writer_flushed_in_emergency(w))
+        fprintf(stderr, "retrace: note: capture: the trace was finished by the emergency flush (the program is "
+                "ending on a signal); calls made after it, until the process ends, are not recorded\n");
+    else
         rt_log(RT_LOG_ERROR, "capture: writing the trace failed: %s", s.msg);
 }
 
@@ -73,8 +81,10 @@ static void claim_output(char *output, size_t size)
     snprintf(suffix, sizeof suffix, "-%ld.rtrace", (long)getpid());
     if (stem_len + strlen(suffix) >= size)
         return; /* no room for another name: keep this one */
+    char taken[PATH_MAX];
+    snprintf(taken, sizeof taken, "%s", output);
     memcpy(output + stem_len, suffix, strlen(suffix) + 1);
-    rt_log(RT_LOG_WARN, "capture: another process writes the trace named; this one writes %s", output);
+    rt_log(RT_LOG_WARN, "capture: another process writes the trace named %s; this one writes %s", taken, output);
 }
 
 static rt_status open_writer(const VkInstanceCreateInfo *info)
@@ -128,7 +138,7 @@ static void close_trace_locked(void)
     rt_tracker_collect(session.tracker, capture_record_memory, NULL);
     atomic_store(&session.writer, NULL); /* late calls from other threads record nothing */
     session.finished = true;
-    warn_write_failure(rt_trace_writer_finish(w, NULL));
+    warn_write_failure(w, rt_trace_writer_finish(w, NULL));
 }
 
 static void close_at_exit(void)
@@ -187,7 +197,7 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
         if (!atomic_exchange(&session.warned[cmd], true))
             rt_log(RT_LOG_WARN, "capture: %s cannot be recorded faithfully (%s); it is forwarded "
                    "and marked unsupported in the trace", rt_vk_cmd_name(cmd), s.msg);
-        warn_write_failure(rt_trace_writer_unsupported(w, (uint32_t)cmd, thread_id, s.msg));
+        warn_write_failure(w, rt_trace_writer_unsupported(w, (uint32_t)cmd, thread_id, s.msg));
         return;
     }
     if (stats.unknown_stypes && !atomic_exchange(&session.warned[cmd], true))
@@ -198,7 +208,7 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
     bool waits = rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_WAITS;
     if (!waits && session.tracker)
         rt_tracker_take_read_back(session.tracker);
-    warn_write_failure(rt_trace_writer_call(w, (uint32_t)cmd, thread_id, return_value, enc->data,
+    warn_write_failure(w, rt_trace_writer_call(w, (uint32_t)cmd, thread_id, return_value, enc->data,
                                             enc->size, NULL));
     if (waits && session.tracker)
         rt_tracker_take_read_back(session.tracker);
@@ -209,7 +219,7 @@ void capture_record_memory(void *ctx, uint64_t memory_id, uint64_t offset, const
     (void)ctx;
     struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
     if (w)
-        warn_write_failure(rt_trace_writer_memory_update(w, memory_id, offset, data, size));
+        warn_write_failure(w, rt_trace_writer_memory_update(w, memory_id, offset, data, size));
 }
 
 /* A verification point: what the application read back after a wait. */
@@ -218,21 +228,21 @@ void capture_record_verify(void *ctx, const struct rt_trace_verify_range *ranges
     (void)ctx;
     struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
     if (w)
-        warn_write_failure(rt_trace_writer_verify(w, ranges, count));
+        warn_write_failure(w, rt_trace_writer_verify(w, ranges, count));
 }
 
 void capture_record_annotation(unsigned kind, const char *text)
 {
     struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
     if (w)
-        warn_write_failure(rt_trace_writer_annotation(w, (enum rt_trace_annotation_kind)kind, text));
+        warn_write_failure(w, rt_trace_writer_annotation(w, (enum rt_trace_annotation_kind)kind, text));
 }
 
 void capture_end_frame(void)
 {
     struct rt_trace_writer *w = atomic_load_explicit(&session.writer, memory_order_acquire);
     if (w)
-        warn_write_failure(rt_trace_writer_frame_end(w));
+        warn_write_failure(w, rt_trace_writer_frame_end(w));
     atomic_fetch_add(&session.frame, 1);
 }
 
@@ -329,7 +339,7 @@ void capture_session_set_device(const struct capture_instance *instance, VkPhysi
     if (w && !session.device_set) {
         struct rt_trace_device_info info;
         describe_device(instance, gpu, &info);
-        warn_write_failure(rt_trace_writer_set_device_info(w, &info));
+        warn_write_failure(w, rt_trace_writer_set_device_info(w, &info));
         session.device_set = true;
     }
     pthread_mutex_unlock(&session.lock);

@@ -281,12 +281,22 @@ static void add_program_status(cJSON *o, int status)
     }
 }
 
+/* The traces the program's other processes wrote (STEM-PID.rtrace). */
+#define MAX_SIBLINGS 16
+static struct siblings {
+    char paths[MAX_SIBLINGS][PATH_MAX];
+    int count;
+} siblings;
+
 static void print_json_summary(const char *path, const struct rt_trace_progress *p, long long bytes,
                                int status)
 {
     cJSON *o = cJSON_CreateObject();
     add_program_status(o, status);
     cJSON_AddStringToObject(o, "trace", path);
+    cJSON *others = cJSON_AddArrayToObject(o, "other_traces");
+    for (int i = 0; others && i < siblings.count; i++)
+        cJSON_AddItemToArray(others, cJSON_CreateString(siblings.paths[i]));
     cJSON_AddNumberToObject(o, "frames", (double)p->frames);
     cJSON_AddNumberToObject(o, "calls", (double)p->calls);
     cJSON_AddNumberToObject(o, "bytes", (double)bytes);
@@ -376,6 +386,12 @@ static bool is_sibling(const char *name, const char *stem, size_t stem_len, cons
 
 /* The program's other processes: their leftover .part files are finished as
  * the main one is, and every trace they wrote during this run is named. */
+static void add_sibling(const char *path)
+{
+    if (siblings.count < MAX_SIBLINGS && access(path, F_OK) == 0)
+        snprintf(siblings.paths[siblings.count++], PATH_MAX, "%s", path);
+}
+
 static void report_siblings(const char *output, time_t started)
 {
     char copy[PATH_MAX], dir_copy[PATH_MAX];
@@ -395,8 +411,10 @@ static void report_siblings(const char *output, time_t started)
         if (is_sibling(e->d_name, base, stem_len, ".rtrace.part")) {
             path[strlen(path) - 5] = '\0';
             finish_leftover(path);
+            add_sibling(path);
         } else if (is_sibling(e->d_name, base, stem_len, ".rtrace")) {
             fprintf(stderr, "retrace: another process of the program wrote %s\n", path);
+            add_sibling(path);
         }
     }
     if (d)
@@ -417,6 +435,11 @@ static int finish_run(const char *program, const char *output, const struct capt
                       "or could not load the capture layer", program);
     else
         s = summarise(output, child->status);
+    for (int i = 0; !cli_json_errors() && i < siblings.count; i++) { /* --json: other_traces */
+        rt_status other = summarise(siblings.paths[i], child->status);
+        if (!rt_ok(&other))
+            fprintf(stderr, "retrace: warning: %s\n", other.msg);
+    }
     if (child->stop_signal) {
         fprintf(stderr, "retrace: stopped by signal %d (%s), passed on to %s\n", child->stop_signal,
                 strsignal(child->stop_signal), program);

@@ -209,6 +209,10 @@ void rt_trace_writer_uninstall_exit_handlers(void);
  */
 bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w);
 
+/** True once the emergency flush has finished w's file: appends after it
+ * fail by design (other threads go on until the process ends). */
+bool rt_trace_writer_flushed_in_emergency(struct rt_trace_writer *w);
+
 /* ------------------------------------------------------------------ reader */
 
 struct rt_trace_header {

@@ -455,3 +455,8 @@ rt_status rt_trace_writer_close(struct rt_trace_writer *w, struct rt_trace_write
     writer_free(w);
     return s;
 }
+
+bool rt_trace_writer_flushed_in_emergency(struct rt_trace_writer *w)
+{
+    return atomic_load(&w->emergency);
+}

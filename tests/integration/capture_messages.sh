@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/integration/capture_messages.sh RETRACE LEAKY BUSY_THREADS — what
+# `retrace capture` says:
+# - a program whose second process writes NAME-PID.rtrace: the layer's
+#   warning names the taken name, and the summary lists both traces (text and
+#   --json other_traces);
+# - SIGINT while worker threads go on calling Vulkan: calls after the
+#   emergency flush are not an error ("writing the trace failed"), the trace
+#   is complete and checks.
+set -u
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$1" capture -o "$work/sh.rtrace" --frame-delimiter submit -- sh -c "'$2'; '$2'" >"$work/out" 2>"$work/err" ||
+    { cat "$work/out" "$work/err"; fail "capture of two processes"; }
+grep -q "another process writes the trace named $work/sh.rtrace; this one writes $work/sh-[0-9]*.rtrace" "$work/err" ||
+    { cat "$work/err"; fail "the warning does not name the trace taken"; }
+[ "$(grep -c "^trace: $work/sh\(-[0-9]*\)\?.rtrace$" "$work/out")" -eq 2 ] || { cat "$work/out"; fail "the summary lists not both traces"; }
+rm -f "$work"/sh*.rtrace
+"$1" capture --json -o "$work/sh.rtrace" --frame-delimiter submit -- sh -c "'$2'; '$2'" >"$work/out" 2>"$work/err" ||
+    { cat "$work/out" "$work/err"; fail "capture --json of two processes"; }
+tail -n 1 "$work/out" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+assert o["trace"].endswith("/sh.rtrace") and len(o["other_traces"]) == 1 and "/sh-" in o["other_traces"][0], o' ||
+    { cat "$work/out"; fail "--json: other_traces"; }
+echo "ok: $(grep 'another process writes' "$work/err")"
+
+notes=0
+for run in 1 2 3; do
+    "$1" capture -o "$work/b$run.rtrace" --frame-delimiter submit -- "$3" 4 >"$work/out" 2>"$work/err" &
+    pid=$!
+    for _ in $(seq 100); do
+        [ -f "$work/b$run.rtrace.part" ] && [ "$(stat -c %s "$work/b$run.rtrace.part")" -gt 65536 ] && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    grep -q "writing the trace failed" "$work/err" && { cat "$work/err"; fail "run $run: calls after the emergency flush reported as an error"; }
+    grep -q "note: capture: the trace was finished by the emergency flush" "$work/err" && notes=$((notes + 1))
+    "$1" info --check "$work/b$run.rtrace" >/dev/null 2>&1 || { cat "$work/err"; fail "run $run: the trace does not check"; }
+done
+echo "ok: $notes of 3 runs had calls after the emergency flush (a note, not an error)"
