@@ -229,12 +229,8 @@ static bool dec_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
 
 static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain)
 {
-    if (sd->excluded)
-        return rt_vkc_fail(c, sd->excluded, sd->name);
-    if (!sd->compiled)
-        return rt_vkc_fail(c, "its platform is not compiled in", sd->name);
-    if (++c->depth > RT_VKC_MAX_DEPTH)
-        return rt_vkc_fail(c, "structs nested too deeply", sd->name);
+    if (!rt_vkc_enter_struct(c, sd))
+        return false;
     if (sd->is_union) { /* a union on its own has no selector: its bytes */
         c->depth--;
         return dec_bytes(c, &sd->members[0], p, sd->size);

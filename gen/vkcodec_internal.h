@@ -39,6 +39,20 @@ static inline bool rt_vkc_fail(struct rt_vkc_pass *c, const char *err, const cha
     return false;
 }
 
+/** The checks before a struct is encoded or decoded: vk.xml's coverage, the
+ * platform compiled in, the nesting limit. On success the struct is entered
+ * (DEPTH counts it) and the caller leaves it with c->depth--. */
+static inline bool rt_vkc_enter_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd)
+{
+    if (sd->excluded)
+        return rt_vkc_fail(c, sd->excluded, sd->name);
+    if (!sd->compiled)
+        return rt_vkc_fail(c, "its platform is not compiled in", sd->name);
+    if (++c->depth > RT_VKC_MAX_DEPTH)
+        return rt_vkc_fail(c, "structs nested too deeply", sd->name);
+    return true;
+}
+
 /** Loads an unsigned value of size 1, 2, 4 or 8 bytes (others: 0). */
 static inline uint64_t rt_vkc_load(const void *p, uint32_t size)
 {
