@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "file.h"
 #include "png_io.h"
 #include "store.h"
 
@@ -112,39 +113,6 @@ static int parse_id(const char *text, int64_t *id_out)
     return 0;
 }
 
-static rt_status read_file(const char *path, uint8_t **data_out, size_t *size_out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rt_errorf(RT_ERR_BAD_INPUT, "cannot open %s: %s", path, strerror(errno));
-    uint8_t *data = NULL;
-    size_t size = 0, cap = 0, got;
-    rt_status s = rt_ok_status();
-    do {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 65536;
-            uint8_t *grown = realloc(data, cap);
-            if (!grown) {
-                s = rt_errorf(RT_ERR_INTERNAL, "out of memory reading %s", path);
-                break;
-            }
-            data = grown;
-        }
-        got = fread(data + size, 1, cap - size, f);
-        size += got;
-    } while (got > 0);
-    if (rt_ok(&s) && ferror(f))
-        s = rt_errorf(RT_ERR_BAD_INPUT, "cannot read %s", path);
-    fclose(f);
-    if (!rt_ok(&s)) {
-        free(data);
-        return s;
-    }
-    *data_out = data;
-    *size_out = size;
-    return s;
-}
-
 /* Opens the store, runs FN on it, closes it; returns FN's status. */
 static rt_status with_store(const struct golden_args *a, enum rt_store_mode mode,
                             rt_status (*fn)(struct rt_store *, const struct golden_args *,
@@ -182,7 +150,7 @@ static int golden_add(const struct golden_args *a)
         return usage("%s", "add needs exactly one IMAGE.png");
     struct add_ctx c = {0};
     uint8_t *png = NULL;
-    rt_status s = read_file(a->rest[0], &png, &c.size);
+    rt_status s = rt_file_read(a->rest[0], &png, &c.size);
     struct rt_image image = {0};
     /* Checked here as well as in the store so the error names the file. */
     if (rt_ok(&s))

@@ -260,3 +260,36 @@ Test(utf8, scrub_replaces_only_what_is_not_utf8)
     rt_utf8_scrub(text, sizeof text - 1);
     cr_assert_str_eq(text, "ok \xc3\xa9 ??? ??");
 }
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "file.h"
+
+Test(file, reads_every_byte_and_names_what_it_cannot_open)
+{
+    char path[] = "/tmp/rt-file-unit-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    static uint8_t bytes[200000]; /* over the first 64 KiB buffer, so it grows */
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 7);
+    cr_assert_eq(write(fd, bytes, sizeof bytes), (ssize_t)sizeof bytes);
+    close(fd);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    rt_status s = rt_file_read(path, &data, &size);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_eq(size, sizeof bytes);
+    cr_assert_eq(memcmp(data, bytes, size), 0);
+    free(data);
+    unlink(path);
+    s = rt_file_read(path, &data, &size);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
+    cr_assert(strstr(s.msg, path), "%s", s.msg);
+    cr_assert_null(data);
+    s = rt_file_read("/", &data, &size); /* a directory opens but cannot be read */
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "%s", s.msg);
+    cr_assert_null(data);
+}
