@@ -18,7 +18,10 @@ static bool read_line(const char *path, char *buf, size_t size)
         return false;
     bool ok = fgets(buf, (int)size, f) != NULL;
     fclose(f);
-    buf[strcspn(buf, "\n")] = 0;
+    /* fgets leaves BUF untouched when it reads nothing (a /proc file whose
+     * process ended after the open reads empty): not a string then. */
+    if (ok)
+        buf[strcspn(buf, "\n")] = 0;
     return ok;
 }
 
