@@ -50,9 +50,10 @@ static rt_status parse_listen(const char *spec, char *host_out, size_t host_size
         snprintf(host_out, host_size, "%.*s", (int)(colon - spec), spec);
         port = colon + 1;
     }
-    char *end = NULL;
-    long value = strtol(port, &end, 10);
-    if (!*port || *end || value < 0 || value > 65535)
+    /* digits only (strtol alone takes spaces and signs), at most 5 of them */
+    size_t digits = strspn(port, "0123456789");
+    long value = digits && digits <= 5 && !port[digits] ? strtol(port, NULL, 10) : -1;
+    if (value < 0 || value > 65535)
         return rt_errorf(RT_ERR_USAGE, "--listen %s: the port must be 0..65535", spec);
     *port_out = (uint16_t)value;
     return rt_ok_status();

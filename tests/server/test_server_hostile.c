@@ -294,9 +294,15 @@ Test(hostile, bad_options_are_refused)
     o.listen = "localhost:80"; /* numeric addresses only */
     rt_status s = rt_server_start(&o, &server);
     cr_assert_eq(s.code, RT_ERR_USAGE);
-    o.listen = "127.0.0.1:99999";
-    s = rt_server_start(&o, &server);
-    cr_assert_eq(s.code, RT_ERR_USAGE);
+    /* ports are digits only, as every number retrace reads */
+    const char *bad_ports[] = {"127.0.0.1:99999", "127.0.0.1:+0", "127.0.0.1: 0", "127.0.0.1:-0",
+                               "127.0.0.1:", "[::1]:0x1f", "+0"};
+    for (size_t i = 0; i < sizeof bad_ports / sizeof *bad_ports; i++) {
+        o.listen = bad_ports[i];
+        s = rt_server_start(&o, &server);
+        cr_assert_eq(s.code, RT_ERR_USAGE, "--listen %s: %s", bad_ports[i], s.msg);
+        cr_assert_null(server);
+    }
     o.listen = "127.0.0.1:0";
     o.token_file = "/nonexistent/token";
     s = rt_server_start(&o, &server);
