@@ -39,16 +39,16 @@ static bool replay_has_option(const char *retrace, const char *option)
 
 static rt_status make_work_dir(struct rt_exec *x)
 {
+    const char *tmp = getenv("TMPDIR");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    /* Ours are named by our pid, so the next runner can remove them should we be SIGKILLed. */
+    x->out->work_cleaned = rt_stale_clean_work(tmp);
     if (x->o->work_dir) {
         snprintf(x->work, sizeof x->work, "%s", x->o->work_dir);
         if (mkdir(x->work, 0777) != 0 && errno != EEXIST)
             return rt_errorf(RT_ERR_BAD_INPUT, "cannot create %s: %s", x->work, strerror(errno));
         return rt_ok_status();
     }
-    const char *tmp = getenv("TMPDIR");
-    tmp = tmp && *tmp ? tmp : "/tmp";
-    /* Named by our pid so that the next runner can remove it should we be SIGKILLed. */
-    x->out->work_cleaned = rt_stale_clean_work(tmp);
     snprintf(x->work, sizeof x->work, "%s/" RT_WORK_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
     if (!mkdtemp(x->work))
         return rt_errorf(RT_ERR_INTERNAL, "cannot create a work folder in %s: %s", tmp, strerror(errno));
