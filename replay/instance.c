@@ -102,26 +102,39 @@ static bool loader_has(const VkExtensionProperties *have, uint32_t count, const 
     return false;
 }
 
-/* The captured instance extensions this loader has. Window-system ones it
- * lacks are dropped (the replay is headless); any other missing one is an
- * error naming it. */
-static rt_status instance_extensions(struct replay *r, const VkInstanceCreateInfo *captured,
-                                     const char ***names_out, uint32_t *count_out)
+/* The loader's instance extensions. Each enumeration loads and unloads
+ * every installed driver (tens of millions of instructions), so it is only
+ * done when vkCreateInstance says an extension is missing. */
+static rt_status loader_extensions(struct replay *r, VkExtensionProperties **have_out, uint32_t *count_out)
 {
     uint32_t count = 0;
     vkEnumerateInstanceExtensionProperties(NULL, &count, NULL);
     VkExtensionProperties *have = rt_arena_calloc(&r->arena, count + 1, sizeof *have, 8);
-    const char **names = rt_arena_calloc(&r->arena, captured->enabledExtensionCount + 3, sizeof *names, 8);
-    if (!names || !have)
+    if (!have)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     vkEnumerateInstanceExtensionProperties(NULL, &count, have);
+    *have_out = have;
+    *count_out = count;
+    return rt_ok_status();
+}
+
+/* The captured instance extensions this loader has (HAVE: its list; NULL:
+ * assume it has them all). Window-system ones it lacks are dropped (the
+ * replay is headless); any other missing one is an error naming it. */
+static rt_status instance_extensions(struct replay *r, const VkInstanceCreateInfo *captured,
+                                     const VkExtensionProperties *have, uint32_t count,
+                                     const char ***names_out, uint32_t *count_out)
+{
+    const char **names = rt_arena_calloc(&r->arena, captured->enabledExtensionCount + 3, sizeof *names, 8);
+    if (!names)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     uint32_t n = 0;
     bool have_debug_utils = false;
     for (uint32_t i = 0; i < captured->enabledExtensionCount; i++) {
         const char *e = captured->ppEnabledExtensionNames[i];
         if (is_platform_surface(e))
             continue; /* --window adds the one it uses */
-        if (!loader_has(have, count, e)) {
+        if (have && !loader_has(have, count, e)) {
             if (is_surface_extension(e) || !strcmp(e, "VK_KHR_portability_enumeration"))
                 continue;
             return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace needs instance extension %s, which this Vulkan "
@@ -136,6 +149,26 @@ static rt_status instance_extensions(struct replay *r, const VkInstanceCreateInf
         n = add_missing(names, n, (const char *[]){"VK_KHR_surface", "VK_KHR_xcb_surface"}, 2);
     *names_out = names;
     *count_out = n;
+    return rt_ok_status();
+}
+
+/* vkCreateInstance with the captured extensions, assumed present; only if
+ * one is missing is the loader asked which, and the instance made without
+ * those a headless replay can do without. */
+static rt_status create_instance(struct replay *r, const VkInstanceCreateInfo *captured, VkInstanceCreateInfo *info,
+                                 VkInstance *instance, VkResult *result)
+{
+    RT_TRY(instance_extensions(r, captured, NULL, 0, (const char ***)&info->ppEnabledExtensionNames,
+                               &info->enabledExtensionCount));
+    *result = vkCreateInstance(info, NULL, instance);
+    if (*result != VK_ERROR_EXTENSION_NOT_PRESENT)
+        return rt_ok_status();
+    VkExtensionProperties *have = NULL;
+    uint32_t count = 0;
+    RT_TRY(loader_extensions(r, &have, &count));
+    RT_TRY(instance_extensions(r, captured, have, count, (const char ***)&info->ppEnabledExtensionNames,
+                               &info->enabledExtensionCount));
+    *result = vkCreateInstance(info, NULL, instance);
     return rt_ok_status();
 }
 
@@ -182,14 +215,13 @@ rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured
     VkInstanceCreateInfo info = *a->pCreateInfo;
     info.pNext = replay_config_instance_chain(r, without_debug_nodes(info.pNext));
     info.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
-    RT_TRY(instance_extensions(r, a->pCreateInfo, (const char ***)&info.ppEnabledExtensionNames,
-                               &info.enabledExtensionCount));
     const char *layers[] = {VALIDATION_LAYER};
     info.enabledLayerCount = r->opts->validate ? 1 : 0;
     info.ppEnabledLayerNames = layers;
     uint64_t captured_id = (uint64_t)(uintptr_t)*a->pInstance;
     VkInstance instance = VK_NULL_HANDLE;
-    VkResult result = vkCreateInstance(&info, NULL, &instance);
+    VkResult result = VK_SUCCESS;
+    RT_TRY(create_instance(r, a->pCreateInfo, &info, &instance, &result));
     if (result != VK_SUCCESS)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "vkCreateInstance failed (%s)%s", replay_result_name(result),
                          r->opts->validate ? "; is the Khronos validation layer installed?" : "");

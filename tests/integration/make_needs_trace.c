@@ -5,6 +5,9 @@
  *   make_needs_trace OUT extension  enables VK_NV_ray_tracing
  *   make_needs_trace OUT family     uses queue family 5
  *   make_needs_trace OUT sparse     (fine) family 0 was graphics+compute+transfer+sparse at capture
+ *   make_needs_trace OUT instance-extension  the instance enables an extension no loader has
+ *   make_needs_trace OUT display-extension   (fine) it enables VK_NV_acquire_winrt_display, which a
+ *                                            headless replay leaves out when the loader lacks it
  * `retrace replay` must refuse the first three with exit 4 and name what is
  * missing, and replay the last. For strip-unsupported (strip.sh):
  *   make_needs_trace OUT strip-unused   enables VK_NV_ray_tracing, VK_NV_ray_tracing_motion_blur (its
@@ -84,7 +87,14 @@ int main(int argc, char **argv)
                               .enabledExtensionCount = want_feature && !strip ? 0 : strip ? 2 : 1,
                               .ppEnabledExtensionNames = extensions, .pNext = strip ? &blur : NULL};
     bool family = !strcmp(argv[2], "family"), sparse = !strcmp(argv[2], "sparse");
-    if (family || sparse) {
+    bool inst_missing = !strcmp(argv[2], "instance-extension"), display = !strcmp(argv[2], "display-extension");
+    const char *inst_extensions[] = {"VK_KHR_surface",
+                                     inst_missing ? "VK_RETRACE_missing_instance_extension" : "VK_NV_acquire_winrt_display"};
+    if (inst_missing || display) {
+        ici.enabledExtensionCount = 2;
+        ici.ppEnabledExtensionNames = inst_extensions;
+    }
+    if (family || sparse || inst_missing || display) {
         dci.pEnabledFeatures = NULL;
         dci.enabledExtensionCount = 0;
         queue.queueFamilyIndex = family ? 5 : 0;
