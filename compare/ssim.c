@@ -177,7 +177,7 @@ RT_VECTOR_CLONES static void filter_horizontal_ssim(const struct ssim_ctx *c,
     const double g5 = c->g[5], c1 = c->c1, c2 = c->c2;
     double *restrict out = s->row;
     for (size_t j = 0; j < w; j++) {
-#define RT_H(v, k) v[j + (k) - RADIUS]
+#define RT_H(v, k) v[(ptrdiff_t)j + (k) - RADIUS] /* signed: j + k < RADIUS reads left */
 #define RT_HX(k) RT_H(vx, k)
 #define RT_HY(k) RT_H(vy, k)
 #define RT_HXX(k) RT_H(vxx, k)

@@ -9,16 +9,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <stdbool.h>
+
 #include "child.h"
 #include "runner.h"
 
 static char dir[] = "/tmp/rt-runner-unit-XXXXXX";
+static bool dir_made; /* mkdtemp may itself end the name in 'X': keep a flag */
 
 static const char *write_manifest(const char *name, const char *text)
 {
     static char path[256];
-    if (!strchr(dir, '/') || dir[strlen(dir) - 1] == 'X')
+    if (!dir_made) {
         cr_assert_not_null(mkdtemp(dir));
+        dir_made = true;
+    }
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
