@@ -120,7 +120,7 @@ void *png_big_alloc(size_t size)
     void *p = malloc(size);
 #if defined(MADV_POPULATE_WRITE)
     const size_t page = 4096;
-    if (p && size >= ((size_t)4 << 20)) { /* a hint: older kernels refuse it */
+    if (p && size >= ((size_t)1 << 20)) { /* a hint: older kernels refuse it */
         uintptr_t start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
         uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
         (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
@@ -129,24 +129,32 @@ void *png_big_alloc(size_t size)
     return p;
 }
 
-/* The IDAT chunks' data, joined (the first chunk itself when there is one). */
-static const uint8_t *join_idat(const struct png_layout *l, uint8_t **owned)
+/*
+ * The IDAT chunks' data, joined: the first chunk itself when there is one;
+ * else moved together in place when the caller's buffer may be overwritten
+ * (INPLACE: the chunks were already checked, and each moves down), else
+ * copied into a new buffer (*owned, for the caller to free).
+ */
+static const uint8_t *join_idat(const struct png_layout *l, uint8_t *inplace, uint8_t **owned)
 {
     *owned = NULL;
     if (l->idat_chunks == 1)
         return l->idat;
-    uint8_t *out = png_big_alloc(l->idat_bytes ? l->idat_bytes : 1);
-    if (!out)
-        return NULL;
+    uint8_t *out = inplace;
+    if (!out) {
+        out = png_big_alloc(l->idat_bytes ? l->idat_bytes : 1);
+        if (!out)
+            return NULL;
+        *owned = out;
+    }
     const uint8_t *chunk = l->idat - 8;
     size_t at = 0;
     for (size_t i = 0; i < l->idat_chunks; i++) {
         uint32_t len = be32(chunk);
-        memcpy(out + at, chunk + 8, len);
+        memmove(out + at, chunk + 8, len);
         at += len;
         chunk += (size_t)len + 12;
     }
-    *owned = out;
     return out;
 }
 
@@ -272,13 +280,14 @@ static void unfilter_row(int filter, const uint8_t *src, uint8_t *dst, const uin
     }
 }
 
-bool png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out)
+/* png_fast_decode, with SCRATCH = DATA when the caller lets it be overwritten. */
+static bool decode(const uint8_t *data, size_t size, uint8_t *scratch, struct rt_image *out)
 {
     struct png_layout l = {0};
     if (!walk_chunks(data, size, &l))
         return false;
     uint8_t *joined;
-    const uint8_t *zdata = join_idat(&l, &joined);
+    const uint8_t *zdata = join_idat(&l, scratch ? scratch + (l.idat - data) : NULL, &joined);
     if (!zdata)
         return false;
     /*
@@ -321,4 +330,14 @@ bool png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out)
     }
     *out = (struct rt_image){.width = l.w, .height = l.h, .rgba = buf};
     return true;
+}
+
+bool png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out)
+{
+    return decode(data, size, NULL, out);
+}
+
+bool png_fast_decode_in_place(uint8_t *data, size_t size, struct rt_image *out)
+{
+    return decode(data, size, data, out);
 }

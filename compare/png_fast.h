@@ -21,6 +21,12 @@
  */
 bool png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out);
 
+/**
+ * As png_fast_decode, but DATA may be overwritten (the image data is joined
+ * in place, saving a copy): afterwards it is no longer a valid PNG.
+ */
+bool png_fast_decode_in_place(uint8_t *data, size_t size, struct rt_image *out);
+
 /** malloc, its pages faulted in at once when large (MADV_POPULATE_WRITE); free() frees it. */
 void *png_big_alloc(size_t size);
 

@@ -193,13 +193,13 @@ rt_status rt_png_read_file(const char *path, struct rt_image *out)
         return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
     size_t size = 0;
     uint8_t *data = slurp(s.file, &size);
-    bool fast = data && png_fast_decode(data, size, out);
+    bool fast = data && png_fast_decode_in_place(data, size, out);
     free(data);
     if (fast) {
         fclose(s.file);
         return rt_ok_status();
     }
-    if (data)
+    if (data) /* libpng reads the file again: the buffer was ours to overwrite */
         rewind(s.file);
     rt_status st = decode_png(&s, path, out);
     fclose(s.file);

@@ -199,6 +199,9 @@ Test(png_fast, split_image_data_and_ancillary_chunks_decode)
     cr_assert(png_fast_decode(s.data, s.size, &im));
     expect_pixels(&im, 21, 13, 3);
     rt_image_finish(&im);
+    cr_assert(png_fast_decode_in_place(s.data, s.size, &im)); /* joins the chunks in place */
+    expect_pixels(&im, 21, 13, 3);
+    rt_image_finish(&im);
     free(s.data);
 }
 
