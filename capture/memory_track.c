@@ -642,9 +642,17 @@ void rt_tracker_set_verify(struct rt_memory_tracker *tracker, rt_track_verify_fn
     tracker->verify_ctx = ctx;
 }
 
+/* The ranges of one verification point and a copy of their hashes: taken
+ * under each page's claim, so a fault re-reading the page after the next
+ * wait cannot rewrite them while the packet is written, and laid end to end,
+ * so a range joining a short first page with the next one reads its pieces
+ * in order. hash_at[k] is where range k's hashes start in hashes. */
 struct range_list {
     struct rt_trace_verify_range *items;
+    size_t *hash_at;
     size_t count, capacity;
+    uint64_t *hashes;
+    size_t hash_count, hash_capacity;
 };
 
 static bool list_add(struct range_list *l, const struct rt_trace_verify_range *g)
@@ -652,13 +660,45 @@ static bool list_add(struct range_list *l, const struct rt_trace_verify_range *g
     if (l->count == l->capacity) {
         size_t capacity = l->capacity ? l->capacity * 2 : 16;
         struct rt_trace_verify_range *grown = realloc(l->items, capacity * sizeof *grown);
-        if (!grown)
+        if (grown)
+            l->items = grown;
+        size_t *grown_at = grown ? realloc(l->hash_at, capacity * sizeof *grown_at) : NULL;
+        if (!grown_at)
             return false;
-        l->items = grown;
+        l->hash_at = grown_at;
         l->capacity = capacity;
     }
+    l->hash_at[l->count] = l->hash_count;
     l->items[l->count++] = *g;
     return true;
+}
+
+static bool append_hashes(struct range_list *l, const uint64_t *hashes, size_t n)
+{
+    if (l->hash_count + n > l->hash_capacity) {
+        size_t capacity = l->hash_capacity ? l->hash_capacity * 2 : 256;
+        while (capacity < l->hash_count + n)
+            capacity *= 2;
+        uint64_t *grown = realloc(l->hashes, capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        l->hashes = grown;
+        l->hash_capacity = capacity;
+    }
+    memcpy(l->hashes + l->hash_count, hashes, n * sizeof *hashes);
+    l->hash_count += n;
+    return true;
+}
+
+/* Takes page i from whatever state to BUSY, so no fault rewrites its hashes
+ * meanwhile; returns the state to put back. */
+static uint8_t claim_page(struct region *r, size_t i)
+{
+    for (;;) {
+        uint8_t s = atomic_load(&r->state[i]);
+        if (s != PAGE_BUSY && atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
+            return s;
+    }
 }
 
 /* Page i joins the last range when it continues it on a whole piece. */
@@ -677,18 +717,21 @@ static bool take_region(struct range_list *l, struct region *r)
 {
     size_t per_page = page_size / RT_TRACK_PIECE;
     for (size_t i = 0; i < r->page_count; i++) {
-        if (!atomic_exchange_explicit(&r->read_back[i], 0, memory_order_acquire))
+        if (!atomic_load_explicit(&r->read_back[i], memory_order_relaxed))
             continue;
+        uint8_t state = claim_page(r, i);
+        bool taken = atomic_exchange_explicit(&r->read_back[i], 0, memory_order_acquire);
         size_t lo, hi;
         page_span(r, i, &lo, &hi);
         uint64_t offset = r->map_offset + (lo - r->lead);
-        if (extend_last(l, r, offset, hi - lo))
-            continue;
+        uint32_t pieces = (uint32_t)((hi - lo + RT_TRACK_PIECE - 1) / RT_TRACK_PIECE);
         struct rt_trace_verify_range g = {.memory_id = r->memory_id, .offset = offset,
                                           .size = (uint32_t)(hi - lo), .piece_size = RT_TRACK_PIECE,
-                                          .piece_count = (uint32_t)((hi - lo + RT_TRACK_PIECE - 1) / RT_TRACK_PIECE),
-                                          .hashes = r->piece_hash + i * per_page};
-        if (!list_add(l, &g))
+                                          .piece_count = pieces};
+        bool ok = !taken || extend_last(l, r, offset, hi - lo) || list_add(l, &g);
+        ok = ok && (!taken || append_hashes(l, r->piece_hash + i * per_page, pieces));
+        atomic_store(&r->state[i], state);
+        if (!ok)
             return false;
     }
     return true;
@@ -707,7 +750,11 @@ void rt_tracker_take_read_back(struct rt_memory_tracker *tracker)
         if (r && r->owner == tracker && r->read_back)
             ok = take_region(&l, r);
     }
+    for (size_t k = 0; ok && k < l.count; k++)
+        l.items[k].hashes = l.hashes + l.hash_at[k];
     if (ok && l.count && tracker->verify_fn)
         tracker->verify_fn(tracker->verify_ctx, l.items, l.count);
     free(l.items);
+    free(l.hash_at);
+    free(l.hashes);
 }

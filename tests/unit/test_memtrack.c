@@ -296,6 +296,34 @@ Test(memtrack, pages_read_after_a_wait_become_one_verification_point)
     rt_tracker_destroy(t);
 }
 
+/* A mapping that starts inside a page: its first page holds fewer pieces, and
+ * the point that joins it with the next page must still hash piece by piece
+ * what the program read (the hashes are copied when the point is taken). */
+Test(memtrack, a_point_across_an_unaligned_first_page_hashes_every_piece)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lead = 4 * RT_TRACK_PIECE;
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    seen_count = seen_calls = 0;
+    rt_tracker_set_verify(t, on_verify, NULL);
+    uint8_t *app = map(t, 9, real + lead, 0x10000 + lead, 2 * ps - lead, true);
+    for (size_t i = 0; i < 2 * ps - lead; i++)
+        real[lead + i] = (uint8_t)(i / RT_TRACK_PIECE * 7 + 1); /* every piece differs */
+    rt_tracker_refresh(t);
+    volatile uint8_t sum = app[0] + app[ps - lead + 1]; /* both pages read back */
+    (void)sum;
+    rt_tracker_refresh(t);
+    cr_assert_eq(seen_count, 1, "the two pages make one range");
+    cr_assert_eq(seen[0].offset, 0x10000 + lead);
+    cr_assert_eq(seen[0].size, 2 * ps - lead);
+    cr_assert_eq(seen[0].piece_count, (2 * ps - lead) / RT_TRACK_PIECE);
+    for (uint32_t k = 0; k < seen[0].piece_count; k++)
+        cr_assert_eq(seen_hashes[0][k], rt_trace_hash(real + lead + k * RT_TRACK_PIECE, RT_TRACK_PIECE),
+                     "piece %u", k);
+    rt_tracker_destroy(t);
+}
+
 /* --- system calls on tracked pages (docs/FIELD_TEST.md, finding 1) ---------- */
 
 #include <errno.h>
