@@ -444,6 +444,7 @@ struct reporter {
     rt_track_dirty_fn fn;
     void *ctx;
     size_t run_lo, run_hi; /* pending run of changed bytes, in view offsets */
+    size_t view_lo, view_hi; /* the range being collected, in view offsets */
 };
 
 static void report_run(struct reporter *rep)
@@ -455,11 +456,21 @@ static void report_run(struct reporter *rep)
     rep->fn(rep->ctx, r->memory_id, r->map_offset + (rep->run_lo - r->lead),
             r->rw_view + rep->run_lo, n);
     r->owner->bytes_reported += n;
+    /* The run's pages stayed BUSY from their collect until now, so that a
+     * wait on another thread could not fetch the GPU's bytes over the ones
+     * being recorded. */
+    for (size_t i = rep->run_lo / page_size; i * page_size < rep->run_hi; i++) {
+        size_t page_lo, page_hi;
+        page_span(r, i, &page_lo, &page_hi);
+        bool whole = rep->view_lo <= page_lo && rep->view_hi >= page_hi;
+        atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
+    }
     rep->run_lo = rep->run_hi = 0;
 }
 
 /* Collects page i's bytes in [lo, hi) (view offsets). Returns true when they
- * changed since the page was fetched and were copied to the real memory. */
+ * changed since the page was fetched and were copied to the real memory; the
+ * page then stays BUSY until report_run has recorded it. */
 static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
 {
     uint8_t s = PAGE_DIRTY;
@@ -486,7 +497,8 @@ static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
         r->owner->pages_unchanged++;
     if (whole)
         r->fetch_hash[i] = hash;
-    atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
+    if (!changed)
+        atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
     return changed;
 }
 
@@ -502,8 +514,8 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
         r->owner->bytes_reported += hi - lo;
         return;
     }
-    struct reporter rep = {.r = r, .fn = fn, .ctx = ctx};
     size_t view_lo = lo + r->lead, view_hi = hi + r->lead;
+    struct reporter rep = {.r = r, .fn = fn, .ctx = ctx, .view_lo = view_lo, .view_hi = view_hi};
     for (size_t i = view_lo / page_size; i * page_size < view_hi; i++) {
         size_t span_lo = i * page_size > view_lo ? i * page_size : view_lo;
         size_t span_hi = (i + 1) * page_size < view_hi ? (i + 1) * page_size : view_hi;
