@@ -1,5 +1,5 @@
 /* tests/integration/syscall_mapped.c — system calls on mapped Vulkan memory
- * (docs/FIELD_TEST.md, finding 1; from tests/repro/syscall_mapped.c): under
+ * (docs/FIELD_TEST.md, finding 1; it replaces the reproduction that stood in tests/repro/): under
  * `retrace capture` with default settings, write(2) from memory the GPU
  * wrote and read(2) into memory the GPU then copies must work as they do
  * natively, and the trace must carry what read(2) put there.
