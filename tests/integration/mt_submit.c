@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <volk.h>
+
+#include "one_device.h"
 
 #include "png_io.h"
 
@@ -167,30 +168,8 @@ static int create_device(uint32_t *family_out)
     if (volkInitialize() != VK_SUCCESS)
         return 4;
     probe_instance();
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "mt_submit",
-                             .apiVersion = VK_API_VERSION_1_1};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VkInstance instance;
-    if (vkCreateInstance(&ici, NULL, &instance) != VK_SUCCESS)
-        return 4;
-    volkLoadInstance(instance);
-    uint32_t count = 1;
-    VkPhysicalDevice gpu;
-    vkEnumeratePhysicalDevices(instance, &count, &gpu);
-    if (count == 0)
-        return 4;
-    vkGetPhysicalDeviceMemoryProperties(gpu, &memory);
     *family_out = 0; /* every Vulkan device has a family 0 that can transfer */
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
-                                 .pQueuePriorities = &priority};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &q};
-    if (vkCreateDevice(gpu, &dci, NULL, &device) != VK_SUCCESS)
-        return 4;
-    volkLoadDevice(device);
-    vkGetDeviceQueue(device, 0, 0, &queue);
-    return 0;
+    return one_device_open("mt_submit", &memory, &device, &queue);
 }
 
 static void destroy_worker(struct worker *w)
