@@ -9,6 +9,12 @@ vkGet*/vkEnumerate*, and every command that ends objects' lives
 vkDestroy*/vkFree*), and from a short list with reasons where neither does.
 Aliases get the flags of the names they carry and the arguments of the
 command they alias.
+
+Beside the flags, the table carries replay's categories (RT_VK_CMD_CAT_*
+bits, and per command its pipeline-cache argument, transfer destination,
+delay event and object type): what replay's workarounds and delays act on,
+so replay/ and capture/ never compare a command's name
+(tests/unit/test_command_names.py fails when one does).
 """
 
 # The host may see device writes after these return (a fence, event,
@@ -28,6 +34,30 @@ ALSO_DESTROYS = {
 
 # Each has an RT_VK_CMD_FLAG_<name> in gen/vkcodec_desc.h (the build fails otherwise).
 FLAGS = ["QUERY", "ENUMERATE", "CREATES", "DESTROYS", "WAITS", "SUBMITS", "MAPS", "INSTANCE_EXTENSION"]
+
+# Of WAITS, those that block the host until the device gets somewhere (the
+# others only ask, or invalidate): replay's `wait` delay sleeps before these.
+BLOCKING_WAITS = [
+    "vkWaitForFences", "vkWaitSemaphores", "vkWaitSemaphoresKHR", "vkQueueWaitIdle", "vkDeviceWaitIdle",
+]
+
+# Commands that read an image or buffer with the transfer stage by the rule of
+# transfer_dst() but that replay's readback-barrier does not cover, with why.
+NOT_TRANSFER_READS = {
+    "vkCmdResolveImage": "readback-barrier covers copies and blits (README, workarounds show); a resolve "
+                         "reads a multisampled attachment the render pass wrote, ordered by its own barriers",
+    "vkCmdResolveImage2": "as vkCmdResolveImage",
+}
+
+# Each has an RT_VK_CMD_CAT_<name> in gen/vkcodec_desc.h (the build fails otherwise).
+CATEGORIES = ["CREATES_PIPELINE", "EXECUTES", "PRESENTS", "ACQUIRES", "BEGINS_RECORDING", "READS_QUERIES"]
+
+# Replay's injected-delay events a command can belong to: RT_VK_EVENT_<name>
+# in gen/vkcodec_desc.h, in replay/config.h's order (replay/delays.c asserts it).
+EVENTS = ["CREATE_PIPELINE", "CREATE_SHADER", "SUBMIT", "PRESENT", "ACQUIRE", "MAP", "WAIT"]
+
+# Where a transfer read writes: RT_VK_TRANSFER_<name> in gen/vkcodec_desc.h.
+TRANSFER_DSTS = ["NONE", "BUFFER", "IMAGE"]
 
 
 def _target(reg, name):
@@ -112,8 +142,107 @@ def flags(reg, name):
     return [f for f in FLAGS if have[f]]
 
 
+def _canonical_handle(reg, type_name):
+    return reg.handle_alias.get(type_name, type_name)
+
+
+def object_type(reg, name):
+    """The VK_OBJECT_TYPE_* of the handles a command creates (the last handle
+    it writes) or destroys (its destroyed argument's), else None."""
+    t = _target(reg, name)
+    if is_destroy(name):
+        i = destroyed_arg(reg, name)
+        handle = t.params[i].type if i >= 0 else None
+    elif writes_handles(reg, t) and not is_query(name):
+        handle = [p.type for p in t.params
+                  if _is_handle(reg, p.type) and p.depth >= 1 and not p.pointee_const(0)][-1]
+    else:
+        return None
+    return reg.handles[_canonical_handle(reg, handle)][2] if handle else None
+
+
+def pipeline_cache_arg(reg, name):
+    """For a command that creates pipelines: the index of its VkPipelineCache
+    argument (replay substitutes its own cache there), else -1."""
+    if object_type(reg, name) != "VK_OBJECT_TYPE_PIPELINE" or is_destroy(name):
+        return -1
+    caches = [i for i, p in enumerate(_target(reg, name).params) if p.type == "VkPipelineCache" and p.depth == 0]
+    return caches[0] if caches else -1
+
+
+def _fields(reg, target):
+    """The parameters, and the members of the structs they point to (one level)."""
+    out = list(target.params)
+    for p in target.params:
+        s = reg.structs.get(reg.canonical_struct(p.type))
+        if s and p.depth == 1:
+            out += s.members
+    return out
+
+
+def transfer_dst(reg, name):
+    """A recorded copy or blit that reads an image or buffer (a srcImage or
+    srcBuffer) into another (dstImage or dstBuffer): the kind it writes."""
+    t = _target(reg, name)
+    if not name.startswith("vkCmd") or (t.name in NOT_TRANSFER_READS or name in NOT_TRANSFER_READS):
+        return "NONE"
+    fields = {f.name: f for f in _fields(reg, t)}
+    if not ({"srcImage", "srcBuffer"} & fields.keys()):
+        return "NONE"
+    dst = fields.get("dstBuffer") or fields.get("dstImage")
+    return {"VkBuffer": "BUFFER", "VkImage": "IMAGE"}.get(dst.type, "NONE") if dst else "NONE"
+
+
+def _reaches(reg, type_name, wanted, seen):
+    """Does struct type_name hold (through members and pointers) a wanted type?"""
+    s = reg.structs.get(reg.canonical_struct(type_name))
+    if not s or type_name in seen:
+        return False
+    seen.add(type_name)
+    return any(m.type == wanted or _reaches(reg, m.type, wanted, seen) for m in s.members)
+
+
+def categories(reg, name):
+    """The CATEGORIES that hold for command `name`, in CATEGORIES order."""
+    t = _target(reg, name)
+    params = {p.name: p for p in t.params}
+    have = {
+        "CREATES_PIPELINE": pipeline_cache_arg(reg, name) >= 0,
+        # a submission that runs command buffers (vkQueueBindSparse runs none)
+        "EXECUTES": is_submit(t) and any(p.type == "VkCommandBuffer" or _reaches(reg, p.type, "VkCommandBuffer", set())
+                                         for p in t.params),
+        "PRESENTS": any(p.type == "VkPresentInfoKHR" for p in t.params),
+        # writes the index of the swapchain image it acquired
+        "ACQUIRES": "pImageIndex" in params and not params["pImageIndex"].pointee_const(0),
+        "BEGINS_RECORDING": any(p.type == "VkCommandBufferBeginInfo" for p in t.params),
+        # copies query results into host memory (not a recorded vkCmd*)
+        "READS_QUERIES": not name.startswith("vkCmd") and any(p.type == "VkQueryPool" for p in t.params) and any(
+            p.type == "void" and p.depth == 1 and not p.pointee_const(0) for p in t.params),
+    }
+    return [c for c in CATEGORIES if have[c]]
+
+
+def delay_event(reg, name):
+    """The EVENTS entry whose injected delay replay sleeps before `name`, or None."""
+    t = _target(reg, name)
+    cats = categories(reg, name)
+    creates = not is_destroy(name) and object_type(reg, name)
+    rules = [
+        ("CREATE_PIPELINE", "CREATES_PIPELINE" in cats),
+        ("CREATE_SHADER", creates in ("VK_OBJECT_TYPE_SHADER_MODULE", "VK_OBJECT_TYPE_SHADER_EXT")),
+        ("SUBMIT", is_submit(t)),
+        ("PRESENT", "PRESENTS" in cats),
+        ("ACQUIRE", "ACQUIRES" in cats),
+        ("MAP", is_map(t) and any(p.type == "VkDeviceMemory" for p in t.params)),  # not host mappings of descriptor sets
+        ("WAIT", name in BLOCKING_WAITS),
+    ]
+    return next((event for event, holds in rules if holds), None)
+
+
 def check(api_commands):
     """Errors for list entries that are not commands of the API in vk.xml."""
     known = set(api_commands)
-    return [f"gen/command_flags.py: {n}: not a command of the vulkan API in this vk.xml"
-            for n in WAITS + list(ALSO_DESTROYS) if n not in known]
+    errors = [f"gen/command_flags.py: {n}: not a command of the vulkan API in this vk.xml"
+              for n in WAITS + list(ALSO_DESTROYS) + BLOCKING_WAITS + list(NOT_TRANSFER_READS) if n not in known]
+    return errors + [f"gen/command_flags.py: BLOCKING_WAITS: {n} is not in WAITS"
+                     for n in BLOCKING_WAITS if n not in WAITS]

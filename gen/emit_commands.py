@@ -27,6 +27,17 @@ def args_struct(reg, name, target):
     return f"struct rt_vk_args_{name} {{\n" + "".join(fields) + "};\n"
 
 
+def replay_categories(reg, name):
+    """The categories, pipeline-cache argument, delay event, transfer
+    destination and object type of one command, as initialisers."""
+    cats = " | ".join(f"RT_VK_CMD_CAT_{c}" for c in command_flags.categories(reg, name)) or "0"
+    event = command_flags.delay_event(reg, name)
+    obj = command_flags.object_type(reg, name) or "0"
+    return (f"{cats}, {command_flags.pipeline_cache_arg(reg, name)}, "
+            f"{'RT_VK_EVENT_' + event if event else '-1'}, RT_VK_TRANSFER_{command_flags.transfer_dst(reg, name)}, "
+            f"{obj}")
+
+
 def emit_header(reg, names, out_dir):
     lines = [banner(reg.header_version), "#ifndef RT_VK_COMMANDS_GEN_H\n#define RT_VK_COMMANDS_GEN_H\n\n",
              "#include <stdbool.h>\n#include <vulkan/vulkan.h>\n\n#include \"vkcodec_desc.h\"\n\n",
@@ -52,7 +63,14 @@ def emit_header(reg, names, out_dir):
                  "unsigned rt_vk_cmd_flags(enum rt_vk_cmd cmd);\n"
                  "/** For RT_VK_CMD_FLAG_DESTROYS: the argument-block member (index into its\n"
                  " * struct rt_vk_struct_desc) holding the handle or handles it destroys; else -1. */\n"
-                 "int rt_vk_cmd_destroyed_arg(enum rt_vk_cmd cmd);\n\n#endif\n")
+                 "int rt_vk_cmd_destroyed_arg(enum rt_vk_cmd cmd);\n"
+                 "/** Replay's categories: enum rt_vk_cmd_category bits; 0 when out of range. */\n"
+                 "unsigned rt_vk_cmd_categories(enum rt_vk_cmd cmd);\n"
+                 "/** The enum rt_vk_cmd_event the command belongs to, or -1 (also out of range). */\n"
+                 "int rt_vk_cmd_event(enum rt_vk_cmd cmd);\n"
+                 "/** A pointer to member INDEX of the argument block ARGS of CMD (a pipeline\n"
+                 " * cache, a destroyed handle): NULL when INDEX is negative or out of range. */\n"
+                 "void *rt_vk_cmd_arg(enum rt_vk_cmd cmd, void *args, int index);\n\n#endif\n")
     write(out_dir, "vk_commands_gen.h", "".join(lines))
 
 
@@ -83,7 +101,8 @@ def emit_source(reg, names, containers, out_dir):
         flags = " | ".join(f"RT_VK_CMD_FLAG_{f}" for f in command_flags.flags(reg, n)) or "0"
         destroyed = command_flags.destroyed_arg(reg, n)
         head = f"    [RT_VK_CMD_{n}] = {{{c_str(n)}, "
-        tail = f", {c_str(c.guard)}, {c_str(c.excluded)}, {alias}, {level}, {flags}, {destroyed}}},\n"
+        tail = (f", {c_str(c.guard)}, {c_str(c.excluded)}, {alias}, {level}, {flags}, {destroyed}, "
+                f"{replay_categories(reg, n)}}},\n")
         if c.excluded and not c.members:
             lines.append(head + "NULL" + tail)
         else:
@@ -142,5 +161,30 @@ int rt_vk_cmd_destroyed_arg(enum rt_vk_cmd cmd)
         return -1;
     }
     return rt_vk_commands[cmd].destroyed_arg;
+}
+
+unsigned rt_vk_cmd_categories(enum rt_vk_cmd cmd)
+{
+    if ((unsigned)cmd >= RT_VK_CMD_COUNT) {
+        return 0;
+    }
+    return rt_vk_commands[cmd].categories;
+}
+
+int rt_vk_cmd_event(enum rt_vk_cmd cmd)
+{
+    if ((unsigned)cmd >= RT_VK_CMD_COUNT) {
+        return -1;
+    }
+    return rt_vk_commands[cmd].event;
+}
+
+void *rt_vk_cmd_arg(enum rt_vk_cmd cmd, void *args, int index)
+{
+    const struct rt_vk_struct_desc *rt__d = (unsigned)cmd < RT_VK_CMD_COUNT ? rt_vk_commands[cmd].args : NULL;
+    if (!rt__d || !rt__d->members || index < 0 || index >= (int)rt__d->nmembers) {
+        return NULL;
+    }
+    return (char *)args + rt__d->members[index].offset;
 }
 """

@@ -123,6 +123,34 @@ enum rt_vk_cmd_flag {
     RT_VK_CMD_FLAG_INSTANCE_EXTENSION = 1u << 7,
 };
 
+/* What replay's workarounds and delays act on, decided by gen/command_flags.py
+ * (each rule is written there), so replay/ and capture/ never compare a
+ * command's name (tests/unit/test_command_names.py). */
+enum rt_vk_cmd_category {
+    RT_VK_CMD_CAT_CREATES_PIPELINE = 1u << 0, /* makes VkPipelines; pipeline_cache_arg says where its cache is */
+    RT_VK_CMD_CAT_EXECUTES = 1u << 1,         /* a submission that runs command buffers (not sparse binding) */
+    RT_VK_CMD_CAT_PRESENTS = 1u << 2,         /* takes a VkPresentInfoKHR */
+    RT_VK_CMD_CAT_ACQUIRES = 1u << 3,         /* writes the index of the swapchain image it acquired */
+    RT_VK_CMD_CAT_BEGINS_RECORDING = 1u << 4, /* starts a command buffer's recording */
+    RT_VK_CMD_CAT_READS_QUERIES = 1u << 5,    /* copies query results into host memory */
+};
+
+/* The injected-delay event a command belongs to (replay/config.h's
+ * enum rt_delay_event has the same values; replay/delays.c asserts it). */
+enum rt_vk_cmd_event {
+    RT_VK_EVENT_CREATE_PIPELINE, /* RT_VK_CMD_CAT_CREATES_PIPELINE */
+    RT_VK_EVENT_CREATE_SHADER,   /* creates shader modules */
+    RT_VK_EVENT_SUBMIT,          /* RT_VK_CMD_FLAG_SUBMITS */
+    RT_VK_EVENT_PRESENT,         /* RT_VK_CMD_CAT_PRESENTS */
+    RT_VK_EVENT_ACQUIRE,         /* RT_VK_CMD_CAT_ACQUIRES */
+    RT_VK_EVENT_MAP,             /* maps device memory */
+    RT_VK_EVENT_WAIT,            /* blocks until fences, semaphores or a queue or device are done */
+    RT_VK_EVENT_COUNT
+};
+
+/* A recorded copy or blit that reads with the transfer stage: what it writes. */
+enum rt_vk_transfer_dst { RT_VK_TRANSFER_NONE, RT_VK_TRANSFER_BUFFER, RT_VK_TRANSFER_IMAGE };
+
 struct rt_vk_command_desc {
     const char *name;
     const struct rt_vk_struct_desc *args; /* shared by aliases */
@@ -132,6 +160,11 @@ struct rt_vk_command_desc {
     uint8_t level;        /* enum rt_vk_level */
     uint16_t flags;       /* enum rt_vk_cmd_flag bits */
     int8_t destroyed_arg; /* DESTROYS: argument-block member holding the handle(s), else -1 */
+    uint8_t categories;   /* enum rt_vk_cmd_category bits */
+    int8_t pipeline_cache_arg; /* CREATES_PIPELINE: argument-block member of its VkPipelineCache, else -1 */
+    int8_t event;         /* enum rt_vk_cmd_event, or -1 */
+    uint8_t transfer_dst; /* enum rt_vk_transfer_dst */
+    int32_t object_type;  /* VkObjectType it creates (CREATES) or destroys (DESTROYS), else 0 */
 };
 
 #endif

@@ -46,8 +46,10 @@ const struct rt_workaround_info *rt_workaround_info(enum rt_workaround w);
 /** The workaround called NAME, or false. */
 bool rt_workaround_find(const char *name, enum rt_workaround *out);
 
+/* Which commands belong to which event is gen/command_flags.py's to decide
+ * (delay_event()); the values are the command table's enum rt_vk_cmd_event. */
 enum rt_delay_event {
-    RT_DELAY_CREATE_PIPELINE, /* vkCreate*Pipelines */
+    RT_DELAY_CREATE_PIPELINE, /* vkCreate*Pipelines (graphics, compute, ray tracing KHR and NV) */
     RT_DELAY_CREATE_SHADER,   /* vkCreateShaderModule */
     RT_DELAY_SUBMIT,          /* vkQueueSubmit, vkQueueSubmit2, vkQueueBindSparse */
     RT_DELAY_PRESENT,         /* vkQueuePresentKHR */

@@ -181,49 +181,32 @@ static rt_status insert_barrier(struct replay *r, VkCommandBuffer captured, bool
     return rt_ok_status();
 }
 
-/* The copy commands read with the transfer stage; the first member of each
- * argument block is the command buffer. */
-static bool transfer_read(enum rt_vk_cmd cmd, bool *into_buffer)
-{
-    switch (cmd) {
-    case RT_VK_CMD_vkCmdCopyImageToBuffer: case RT_VK_CMD_vkCmdCopyImageToBuffer2:
-    case RT_VK_CMD_vkCmdCopyImageToBuffer2KHR: case RT_VK_CMD_vkCmdCopyBuffer:
-    case RT_VK_CMD_vkCmdCopyBuffer2: case RT_VK_CMD_vkCmdCopyBuffer2KHR:
-        *into_buffer = true;
-        return true;
-    case RT_VK_CMD_vkCmdCopyImage: case RT_VK_CMD_vkCmdCopyImage2: case RT_VK_CMD_vkCmdCopyImage2KHR:
-    case RT_VK_CMD_vkCmdCopyBufferToImage: case RT_VK_CMD_vkCmdCopyBufferToImage2:
-    case RT_VK_CMD_vkCmdCopyBufferToImage2KHR:
-    case RT_VK_CMD_vkCmdBlitImage: case RT_VK_CMD_vkCmdBlitImage2: case RT_VK_CMD_vkCmdBlitImage2KHR:
-        *into_buffer = false;
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* --- submission: readback-barrier's wait, gpu delay, serialize-submits ----- */
 
-static bool holds_readback(struct replay *r, enum rt_vk_cmd cmd, const void *args)
+struct readback_search {
+    struct replay *r;
+    bool found;
+};
+
+static void find_readback(void *user, VkObjectType type, void *slot, bool output)
 {
+    struct readback_search *q = user;
+    VkCommandBuffer captured, live;
     uint64_t v;
-    VkCommandBuffer live;
-    if (cmd == RT_VK_CMD_vkQueueSubmit) {
-        const struct rt_vk_args_vkQueueSubmit *a = args;
-        for (uint32_t i = 0; i < a->submitCount; i++)
-            for (uint32_t k = 0; k < a->pSubmits[i].commandBufferCount; k++)
-                if (found_command_buffer(r, a->pSubmits[i].pCommandBuffers[k], &live) &&
-                    rt_hashmap_get(&r->config->readback_cmds, (uint64_t)(uintptr_t)live, &v))
-                    return true;
-        return false;
-    }
-    const struct rt_vk_args_vkQueueSubmit2 *a = args;
-    for (uint32_t i = 0; i < a->submitCount; i++)
-        for (uint32_t k = 0; k < a->pSubmits[i].commandBufferInfoCount; k++)
-            if (found_command_buffer(r, a->pSubmits[i].pCommandBufferInfos[k].commandBuffer, &live) &&
-                rt_hashmap_get(&r->config->readback_cmds, (uint64_t)(uintptr_t)live, &v))
-                return true;
-    return false;
+    if (type != VK_OBJECT_TYPE_COMMAND_BUFFER || output || q->found)
+        return;
+    memcpy(&captured, slot, sizeof captured);
+    q->found = found_command_buffer(q->r, captured, &live) &&
+               rt_hashmap_get(&q->r->config->readback_cmds, (uint64_t)(uintptr_t)live, &v);
+}
+
+/* Does the submission run a command buffer that copies into a buffer? Its
+ * command buffers are wherever the argument block keeps them. */
+static bool holds_readback(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    struct readback_search q = {r, false};
+    rt_vk_walk_handles(cmd, args, find_readback, &q);
+    return q.found;
 }
 
 /* Waits for every earlier submission on the queue's device, whichever fence
@@ -246,7 +229,7 @@ static struct replay_gpu_stall *stall_of(struct replay *r, struct replay_device 
     return NULL;
 }
 
-static rt_status before_submit(struct replay *r, enum rt_vk_cmd cmd, const void *args)
+static rt_status before_submit(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
     VkQueue captured;
     uint64_t live = 0;
@@ -256,11 +239,11 @@ static rt_status before_submit(struct replay *r, enum rt_vk_cmd cmd, const void 
     struct replay_device *dev = replay_device_of(r, queue);
     if (!dev)
         return rt_ok_status();
-    if (replay_workaround(r, RT_WA_READBACK_BARRIER) && cmd != RT_VK_CMD_vkQueueBindSparse &&
-        holds_readback(r, cmd, args))
+    bool executes = rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_EXECUTES;
+    if (replay_workaround(r, RT_WA_READBACK_BARRIER) && executes && holds_readback(r, cmd, args))
         wait_earlier_submissions(r, dev);
     struct replay_gpu_stall *stall = r->config->delay[RT_DELAY_GPU] ? stall_of(r, dev) : NULL;
-    if (stall && cmd != RT_VK_CMD_vkQueueBindSparse)
+    if (stall && executes)
         RT_TRY(replay_gpu_stall_submit(r, stall, queue));
     return rt_ok_status();
 }
@@ -289,23 +272,23 @@ static void use_replay_cache(struct replay *r, VkPipelineCache *slot)
 
 static void before_create(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
-    if (cmd == RT_VK_CMD_vkCreatePipelineCache && replay_workaround(r, RT_WA_NO_PIPELINE_CACHE)) {
+    const struct rt_vk_command_desc *d = &rt_vk_commands[cmd];
+    bool creates = d->flags & RT_VK_CMD_FLAG_CREATES;
+    if (creates && d->object_type == VK_OBJECT_TYPE_PIPELINE_CACHE && replay_workaround(r, RT_WA_NO_PIPELINE_CACHE)) {
+        /* vkCreatePipelineCache is the one command that makes pipeline caches */
         VkPipelineCacheCreateInfo *info = (VkPipelineCacheCreateInfo *)((struct rt_vk_args_vkCreatePipelineCache *)args)->pCreateInfo;
         if (info->initialDataSize)
             count(r, RT_WA_NO_PIPELINE_CACHE, 0, 1);
         info->initialDataSize = 0;
         info->pInitialData = NULL;
-    } else if (cmd == RT_VK_CMD_vkCreateSampler && replay_workaround(r, RT_WA_NO_ANISOTROPY)) {
+    } else if (creates && d->object_type == VK_OBJECT_TYPE_SAMPLER && replay_workaround(r, RT_WA_NO_ANISOTROPY)) {
+        /* vkCreateSampler is the one command that makes samplers */
         VkSamplerCreateInfo *info = (VkSamplerCreateInfo *)((struct rt_vk_args_vkCreateSampler *)args)->pCreateInfo;
         if (info->anisotropyEnable)
             count(r, RT_WA_NO_ANISOTROPY, 0, 1);
         info->anisotropyEnable = VK_FALSE;
-    } else if (cmd == RT_VK_CMD_vkCreateGraphicsPipelines) {
-        use_replay_cache(r, &((struct rt_vk_args_vkCreateGraphicsPipelines *)args)->pipelineCache);
-    } else if (cmd == RT_VK_CMD_vkCreateComputePipelines) {
-        use_replay_cache(r, &((struct rt_vk_args_vkCreateComputePipelines *)args)->pipelineCache);
-    } else if (cmd == RT_VK_CMD_vkCreateRayTracingPipelinesKHR) {
-        use_replay_cache(r, &((struct rt_vk_args_vkCreateRayTracingPipelinesKHR *)args)->pipelineCache);
+    } else if (d->categories & RT_VK_CMD_CAT_CREATES_PIPELINE) {
+        use_replay_cache(r, rt_vk_cmd_arg(cmd, args, d->pipeline_cache_arg));
     }
 }
 
@@ -316,20 +299,19 @@ rt_status replay_config_before_call(struct replay *r, enum rt_vk_cmd cmd, void *
     replay_delay_before_call(r, cmd);
     if (r->config->stripped_extension_count || r->config->stripped_feature_count)
         RT_TRY(replay_strip_check_call(r, cmd, args));
-    bool into_buffer;
-    VkCommandBuffer cmdbuf;
+    VkCommandBuffer cmdbuf; /* the first member of a recorded command's block */
     memcpy(&cmdbuf, args, sizeof cmdbuf);
-    if (transfer_read(cmd, &into_buffer) && replay_workaround(r, RT_WA_READBACK_BARRIER))
-        return insert_barrier(r, cmdbuf, into_buffer);
-    if (cmd == RT_VK_CMD_vkBeginCommandBuffer && replay_workaround(r, RT_WA_READBACK_BARRIER)) {
+    enum rt_vk_transfer_dst dst = rt_vk_commands[cmd].transfer_dst;
+    if (dst != RT_VK_TRANSFER_NONE && replay_workaround(r, RT_WA_READBACK_BARRIER))
+        return insert_barrier(r, cmdbuf, dst == RT_VK_TRANSFER_BUFFER);
+    if ((rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_BEGINS_RECORDING) && replay_workaround(r, RT_WA_READBACK_BARRIER)) {
         VkCommandBuffer live;
         if (found_command_buffer(r, cmdbuf, &live))
             rt_hashmap_remove(&r->config->readback_cmds, (uint64_t)(uintptr_t)live);
         return rt_ok_status();
     }
-    if (cmd == RT_VK_CMD_vkQueueSubmit || cmd == RT_VK_CMD_vkQueueSubmit2 || cmd == RT_VK_CMD_vkQueueSubmit2KHR ||
-        cmd == RT_VK_CMD_vkQueueBindSparse)
-        return before_submit(r, cmd == RT_VK_CMD_vkQueueSubmit2KHR ? RT_VK_CMD_vkQueueSubmit2 : cmd, args);
+    if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS)
+        return before_submit(r, cmd, args);
     before_create(r, cmd, args);
     return rt_ok_status();
 }
@@ -338,10 +320,9 @@ rt_status replay_config_after_call(struct replay *r, enum rt_vk_cmd cmd, void *a
 {
     if (!r->config)
         return rt_ok_status();
-    if (cmd == RT_VK_CMD_vkQueueSubmit || cmd == RT_VK_CMD_vkQueueSubmit2 || cmd == RT_VK_CMD_vkQueueSubmit2KHR ||
-        cmd == RT_VK_CMD_vkQueueBindSparse)
+    if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS)
         return after_submit(r, args);
-    if (cmd == RT_VK_CMD_vkQueuePresentKHR && replay_workaround(r, RT_WA_SERIALIZE_FRAMES)) {
+    if ((rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_PRESENTS) && replay_workaround(r, RT_WA_SERIALIZE_FRAMES)) {
         VkQueue queue;
         memcpy(&queue, args, sizeof queue);
         struct replay_device *dev = replay_device_of(r, queue);

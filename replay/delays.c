@@ -188,30 +188,20 @@ static void sleep_us(uint64_t us)
     }
 }
 
+/* The command table's events are replay's, value for value: a command's
+ * event is gen/command_flags.py's to decide, never a list of names here. */
+_Static_assert((int)RT_DELAY_CREATE_PIPELINE == (int)RT_VK_EVENT_CREATE_PIPELINE &&
+               (int)RT_DELAY_CREATE_SHADER == (int)RT_VK_EVENT_CREATE_SHADER &&
+               (int)RT_DELAY_SUBMIT == (int)RT_VK_EVENT_SUBMIT && (int)RT_DELAY_PRESENT == (int)RT_VK_EVENT_PRESENT &&
+               (int)RT_DELAY_ACQUIRE == (int)RT_VK_EVENT_ACQUIRE && (int)RT_DELAY_MAP == (int)RT_VK_EVENT_MAP &&
+               (int)RT_DELAY_WAIT == (int)RT_VK_EVENT_WAIT && (int)RT_DELAY_GPU == (int)RT_VK_EVENT_COUNT,
+               "replay/config.h's delay events follow gen/vkcodec_desc.h's enum rt_vk_cmd_event");
+
 /* The event a command belongs to, or RT_DELAY_EVENT_COUNT. */
 static enum rt_delay_event event_of(enum rt_vk_cmd cmd)
 {
-    switch (cmd) {
-    case RT_VK_CMD_vkCreateGraphicsPipelines: case RT_VK_CMD_vkCreateComputePipelines:
-    case RT_VK_CMD_vkCreateRayTracingPipelinesKHR: case RT_VK_CMD_vkCreateRayTracingPipelinesNV:
-        return RT_DELAY_CREATE_PIPELINE;
-    case RT_VK_CMD_vkCreateShaderModule:
-        return RT_DELAY_CREATE_SHADER;
-    case RT_VK_CMD_vkQueueSubmit: case RT_VK_CMD_vkQueueSubmit2: case RT_VK_CMD_vkQueueSubmit2KHR:
-    case RT_VK_CMD_vkQueueBindSparse:
-        return RT_DELAY_SUBMIT;
-    case RT_VK_CMD_vkQueuePresentKHR:
-        return RT_DELAY_PRESENT;
-    case RT_VK_CMD_vkAcquireNextImageKHR: case RT_VK_CMD_vkAcquireNextImage2KHR:
-        return RT_DELAY_ACQUIRE;
-    case RT_VK_CMD_vkMapMemory:
-        return RT_DELAY_MAP;
-    case RT_VK_CMD_vkWaitForFences: case RT_VK_CMD_vkWaitSemaphores: case RT_VK_CMD_vkWaitSemaphoresKHR:
-    case RT_VK_CMD_vkQueueWaitIdle: case RT_VK_CMD_vkDeviceWaitIdle:
-        return RT_DELAY_WAIT;
-    default:
-        return RT_DELAY_EVENT_COUNT;
-    }
+    int e = rt_vk_cmd_event(cmd);
+    return e < 0 ? RT_DELAY_EVENT_COUNT : (enum rt_delay_event)e;
 }
 
 void replay_delay_before_call(struct replay *r, enum rt_vk_cmd cmd)

@@ -193,11 +193,13 @@ rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const vo
     const char *ext = replay_cmd_extension[cmd];
     if (ext && stripped_extension(r->config, ext))
         return uses(r, cmd, "extension", ext);
-    if (cmd == RT_VK_CMD_vkCreateShaderModule) {
+    bool creates = rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_CREATES;
+    if (creates && rt_vk_commands[cmd].object_type == VK_OBJECT_TYPE_SHADER_MODULE) {
+        /* vkCreateShaderModule is the one command that makes shader modules */
         const VkShaderModuleCreateInfo *info = ((const struct rt_vk_args_vkCreateShaderModule *)args)->pCreateInfo;
         RT_TRY(check_spirv(r, cmd, info->pCode, info->codeSize));
     }
-    if (cmd == RT_VK_CMD_vkCreateDevice || !rt_vk_commands[cmd].args || !rt_vk_commands[cmd].args->members)
+    if ((creates && rt_vk_commands[cmd].object_type == VK_OBJECT_TYPE_DEVICE) || !rt_vk_commands[cmd].args || !rt_vk_commands[cmd].args->members)
         return rt_ok_status(); /* device creation is where they were stripped */
     return walk_struct(r, cmd, rt_vk_commands[cmd].args, args, 0);
 }

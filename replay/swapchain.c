@@ -181,28 +181,32 @@ static rt_status signal(struct replay *r, struct replay_device *dev, VkSemaphore
                                dev->dispatch.device.vkQueueSubmit(dev->any_queue, 1, &submit, fence));
 }
 
-static rt_status acquire(struct replay *r, void *args, enum rt_vk_cmd cmd, uint64_t captured_result)
+/* *OUT: the capture's acquire gave an image (so it signalled its semaphore
+ * and fence); then the inputs are mapped to live handles. */
+static rt_status acquired(struct replay *r, void *args, enum rt_vk_cmd cmd, uint64_t captured_result, bool *out)
 {
     VkResult captured = (VkResult)(int32_t)captured_result;
-    if (captured != VK_SUCCESS && captured != VK_SUBOPTIMAL_KHR)
+    *out = captured == VK_SUCCESS || captured == VK_SUBOPTIMAL_KHR;
+    if (!*out)
         return replay_skip(r, args, captured_result); /* nothing was acquired or signalled */
-    RT_TRY(replay_map_inputs(r, cmd, args));
-    if (cmd == RT_VK_CMD_vkAcquireNextImageKHR) {
-        struct rt_vk_args_vkAcquireNextImageKHR *a = args;
-        return signal(r, replay_device_of(r, a->device), a->semaphore, a->fence);
-    }
-    struct rt_vk_args_vkAcquireNextImage2KHR *a = args;
-    return signal(r, replay_device_of(r, a->device), a->pAcquireInfo->semaphore, a->pAcquireInfo->fence);
+    return replay_map_inputs(r, cmd, args);
 }
 
 rt_status replay_acquire_next_image(struct replay *r, void *args, uint64_t captured_result)
 {
-    return acquire(r, args, RT_VK_CMD_vkAcquireNextImageKHR, captured_result);
+    bool got;
+    RT_TRY(acquired(r, args, RT_VK_CMD_vkAcquireNextImageKHR, captured_result, &got));
+    struct rt_vk_args_vkAcquireNextImageKHR *a = args;
+    return got ? signal(r, replay_device_of(r, a->device), a->semaphore, a->fence) : rt_ok_status();
 }
 
 rt_status replay_acquire_next_image2(struct replay *r, void *args, uint64_t captured_result)
 {
-    return acquire(r, args, RT_VK_CMD_vkAcquireNextImage2KHR, captured_result);
+    bool got;
+    RT_TRY(acquired(r, args, RT_VK_CMD_vkAcquireNextImage2KHR, captured_result, &got));
+    struct rt_vk_args_vkAcquireNextImage2KHR *a = args;
+    return got ? signal(r, replay_device_of(r, a->device), a->pAcquireInfo->semaphore, a->pAcquireInfo->fence)
+               : rt_ok_status();
 }
 
 static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t family,

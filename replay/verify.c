@@ -231,12 +231,23 @@ static bool query_type_varies(uint64_t type)
            type == VK_QUERY_TYPE_PERFORMANCE_QUERY_INTEL;
 }
 
+/* vkGetQueryPoolResults is the one command that reads query results into
+ * host memory, so its argument block is the one read here. */
+static bool reads_queries(enum rt_vk_cmd cmd) { return rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_READS_QUERIES; }
+
+/* Creates or destroys query pools (vkCreateQueryPool, vkDestroyQueryPool). */
+static bool query_pool_lifetime(enum rt_vk_cmd cmd)
+{
+    return rt_vk_commands[cmd].object_type == VK_OBJECT_TYPE_QUERY_POOL &&
+           (rt_vk_cmd_flags(cmd) & (RT_VK_CMD_FLAG_CREATES | RT_VK_CMD_FLAG_DESTROYS));
+}
+
 void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result)
 {
     if (!r->opts->verify || !state(r))
         return;
     r->verify->query_pending = false;
-    if (cmd != RT_VK_CMD_vkGetQueryPoolResults || (VkResult)(int32_t)captured_result != VK_SUCCESS)
+    if (!reads_queries(cmd) || (VkResult)(int32_t)captured_result != VK_SUCCESS)
         return;
     const struct rt_vk_args_vkGetQueryPoolResults *a = args;
     if (a->pData && a->dataSize) {
@@ -250,7 +261,7 @@ void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void 
  * handle the driver reuses never carries a destroyed pool's type. */
 static rt_status track_query_pool(struct replay_verify *v, enum rt_vk_cmd cmd, const void *args)
 {
-    if (cmd == RT_VK_CMD_vkDestroyQueryPool) {
+    if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_DESTROYS) {
         const struct rt_vk_args_vkDestroyQueryPool *a = args;
         rt_hashmap_remove(&v->query_types, (uint64_t)(uintptr_t)a->queryPool);
         return rt_ok_status();
@@ -275,9 +286,9 @@ rt_status replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const v
     struct replay_verify *v = r->verify;
     v->last_call_seq = seq;
     v->last_call = cmd;
-    if (cmd == RT_VK_CMD_vkCreateQueryPool || cmd == RT_VK_CMD_vkDestroyQueryPool)
+    if (query_pool_lifetime(cmd))
         return track_query_pool(v, cmd, args);
-    if (cmd != RT_VK_CMD_vkGetQueryPoolResults || !v->query_pending)
+    if (!reads_queries(cmd) || !v->query_pending)
         return rt_ok_status();
     const struct rt_vk_args_vkGetQueryPoolResults *a = args;
     uint64_t type = 0;

@@ -499,6 +499,84 @@ Test(vkcodec, query_flag_is_the_get_and_enumerate_commands)
     }
 }
 
+static bool in_category(enum rt_vk_cmd cmd, unsigned cat) { return (rt_vk_cmd_categories(cmd) & cat) != 0; }
+
+static const char *pipeline_cache_name(enum rt_vk_cmd cmd)
+{
+    int i = rt_vk_commands[cmd].pipeline_cache_arg;
+    return i < 0 ? NULL : rt_vk_commands[cmd].args->members[i].name;
+}
+
+/* Every pipeline-creating command, the NV ray-tracing one too, uses replay's
+ * cache and belongs to the create-pipeline delay: one rule, no lists. */
+Test(vkcodec, pipeline_creation_category)
+{
+    static const enum rt_vk_cmd want[] = {RT_VK_CMD_vkCreateGraphicsPipelines, RT_VK_CMD_vkCreateComputePipelines,
+                                          RT_VK_CMD_vkCreateRayTracingPipelinesKHR,
+                                          RT_VK_CMD_vkCreateRayTracingPipelinesNV};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_assert(in_category(want[i], RT_VK_CMD_CAT_CREATES_PIPELINE), "%s", rt_vk_cmd_name(want[i]));
+        cr_assert_str_eq(pipeline_cache_name(want[i]), "pipelineCache");
+        cr_assert_eq(rt_vk_cmd_event(want[i]), RT_VK_EVENT_CREATE_PIPELINE);
+    }
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCreateRayTracingPipelinesKHR].pipeline_cache_arg, 2, "after deferredOperation");
+    cr_assert_not(in_category(RT_VK_CMD_vkDestroyPipeline, RT_VK_CMD_CAT_CREATES_PIPELINE));
+    cr_assert_not(in_category(RT_VK_CMD_vkCreatePipelineCache, RT_VK_CMD_CAT_CREATES_PIPELINE));
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++) {
+        bool creates = in_category((enum rt_vk_cmd)c, RT_VK_CMD_CAT_CREATES_PIPELINE);
+        cr_assert_eq(creates, rt_vk_cmd_event((enum rt_vk_cmd)c) == RT_VK_EVENT_CREATE_PIPELINE, "%s",
+                     rt_vk_cmd_name((enum rt_vk_cmd)c));
+        cr_assert_eq(creates, rt_vk_commands[c].pipeline_cache_arg >= 0, "%s", rt_vk_cmd_name((enum rt_vk_cmd)c));
+    }
+}
+
+Test(vkcodec, transfer_reads)
+{
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyImageToBuffer].transfer_dst, RT_VK_TRANSFER_BUFFER);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyImageToBuffer2KHR].transfer_dst, RT_VK_TRANSFER_BUFFER);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyBuffer2].transfer_dst, RT_VK_TRANSFER_BUFFER);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyBufferToImage].transfer_dst, RT_VK_TRANSFER_IMAGE);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdBlitImage2KHR].transfer_dst, RT_VK_TRANSFER_IMAGE);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyImage].transfer_dst, RT_VK_TRANSFER_IMAGE);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdResolveImage2KHR].transfer_dst, RT_VK_TRANSFER_NONE, "not a copy");
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdUpdateBuffer].transfer_dst, RT_VK_TRANSFER_NONE, "reads no resource");
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdCopyQueryPoolResults].transfer_dst, RT_VK_TRANSFER_NONE);
+    size_t reads = 0;
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++)
+        reads += rt_vk_commands[c].transfer_dst != RT_VK_TRANSFER_NONE;
+    cr_assert_eq(reads, 15, "five copies and blits, each also as ...2 and ...2KHR");
+}
+
+Test(vkcodec, delay_events_and_categories)
+{
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkCreateShaderModule), RT_VK_EVENT_CREATE_SHADER);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkQueueSubmit2KHR), RT_VK_EVENT_SUBMIT);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkQueueBindSparse), RT_VK_EVENT_SUBMIT);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkQueuePresentKHR), RT_VK_EVENT_PRESENT);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkAcquireNextImage2KHR), RT_VK_EVENT_ACQUIRE);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkMapMemory), RT_VK_EVENT_MAP);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkGetDescriptorSetHostMappingVALVE), -1, "maps no device memory");
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkWaitSemaphoresKHR), RT_VK_EVENT_WAIT);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkDeviceWaitIdle), RT_VK_EVENT_WAIT);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkGetFenceStatus), -1, "asks, does not wait");
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_vkCmdDraw), -1);
+    cr_assert_eq(rt_vk_cmd_event(RT_VK_CMD_COUNT), -1);
+    cr_assert(in_category(RT_VK_CMD_vkQueueSubmit, RT_VK_CMD_CAT_EXECUTES));
+    cr_assert(in_category(RT_VK_CMD_vkQueueSubmit2KHR, RT_VK_CMD_CAT_EXECUTES));
+    cr_assert_not(in_category(RT_VK_CMD_vkQueueBindSparse, RT_VK_CMD_CAT_EXECUTES), "binds, runs nothing");
+    cr_assert(in_category(RT_VK_CMD_vkQueuePresentKHR, RT_VK_CMD_CAT_PRESENTS));
+    cr_assert(in_category(RT_VK_CMD_vkAcquireNextImageKHR, RT_VK_CMD_CAT_ACQUIRES));
+    cr_assert(in_category(RT_VK_CMD_vkBeginCommandBuffer, RT_VK_CMD_CAT_BEGINS_RECORDING));
+    cr_assert(in_category(RT_VK_CMD_vkGetQueryPoolResults, RT_VK_CMD_CAT_READS_QUERIES));
+    cr_assert_not(in_category(RT_VK_CMD_vkCmdCopyQueryPoolResults, RT_VK_CMD_CAT_READS_QUERIES), "recorded");
+    cr_assert_eq(rt_vk_cmd_categories(RT_VK_CMD_COUNT), 0);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCreateQueryPool].object_type, VK_OBJECT_TYPE_QUERY_POOL);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkDestroyQueryPool].object_type, VK_OBJECT_TYPE_QUERY_POOL);
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR].object_type,
+                 VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, "an aliased handle type");
+    cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCmdDraw].object_type, 0);
+}
+
 static const char *destroyed_name(enum rt_vk_cmd cmd)
 {
     int i = rt_vk_cmd_destroyed_arg(cmd);

@@ -77,6 +77,8 @@ expect_refused("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"replay": "just a
                "vkCmdDraw: replay entry")
 expect_refused("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"dump": "x.c: y"}', "unknown side")
 expect_refused("command_flags.py", 'WAITS.append("vkWaitForEverything")', "vkWaitForEverything")
+expect_refused("command_flags.py", 'BLOCKING_WAITS.append("vkCmdDraw")', "vkCmdDraw is not in WAITS")
+expect_refused("command_flags.py", 'NOT_TRANSFER_READS["vkCmdResolveEverything"] = "x"', "vkCmdResolveEverything")
 expect_unresolved("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"replay": "replay_cmd_draw_nobody_wrote: x"}',
                   "replay_calls_gen.c", ["replay", "common", "gen"], "replay_cmd_draw_nobody_wrote")
 expect_unresolved("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"capture": "cmd_draw.c: x"}',
