@@ -14,7 +14,8 @@ void cmd_serve_usage(FILE *out)
     fprintf(out,
             "usage: retrace serve [--db DB] [--listen ADDR] [--token-file FILE] [--web DIR]\n"
             "                     [--threads N] [--max-connections N] [--timeout SECONDS]\n"
-            "                     [--max-body BYTES] [--cache N]\n"
+            "                     [--max-body BYTES] [--cache N] [--cache-bytes BYTES]\n"
+            "                     [--max-per-address N] [--header-timeout SECONDS]\n"
             "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
             "API over the golden store DB (default $RETRACE_DB; created when missing), and\n"
             "prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n"
@@ -25,18 +26,21 @@ void cmd_serve_usage(FILE *out)
             "  --web DIR           the pages (default $RETRACE_WEB_DIR, else the source tree's\n"
             "                      or the installed web/)\n"
             "  --threads N         worker threads, each with its own read connection (4)\n"
-            "  --max-connections N open connections at once; more are refused (64)\n"
+            "  --max-connections N open connections at once; more are answered 503 (256)\n"
+            "  --max-per-address N of them from one client address; more get 429 (32)\n"
             "  --timeout SECONDS   an idle connection is closed after this long (15)\n"
+            "  --header-timeout SECONDS  a request head must arrive within this (10)\n"
             "  --max-body BYTES    largest request body (67108864, as docs/FORMATS.md says)\n"
             "  --cache N           JSON answers each worker keeps until the database\n"
             "                      changes (64; 0 = none)\n"
+            "  --cache-bytes BYTES their size, all workers together (33554432)\n"
             "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
             "5 the address is taken\n");
 }
 
 enum {
     OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
-    OPT_CACHE,
+    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT,
 };
 
 static const struct cli_option options[] = {
@@ -49,6 +53,9 @@ static const struct cli_option options[] = {
     {"timeout", 0, CLI_VALUE, OPT_TIMEOUT},
     {"max-body", 0, CLI_VALUE, OPT_BODY},
     {"cache", 0, CLI_VALUE, OPT_CACHE},
+    {"cache-bytes", 0, CLI_VALUE, OPT_CACHE_BYTES},
+    {"max-per-address", 0, CLI_VALUE, OPT_PER_ADDRESS},
+    {"header-timeout", 0, CLI_VALUE, OPT_HEADER_TIMEOUT},
     {0},
 };
 
@@ -91,6 +98,15 @@ static int parse(int argc, char **argv, struct rt_server_options *o)
         case OPT_TIMEOUT: rc = cli_args_u32(&p, 1, 86400, &u32), o->timeout_s = u32; break;
         case OPT_BODY: rc = cli_args_u64(&p, 1, (uint64_t)1 << 32, &u64), o->max_body = u64; break;
         case OPT_CACHE: rc = cli_args_u32(&p, 0, 65536, &u32), o->cache_entries = u32; break;
+        case OPT_CACHE_BYTES:
+            rc = cli_args_u64(&p, 0, (uint64_t)1 << 40, &u64), o->cache_bytes = u64;
+            break;
+        case OPT_PER_ADDRESS:
+            rc = cli_args_u32(&p, 1, 100000, &u32), o->max_per_address = u32;
+            break;
+        case OPT_HEADER_TIMEOUT:
+            rc = cli_args_u32(&p, 1, 86400, &u32), o->header_timeout_s = u32;
+            break;
         }
     }
     if (!rc && !o->db_path)

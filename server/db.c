@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define READ_BUSY_TIMEOUT_MS 1000
+#define ENTRY_OVERHEAD 256 /* what libmicrohttpd keeps per response, about */
 
 static _Thread_local struct {
     struct rt_server *server;
@@ -58,6 +59,8 @@ static rt_status worker_create(struct rt_server *server, struct rt_worker **work
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     worker->cache_size = entries;
+    unsigned threads = server->options.threads ? server->options.threads : 1;
+    worker->cache_budget = server->options.cache_bytes / threads;
     rt_status s = rt_store_open(server->db_path, RT_STORE_READ_ONLY, &worker->reader);
     if (rt_ok(&s)) {
         rt_store_set_busy_timeout(worker->reader, READ_BUSY_TIMEOUT_MS);
@@ -116,19 +119,33 @@ struct MHD_Response *rt_cache_get(struct rt_worker *worker, const char *key, int
     return e->response && e->version == version && !strcmp(e->key, key) ? e->response : NULL;
 }
 
-void rt_cache_put(struct rt_worker *worker, const char *key, int64_t version,
-                  struct MHD_Response *response)
+static void evict(struct rt_worker *worker, struct rt_cache_entry *e)
 {
-    struct rt_cache_entry *e = &worker->cache[hash(key) % worker->cache_size];
-    char *copy = strdup(key);
-    if (!copy) {
-        MHD_destroy_response(response);
-        return;
-    }
     free(e->key);
     if (e->response)
         MHD_destroy_response(e->response); /* one still being sent lives on */
-    e->key = copy;
-    e->version = version;
-    e->response = response;
+    worker->cache_bytes -= e->bytes;
+    *e = (struct rt_cache_entry){0};
+}
+
+void rt_cache_put(struct rt_worker *worker, const char *key, int64_t version,
+                  struct MHD_Response *response, size_t size)
+{
+    struct rt_cache_entry *e = &worker->cache[hash(key) % worker->cache_size];
+    size_t bytes = size + strlen(key) + 1 + ENTRY_OVERHEAD;
+    char *copy = bytes <= worker->cache_budget / 8 ? strdup(key) : NULL;
+    if (!copy) { /* out of memory, or too large to keep */
+        MHD_destroy_response(response);
+        return;
+    }
+    evict(worker, e);
+    /* a clock hand over the table frees others until this one fits */
+    for (size_t i = 0; worker->cache_bytes + bytes > worker->cache_budget &&
+                       i < worker->cache_size; i++) {
+        evict(worker, &worker->cache[worker->cache_hand]);
+        worker->cache_hand = (worker->cache_hand + 1) % worker->cache_size;
+    }
+    *e = (struct rt_cache_entry){.key = copy, .version = version, .response = response,
+                                 .bytes = bytes};
+    worker->cache_bytes += bytes;
 }

@@ -22,13 +22,16 @@ void rt_http_common_headers(struct MHD_Response *response)
 /* TEXT (taken over) as an answer. cJSON copies string bytes as they are, and
  * a request's bytes echoed in an error or an upload's stored names may be no
  * UTF-8, which JSON must be (RFC 8259 §8.1): such bytes become '?'. */
-static struct MHD_Response *json_text_response(char *text)
+static struct MHD_Response *json_text_response(char *text, size_t *size_out)
 {
     if (!text)
         return NULL;
-    rt_utf8_scrub(text, strlen(text));
+    size_t size = strlen(text);
+    rt_utf8_scrub(text, size);
+    if (size_out)
+        *size_out = size;
     struct MHD_Response *response =
-        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        MHD_create_response_from_buffer(size, text, MHD_RESPMEM_MUST_FREE);
     if (!response) {
         free(text);
         return NULL;
@@ -40,11 +43,16 @@ static struct MHD_Response *json_text_response(char *text)
     return response;
 }
 
-struct MHD_Response *rt_http_json_response(cJSON *json)
+struct MHD_Response *rt_http_json_response_sized(cJSON *json, size_t *size_out)
 {
     char *text = json ? cJSON_PrintUnformatted(json) : NULL;
     cJSON_Delete(json);
-    return json_text_response(text);
+    return json_text_response(text, size_out);
+}
+
+struct MHD_Response *rt_http_json_response(cJSON *json)
+{
+    return rt_http_json_response_sized(json, NULL);
 }
 
 /* Queues RESPONSE (NULL: out of memory, and libmicrohttpd closes the
@@ -82,6 +90,8 @@ static enum MHD_Result send_error(struct rt_request *req, unsigned status, const
     struct MHD_Response *response = rt_http_json_response(json);
     if (response && header)
         MHD_add_response_header(response, header, value);
+    if (response && status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     return send_response(req, status, response);
 }
 

@@ -1,8 +1,15 @@
 /*
  * server/server.c — starting and stopping the daemon, the listening socket,
- * and gathering each request's body within the size limit (see server.h).
+ * and each request's first look: what can be answered before a body byte is
+ * taken (a declared body over the limit, a write without the token, any
+ * request that has no body to wait for), and gathering the body within the
+ * size limit whether or not its length was declared (see server.h). New
+ * connections come through the front door (front.c) first.
  */
 #include "server_internal.h"
+
+#include "front.h"
+#include "head.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -15,18 +22,21 @@
 #include <unistd.h>
 
 #define DEFAULT_LISTEN "127.0.0.1:8470"
-#define CONNECTION_SLACK 64 /* libmicrohttpd's limit over ours: see on_accept */
+#define CONNECTION_SLACK 64 /* libmicrohttpd's limit over the front's, which admits exactly */
 
 void rt_server_options_init(struct rt_server_options *options)
 {
     memset(options, 0, sizeof *options);
     options->listen = DEFAULT_LISTEN;
     options->threads = 4;
-    options->max_connections = 64;
+    options->max_connections = 256;
+    options->max_per_address = 32;
     options->timeout_s = 15;
+    options->header_timeout_s = 10;
     options->max_body = (size_t)64 << 20;
     options->busy_timeout_ms = 2000;
     options->cache_entries = 64;
+    options->cache_bytes = (size_t)32 << 20;
 }
 
 /* ---- the listening socket ------------------------------------------------ */
@@ -80,10 +90,11 @@ static rt_status bind_socket(struct rt_server *server, const char *spec)
         return rt_errorf(RT_ERR_USAGE, "--listen %s: '%s' is not a numeric IPv4 or IPv6 address",
                          spec, host);
     }
-    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* non-blocking: the front accepts until EAGAIN */
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int on = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
-        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 128) != 0) {
+        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 512) != 0) {
         int err = errno;
         if (fd >= 0)
             close(fd);
@@ -106,9 +117,47 @@ static bool wants_body(const char *method)
            !strcmp(method, MHD_HTTP_METHOD_PATCH);
 }
 
-/* First call for a request: refuse a declared body over the limit before reading it. */
+static bool is_api(const char *url) { return !strncmp(url, "/api/", 5); }
+
+static bool has_body(struct rt_request *req)
+{
+    const char *length = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return (length && strcmp(length, "0")) ||
+           MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                       MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
+/* Routes REQ now, before any body byte is taken: libmicrohttpd closes the
+ * connection after the answer instead of reading a body nobody wants. */
+static enum MHD_Result answer_now(struct rt_request *req)
+{
+    req->answered = true;
+    return rt_server_route(req);
+}
+
+/* First call for a request (its head is complete, no body byte taken yet).
+ * A kept-alive connection's later heads were not checked by the front
+ * (front.c), so their target and size are held to the same limits here. */
 static enum MHD_Result begin_request(struct rt_request *req)
 {
+    const union MHD_ConnectionInfo *head =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    req->answered = strlen(req->url) > RT_HEAD_MAX_TARGET ||
+                    (head && head->header_size > RT_HEAD_MAX);
+    if (req->answered)
+        return strlen(req->url) > RT_HEAD_MAX_TARGET
+                   ? rt_http_error(req, MHD_HTTP_URI_TOO_LONG, "request target over %d bytes",
+                                   RT_HEAD_MAX_TARGET)
+                   : rt_http_error(req, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE,
+                                   "request head over %d bytes", RT_HEAD_MAX);
+    if (!wants_body(req->method))
+        /* a read is answered once libmicrohttpd has the whole request (an
+         * earlier answer closes the connection); one that comes with a body
+         * is answered now, and the body never read */
+        return has_body(req) ? answer_now(req) : MHD_YES;
+    if (!is_api(req->url) || !rt_auth_check(req))
+        return answer_now(req); /* 405, or 401 or 403: no body is taken */
     const char *length = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (length && strtoull(length, NULL, 10) > req->server->options.max_body) {
@@ -147,6 +196,21 @@ static void take_body(struct rt_request *req, const char *data, size_t size)
     req->body[req->body_size] = '\0';
 }
 
+/* Over the limit mid-body (chunked, no length given): libmicrohttpd cannot
+ * queue an answer before the body ends, so the 413 is written to the socket
+ * here and the connection closed, rather than reading on. */
+static enum MHD_Result cut_off(struct rt_request *req)
+{
+    const union MHD_ConnectionInfo *fd =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char message[64];
+    snprintf(message, sizeof message, "request body over %zu bytes",
+             req->server->options.max_body);
+    if (fd)
+        rt_front_send_error(fd->connect_fd, MHD_HTTP_CONTENT_TOO_LARGE, message, 0);
+    return MHD_NO;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -159,57 +223,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_NO;
         *req = (struct rt_request){.server = cls, .conn = conn, .url = url, .method = method};
         *con_cls = req;
-        return wants_body(method) ? begin_request(req) : MHD_YES;
+        rt_front_head_arrived(conn);
+        return begin_request(req);
     }
     if (*upload_data_size) {
         if (!req->answered)
             take_body(req, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        /* Over the limit mid-body (chunked, no length given): stop reading
-         * now, or a client could stream forever. libmicrohttpd cannot answer
-         * before the body ends, so the connection is closed. */
-        return req->too_large ? MHD_NO : MHD_YES;
+        return req->too_large && !req->answered ? cut_off(req) : MHD_YES;
     }
     if (req->answered)
         return MHD_YES;
     if (req->too_large)
         return rt_http_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body over %zu bytes",
                              req->server->options.max_body);
+    req->answered = true;
     return rt_server_route(req);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)cls, (void)conn, (void)code;
+    (void)cls, (void)code;
+    rt_front_request_done(conn);
     struct rt_request *req = *con_cls;
     if (req) {
         free(req->body);
         free(req);
         *con_cls = NULL;
     }
-}
-
-/* Admission: connections over the limit are closed at once rather than left
- * waiting in the kernel's backlog (libmicrohttpd's own limit, set higher,
- * stops accepting instead). */
-static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
-{
-    (void)addr, (void)len;
-    struct rt_server *server = cls;
-    return atomic_load(&server->open_connections) < (int)server->options.max_connections
-               ? MHD_YES : MHD_NO;
-}
-
-static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-                          enum MHD_ConnectionNotificationCode code)
-{
-    (void)conn, (void)socket_context;
-    struct rt_server *server = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED)
-        atomic_fetch_add(&server->open_connections, 1);
-    else
-        atomic_fetch_sub(&server->open_connections, 1);
 }
 
 /* %XX decoding for the path and query, except %00: a NUL would cut the path
@@ -246,23 +288,23 @@ static rt_status start_daemon(struct rt_server *server)
 {
     const struct rt_server_options *o = &server->options;
     server->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            (strchr(server->url, '[') ? MHD_USE_IPv6 : 0),
-        0, on_accept, server, on_request, server,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+            MHD_USE_NO_LISTEN_SOCKET | (strchr(server->url, '[') ? MHD_USE_IPv6 : 0),
+        0, NULL, NULL, on_request, server,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, server,
-        MHD_OPTION_LISTEN_SOCKET, server->listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections + CONNECTION_SLACK,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
+        MHD_OPTION_NOTIFY_CONNECTION, rt_front_on_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, server,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
+        /* room for a head twice the front's limit: libmicrohttpd's own
+         * 431 (HTML) stays out of reach of anything the front passed */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_END);
     if (!server->daemon)
         return rt_errorf(RT_ERR_INTERNAL, "libmicrohttpd could not start on %s", server->url);
-    server->listen_fd = -1; /* the daemon owns it now and closes it when stopped */
-    return rt_ok_status();
+    return rt_front_start(server->front, server->daemon);
 }
 
 static rt_status open_store(struct rt_server *server)
@@ -287,7 +329,8 @@ static rt_status start(struct rt_server *server, const struct rt_server_options 
     server->options = *options;
     if (!options->db_path)
         return rt_errorf(RT_ERR_USAGE, "no database given (--db FILE)");
-    if (options->max_connections == 0 || options->timeout_s == 0 || options->max_body == 0)
+    if (options->max_connections == 0 || options->timeout_s == 0 || options->max_body == 0 ||
+        options->max_per_address == 0 || options->header_timeout_s == 0)
         return rt_errorf(RT_ERR_USAGE, "limits must be at least 1");
     if (!(server->db_path = strdup(options->db_path)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
@@ -296,6 +339,9 @@ static rt_status start(struct rt_server *server, const struct rt_server_options 
         RT_TRY(rt_auth_load(server, options->token_file));
     RT_TRY(open_store(server));
     RT_TRY(bind_socket(server, options->listen ? options->listen : DEFAULT_LISTEN));
+    int fd = server->listen_fd;
+    server->listen_fd = -1; /* the front owns it now */
+    RT_TRY(rt_front_create(server, fd, &server->front));
     return start_daemon(server);
 }
 
@@ -325,8 +371,10 @@ void rt_server_stop(struct rt_server *server)
 {
     if (!server)
         return;
+    rt_front_stop(server->front); /* no new connections */
     if (server->daemon)
         MHD_stop_daemon(server->daemon); /* waits for the workers */
+    rt_front_destroy(server->front);
     if (server->listen_fd >= 0)
         close(server->listen_fd);
     rt_server_close_workers(server);

@@ -34,11 +34,14 @@ struct rt_server_options {
     const char *web_root;     /* folder of the pages; NULL = API only */
     const char *token_file;   /* NULL = every write is refused (403) */
     unsigned threads;         /* worker threads (default 4) */
-    unsigned max_connections; /* open connections at once (default 64) */
+    unsigned max_connections; /* open connections at once (default 256); more get 503 */
+    unsigned max_per_address; /* of them from one client address (default 32); more get 429 */
     unsigned timeout_s;       /* a connection idle this long is closed (default 15) */
+    unsigned header_timeout_s; /* a request head must arrive within this (default 10) */
     size_t max_body;          /* largest request body (default 64 MiB, FORMATS.md) */
     int busy_timeout_ms;      /* how long a write waits for the database (default 2000) */
     unsigned cache_entries;   /* JSON answers kept per worker until the data changes (64; 0 = off) */
+    size_t cache_bytes;       /* their bytes, all workers together (default 32 MiB) */
 };
 
 /** Fills OPTIONS with the defaults above (db_path and web_root NULL). */

@@ -29,7 +29,7 @@ struct rt_server {
     int listen_fd;
     uint16_t port;
     char url[96];
-    atomic_int open_connections;
+    struct rt_front *front; /* accepts, admits and checks first heads (front.c) */
 
     pthread_mutex_t write_lock; /* serialises every write through WRITER */
     struct rt_store *writer;
@@ -44,8 +44,9 @@ struct rt_server {
 /** A cached JSON answer: the response, queued again while the database's
  * data_version is unchanged. */
 struct rt_cache_entry {
-    char *key; /* path and query */
+    char *key; /* path and the known query arguments (api_read.c) */
     int64_t version;
+    size_t bytes; /* the body's and the key's */
     struct MHD_Response *response; /* the cache holds one reference */
 };
 
@@ -54,6 +55,8 @@ struct rt_worker {
     struct rt_store *reader; /* read-only, this thread's alone */
     struct rt_cache_entry *cache;
     size_t cache_size;
+    size_t cache_bytes, cache_budget; /* held, and at most (the server's share per worker) */
+    size_t cache_hand;                /* the next entry to evict for room */
 };
 
 /** One HTTP request: its body is gathered here across libmicrohttpd's calls. */
@@ -75,7 +78,10 @@ enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, struct cJS
 /** A 200 JSON response of JSON (taken over), not yet queued; NULL when out of memory. */
 struct MHD_Response *rt_http_json_response(struct cJSON *json);
 
-/** Sends {"error": MESSAGE} with STATUS (a 4xx or 5xx). */
+/** rt_http_json_response, and the body's size in *SIZE_OUT. */
+struct MHD_Response *rt_http_json_response_sized(struct cJSON *json, size_t *size_out);
+
+/** Sends {"error": MESSAGE} with STATUS (a 4xx or 5xx; a 503 carries Retry-After). */
 enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -111,9 +117,11 @@ void rt_server_close_workers(struct rt_server *server);
 /** The cached answer for KEY at data VERSION, or NULL. */
 struct MHD_Response *rt_cache_get(struct rt_worker *worker, const char *key, int64_t version);
 
-/** Keeps RESPONSE for KEY at VERSION, taking over the caller's reference. */
+/** Keeps RESPONSE (a body of SIZE bytes) for KEY at VERSION, taking over the
+ * caller's reference; evicts others to stay within the worker's byte budget,
+ * and keeps nothing over an eighth of it. */
 void rt_cache_put(struct rt_worker *worker, const char *key, int64_t version,
-                  struct MHD_Response *response);
+                  struct MHD_Response *response, size_t size);
 
 /* ---- handlers ---------------------------------------------------------- */
 

@@ -3,8 +3,8 @@
  * each answered with the right 4xx or a closed connection while the server
  * goes on serving others: path traversal (plain and percent-encoded), dot
  * files, symlinks out of the web root, oversized bodies (declared and
- * chunked), methods, a slow client holding a connection, more connections
- * than the limit, a database another process keeps locked, and a clean stop.
+ * chunked), methods, a slow client holding a connection (408), more
+ * connections than the limit (503), a database another process keeps locked, and a clean stop.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -31,6 +31,7 @@ static void start(unsigned timeout_s)
     o.threads = 1; /* one worker: the connection limit is exact */
     o.max_connections = MAX_CONNECTIONS;
     o.timeout_s = timeout_s;
+    o.header_timeout_s = timeout_s;
     o.max_body = MAX_BODY;
     o.busy_timeout_ms = 100;
     o.token_file = f.token_file;
@@ -224,12 +225,13 @@ Test(hostile, a_slow_client_is_cut_off_and_others_are_served)
     const char partial[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\n"; /* never finished */
     cr_assert(send(slow, partial, sizeof partial - 1, MSG_NOSIGNAL) > 0);
     still_serving(); /* while the slow client holds its connection */
-    /* the idle timeout (1 s here) closes it: read sees the end, not an answer
-     * (the 5 s receive timeout only guards against a server that never does) */
+    /* the header deadline (1 s here) ends it with a 408 (the 5 s receive
+     * timeout only guards against a server that never does) */
     struct http_response r;
     http_read(slow, &r);
     close(slow);
-    cr_assert_eq(r.status, 0, "the slow client got an answer: %d", r.status);
+    cr_assert_eq(r.status, 408, "the slow client got %d", r.status);
+    cr_assert(strstr(r.body, "\"error\""), "not the JSON error: %s", r.body);
     http_response_finish(&r);
     still_serving();
 }
@@ -246,11 +248,12 @@ Test(hostile, more_connections_than_the_limit)
     cr_assert(send(held[0], request, sizeof request - 1, MSG_NOSIGNAL) > 0);
     char buf[16];
     cr_assert(recv(held[0], buf, sizeof buf, 0) > 0);
-    /* one more: accepted and closed at once, with no answer */
+    /* one more: answered 503 at once, with Retry-After, never silence */
     struct http_response r;
     const char extra[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     http_raw(&f, extra, sizeof extra - 1, &r);
-    cr_assert_eq(r.status, 0, "a connection over the limit was answered %d", r.status);
+    cr_assert_eq(r.status, 503, "a connection over the limit was answered %d", r.status);
+    cr_assert(http_header(&r, "Retry-After"));
     http_response_finish(&r);
     for (int i = 0; i < MAX_CONNECTIONS; i++)
         close(held[i]);

@@ -1,0 +1,348 @@
+/*
+ * tests/server/test_server_network.c — the server against a hostile
+ * network, on loopback only: hostile clients connect from 127.0.0.2 (and
+ * .3, .4, .5), so a per-address cap can be told from the global limit,
+ * while ordinary requests from 127.0.0.1 must still be answered. Covers the
+ * per-address cap (429), the global limit (503), both with Retry-After;
+ * the header deadline, on a new connection (408) and on a kept-alive one;
+ * the token checked before any body byte; every error libmicrohttpd would
+ * answer itself (400, 413, 414, 431, 505) answered as the documented JSON;
+ * and the answer cache bounded in bytes and keyed on known arguments only.
+ * Every loop is bounded in count; no assertion is about speed.
+ */
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "server_internal.h"
+
+#define MAX_CONNECTIONS 8
+#define PER_ADDRESS 3
+
+static struct fixture f;
+
+static void setup(void)
+{
+    fixture_make(&f);
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.threads = 1;
+    o.max_connections = MAX_CONNECTIONS;
+    o.max_per_address = PER_ADDRESS;
+    o.timeout_s = 30;
+    o.header_timeout_s = 1;
+    o.max_body = 4096;
+    o.token_file = f.token_file;
+    fixture_start(&f, &o);
+}
+
+static void teardown(void) { fixture_finish(&f); }
+
+TestSuite(network, .init = setup, .fini = teardown, .timeout = 60);
+
+/* A connection to the server from SOURCE, another loopback address. */
+static int connect_from(const char *source)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in local = {.sin_family = AF_INET};
+    inet_pton(AF_INET, source, &local.sin_addr);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(rt_server_port(f.server))};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {.tv_sec = 10};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    cr_assert(bind(fd, (struct sockaddr *)&local, sizeof local) == 0, "bind %s", source);
+    cr_assert(connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0);
+    return fd;
+}
+
+static void send_text(int fd, const char *text)
+{
+    cr_assert(send(fd, text, strlen(text), MSG_NOSIGNAL) == (ssize_t)strlen(text));
+}
+
+/* An answer that is the documented JSON error. */
+static void assert_json_error(const struct http_response *r, int status)
+{
+    cr_assert_eq(r->status, status, "answered %d (wanted %d): %s", r->status, status, r->body);
+    const char *type = http_header(r, "Content-Type");
+    cr_assert(type && strstr(type, "application/json"), "Content-Type %s", type ? type : "none");
+    cJSON *json = cJSON_Parse(r->body);
+    cr_assert(json, "not JSON: %s", r->body);
+    cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(json, "error")), "%s", r->body);
+    cJSON_Delete(json);
+}
+
+static void still_serving(void)
+{
+    struct http_response r;
+    http_request(&f, "GET", "/api/runs", NULL, NULL, &r);
+    cr_assert_eq(r.status, 200, "127.0.0.1 was answered %d", r.status);
+    http_response_finish(&r);
+}
+
+/* Holds COUNT connections from SOURCE, each with half a head. */
+static void hold(const char *source, int *fds, int count)
+{
+    for (int i = 0; i < count; i++) {
+        fds[i] = connect_from(source);
+        send_text(fds[i], "GET /api/runs HTTP/1.1\r\n");
+    }
+}
+
+static void release(int *fds, int count)
+{
+    for (int i = 0; i < count; i++)
+        close(fds[i]);
+}
+
+Test(network, one_address_is_capped_and_others_are_served)
+{
+    int held[PER_ADDRESS];
+    hold("127.0.0.2", held, PER_ADDRESS);
+    /* the front accepts in arrival order, so the held ones count first */
+    int fd = connect_from("127.0.0.2");
+    send_text(fd, "GET /api/runs HTTP/1.1\r\nHost: x\r\n\r\n");
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 429);
+    cr_assert(http_header(&r, "Retry-After"));
+    http_response_finish(&r);
+    still_serving();
+    release(held, PER_ADDRESS);
+}
+
+Test(network, beyond_the_global_limit_is_503_with_retry_after)
+{
+    int a[PER_ADDRESS], b[PER_ADDRESS], c[2];
+    hold("127.0.0.2", a, PER_ADDRESS);
+    hold("127.0.0.3", b, PER_ADDRESS);
+    hold("127.0.0.4", c, 2); /* 8: the limit */
+    int fd = connect_from("127.0.0.5");
+    send_text(fd, "GET /api/runs HTTP/1.1\r\nHost: x\r\n\r\n");
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 503);
+    cr_assert(http_header(&r, "Retry-After"));
+    http_response_finish(&r);
+    release(a, PER_ADDRESS);
+    release(b, PER_ADDRESS);
+    release(c, 2);
+    for (int attempt = 0; attempt < 100; attempt++) { /* closing is seen asynchronously */
+        http_request(&f, "GET", "/api/runs", NULL, NULL, &r);
+        int status = r.status;
+        http_response_finish(&r);
+        if (status == 200)
+            return;
+        usleep(20000);
+    }
+    cr_assert_fail("not served again after the held connections closed");
+}
+
+/* Sends a header line every 200 ms (the 2026 attack: one every 5 s kept a
+ * server busy for a minute) until the server answers or closes, at most 50
+ * lines. Returns the number of lines sent. */
+static int trickle(int fd)
+{
+    for (int i = 0; i < 50; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 200) > 0)
+            return i;
+        char line[32];
+        snprintf(line, sizeof line, "X-Slow-%d: y\r\n", i);
+        if (send(fd, line, strlen(line), MSG_NOSIGNAL) <= 0)
+            return i;
+    }
+    return 50;
+}
+
+Test(network, a_head_that_trickles_in_is_cut_at_the_deadline)
+{
+    int fd = connect_from("127.0.0.2");
+    send_text(fd, "GET /api/runs HTTP/1.1\r\nHost: x\r\n");
+    int lines = trickle(fd);
+    cr_assert_lt(lines, 50, "a trickling head was never cut off");
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 408);
+    http_response_finish(&r);
+    still_serving();
+}
+
+/* Reads one answer (head and Content-Length bytes) from a kept-alive FD. */
+static int read_one(int fd, char *buf, size_t size)
+{
+    size_t got = 0;
+    while (got < size - 1) {
+        ssize_t n = recv(fd, buf + got, size - 1 - got, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        buf[got] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        char *length = strcasestr(buf, "Content-Length:");
+        if (end && length && got >= (size_t)(end + 4 - buf) + strtoul(length + 15, NULL, 10))
+            break;
+    }
+    buf[got] = '\0';
+    return got > 12 && !strncmp(buf, "HTTP/1.1 ", 9) ? atoi(buf + 9) : 0;
+}
+
+Test(network, a_kept_alive_connection_is_held_to_the_deadline_too)
+{
+    int fd = connect_from("127.0.0.2");
+    char buf[8192];
+    send_text(fd, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    cr_assert_eq(read_one(fd, buf, sizeof buf), 200);
+    send_text(fd, "GET /api/runs HTTP/1.1\r\nHost: x\r\n");
+    cr_assert_lt(trickle(fd), 50, "a trickling second head was never cut off");
+    cr_assert_eq(recv(fd, buf, sizeof buf, 0), 0, "the connection was not closed");
+    close(fd);
+    still_serving();
+}
+
+Test(network, a_write_without_the_token_is_refused_before_its_body)
+{
+    int fd = connect_from("127.0.0.2");
+    /* a chunked upload: no length to refuse it by, only the token */
+    send_text(fd, "POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    cr_assert_eq(poll(&p, 1, 10000), 1, "no answer before the body");
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 401);
+    cr_assert(http_header(&r, "WWW-Authenticate"));
+    http_response_finish(&r);
+    still_serving();
+}
+
+static void raw_is_json_error(const char *raw, size_t size, int status)
+{
+    int fd = connect_from("127.0.0.2");
+    cr_assert(send(fd, raw, size, MSG_NOSIGNAL) == (ssize_t)size);
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, status);
+    http_response_finish(&r);
+}
+
+static char *repeat(const char *prefix, char c, size_t n, const char *suffix)
+{
+    size_t p = strlen(prefix), s = strlen(suffix);
+    char *text = malloc(p + n + s + 1);
+    memcpy(text, prefix, p);
+    memset(text + p, c, n);
+    memcpy(text + p + n, suffix, s + 1);
+    return text;
+}
+
+Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
+{
+    static const struct {
+        const char *raw;
+        int status;
+    } cases[] = {
+        {"GET /api/runs HTTP/1.1\r\n\r\n", 400},                    /* no Host */
+        {"GET /api/runs HTTP/1.1\nHost: x\n\n", 400},               /* bare LF */
+        {"G(T /api/runs HTTP/1.1\r\nHost: x\r\n\r\n", 400},         /* not a method */
+        {"GET api/runs HTTP/1.1\r\nHost: x\r\n\r\n", 400},          /* not a path */
+        {"GET /api/runs HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 400},
+        {"GET /api/runs HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n", 400},
+        {"GET /api/runs HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400},
+        {"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400}, /* a TLS hello */
+        {"GET /api/runs HTTP/2.0\r\nHost: x\r\n\r\n", 505},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n", 400},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+         400},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999999999999999999\r\n\r\n",
+         413},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        raw_is_json_error(cases[i].raw, strlen(cases[i].raw), cases[i].status);
+    char *long_target = repeat("GET /", 'a', 5000, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    raw_is_json_error(long_target, strlen(long_target), 414);
+    char *long_head = repeat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", 'b', 9000, "\r\n\r\n");
+    raw_is_json_error(long_head, strlen(long_head), 431);
+    free(long_head);
+    /* the same on a kept-alive connection's second request */
+    int fd = connect_from("127.0.0.2");
+    char buf[8192];
+    send_text(fd, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    cr_assert_eq(read_one(fd, buf, sizeof buf), 200);
+    send_text(fd, long_target);
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 414);
+    http_response_finish(&r);
+    free(long_target);
+    still_serving();
+}
+
+static size_t cached_entries(void)
+{
+    cr_assert_eq(f.server->worker_count, 1);
+    struct rt_worker *w = f.server->workers[0];
+    size_t n = 0;
+    for (size_t i = 0; i < w->cache_size; i++)
+        n += w->cache[i].response != NULL;
+    return n;
+}
+
+Test(network, junk_arguments_make_no_cache_entries)
+{
+    still_serving();
+    size_t before = cached_entries();
+    for (int i = 0; i < 200; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/api/runs?junk%d=%d", i, i);
+        struct http_response r;
+        http_request(&f, "GET", path, NULL, NULL, &r);
+        cr_assert_eq(r.status, 200);
+        http_response_finish(&r);
+    }
+    cr_assert_eq(cached_entries(), before, "junk arguments made cache entries");
+}
+
+Test(network, the_cache_stays_within_its_bytes)
+{
+    struct rt_cache_entry entries[64] = {{0}};
+    struct rt_worker w = {.cache = entries, .cache_size = 64, .cache_budget = 64 * 1024};
+    static char body[4000];
+    memset(body, 'x', sizeof body);
+    for (int i = 0; i < 1000; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "/api/runs/%d?", i);
+        struct MHD_Response *response =
+            MHD_create_response_from_buffer(sizeof body, body, MHD_RESPMEM_PERSISTENT);
+        rt_cache_put(&w, key, 1, response, sizeof body);
+        cr_assert_leq(w.cache_bytes, w.cache_budget, "after %d answers: %zu bytes", i,
+                      w.cache_bytes);
+        cr_assert(rt_cache_get(&w, key, 1), "the newest answer was not kept");
+    }
+    /* an answer over an eighth of the budget is not kept at all */
+    static char big[16 * 1024];
+    rt_cache_put(&w, "/big?", 1,
+                 MHD_create_response_from_buffer(sizeof big, big, MHD_RESPMEM_PERSISTENT),
+                 sizeof big);
+    cr_assert_null(rt_cache_get(&w, "/big?", 1));
+    for (size_t i = 0; i < 64; i++) {
+        free(entries[i].key);
+        if (entries[i].response)
+            MHD_destroy_response(entries[i].response);
+    }
+}
