@@ -1,8 +1,10 @@
 /* replay/configure.c — the engine's side of a replay configuration: the
- * hooks of replay_config.h. Workarounds act here at the point they concern
- * (recording, submission, presentation, object creation); device creation's
- * changes are in device_config.c, the rest in strip.c, gpu_stall.c and
- * pipeline_cache.c. */
+ * hooks of replay_config.h. Each runs the hooks of the workarounds that are
+ * on (replay/workarounds/: one descriptor each, in registry order) at the
+ * point it concerns (device creation, a call, a submission, a new
+ * allocation, a frame's end), and applies what is not a workaround: the
+ * delays (delays.c, gpu_stall.c), the replay's pipeline cache
+ * (pipeline_cache.c) and the report's per-frame times and screenshots. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "log.h"
 #include "replay_config.h"
+#include "workarounds/workaround.h"
 
 static double now_seconds(void)
 {
@@ -23,10 +26,16 @@ bool replay_workaround(const struct replay *r, enum rt_workaround w)
     return r->config && r->config->cfg->workarounds[w];
 }
 
-static void count(struct replay *r, enum rt_workaround w, int counter, uint64_t n)
+/* The workarounds that are on, in registry order: for (w = first(r); w; w = next(r, w)). */
+static const struct replay_workaround *next_on(const struct replay *r, int from)
 {
-    r->result->outcome.acted[w][counter] += n;
+    for (int i = from; r->config && i < RT_WA_COUNT; i++)
+        if (r->config->cfg->workarounds[i])
+            return replay_workarounds[i];
+    return NULL;
 }
+
+#define EACH_WORKAROUND(r, w) for (const struct replay_workaround *w = next_on(r, 0); w; w = next_on(r, (int)w->id + 1))
 
 rt_status replay_config_begin(struct replay *r)
 {
@@ -75,6 +84,9 @@ static rt_status grow(void **items, size_t *capacity, size_t count, size_t size)
 void replay_config_frame_end(struct replay *r)
 {
     struct rt_replay_outcome *o = &r->result->outcome;
+    EACH_WORKAROUND(r, w)
+        if (w->frame_end)
+            w->frame_end(r);
     if (!r->config || o->frame_count >= RT_REPLAY_MAX_FRAME_TIMES)
         return;
     double now = now_seconds();
@@ -147,79 +159,7 @@ const void *replay_config_instance_chain(struct replay *r, const void *next)
     return f;
 }
 
-/* --- recording: readback-barrier ------------------------------------------- */
-
-static rt_status live_command_buffer(struct replay *r, VkCommandBuffer captured, VkCommandBuffer *out)
-{
-    uint64_t live = 0;
-    RT_TRY(replay_live(r, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)captured, &live));
-    *out = (VkCommandBuffer)(uintptr_t)live;
-    return rt_ok_status();
-}
-
-static bool found_command_buffer(struct replay *r, VkCommandBuffer captured, VkCommandBuffer *out)
-{
-    rt_status s = live_command_buffer(r, captured, out);
-    return rt_ok(&s);
-}
-
-/* Every write before, on this queue, made visible to transfer reads after. */
-static rt_status insert_barrier(struct replay *r, VkCommandBuffer captured, bool into_buffer)
-{
-    VkCommandBuffer cmd;
-    RT_TRY(live_command_buffer(r, captured, &cmd));
-    struct replay_device *dev = replay_device_of(r, cmd);
-    if (!dev)
-        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a command buffer of an unknown device", r->call_seq);
-    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
-    dev->dispatch.device.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                              0, 1, &barrier, 0, NULL, 0, NULL);
-    count(r, RT_WA_READBACK_BARRIER, 0, 1);
-    if (into_buffer && !rt_hashmap_put(&r->config->readback_cmds, (uint64_t)(uintptr_t)cmd, 1))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    return rt_ok_status();
-}
-
-/* --- submission: readback-barrier's wait, gpu delay, serialize-submits ----- */
-
-struct readback_search {
-    struct replay *r;
-    bool found;
-};
-
-static void find_readback(void *user, VkObjectType type, void *slot, bool output)
-{
-    struct readback_search *q = user;
-    VkCommandBuffer captured, live;
-    uint64_t v;
-    if (type != VK_OBJECT_TYPE_COMMAND_BUFFER || output || q->found)
-        return;
-    memcpy(&captured, slot, sizeof captured);
-    q->found = found_command_buffer(q->r, captured, &live) &&
-               rt_hashmap_get(&q->r->config->readback_cmds, (uint64_t)(uintptr_t)live, &v);
-}
-
-/* Does the submission run a command buffer that copies into a buffer? Its
- * command buffers are wherever the argument block keeps them. */
-static bool holds_readback(struct replay *r, enum rt_vk_cmd cmd, void *args)
-{
-    struct readback_search q = {r, false};
-    rt_vk_walk_handles(cmd, args, find_readback, &q);
-    return q.found;
-}
-
-/* Waits for every earlier submission on the queue's device, whichever fence
- * or semaphore the trace gave it. */
-static void wait_earlier_submissions(struct replay *r, struct replay_device *dev)
-{
-    if (!r->config->submissions_in_flight)
-        return;
-    dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
-    count(r, RT_WA_READBACK_BARRIER, 1, 1);
-    count(r, RT_WA_READBACK_BARRIER, 2, r->config->submissions_in_flight);
-    r->config->submissions_in_flight = 0;
-}
+/* --- submission: the workarounds' hooks around it, the gpu delay ---------- */
 
 static struct replay_gpu_stall *stall_of(struct replay *r, struct replay_device *dev)
 {
@@ -239,11 +179,11 @@ static rt_status before_submit(struct replay *r, enum rt_vk_cmd cmd, void *args)
     struct replay_device *dev = replay_device_of(r, queue);
     if (!dev)
         return rt_ok_status();
-    bool executes = rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_EXECUTES;
-    if (replay_workaround(r, RT_WA_READBACK_BARRIER) && executes && holds_readback(r, cmd, args))
-        wait_earlier_submissions(r, dev);
+    EACH_WORKAROUND(r, w)
+        if (w->before_submit)
+            RT_TRY(w->before_submit(r, dev, cmd, args));
     struct replay_gpu_stall *stall = r->config->delay[RT_DELAY_GPU] ? stall_of(r, dev) : NULL;
-    if (stall && executes)
+    if (stall && (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_EXECUTES))
         RT_TRY(replay_gpu_stall_submit(r, stall, queue));
     return rt_ok_status();
 }
@@ -254,42 +194,22 @@ static rt_status after_submit(struct replay *r, const void *args)
     memcpy(&queue, args, sizeof queue); /* mapped to the live queue by the call */
     r->config->submissions_in_flight++;
     struct replay_device *dev = replay_device_of(r, queue);
-    if (!dev || !replay_workaround(r, RT_WA_SERIALIZE_SUBMITS))
+    if (!dev)
         return rt_ok_status();
-    dev->dispatch.device.vkQueueWaitIdle(queue);
-    r->config->submissions_in_flight = 0;
-    count(r, RT_WA_SERIALIZE_SUBMITS, 0, 1);
+    EACH_WORKAROUND(r, w)
+        if (w->after_submit)
+            RT_TRY(w->after_submit(r, dev, queue));
     return rt_ok_status();
 }
 
-/* --- object creation --------------------------------------------------------- */
+/* --- calls --------------------------------------------------------------------- */
 
-static void use_replay_cache(struct replay *r, VkPipelineCache *slot)
+/* --pipeline-cache: every pipeline the trace creates uses the replay's cache. */
+static void use_replay_cache(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
-    if (r->config->cache)
+    VkPipelineCache *slot = rt_vk_cmd_arg(cmd, args, rt_vk_commands[cmd].pipeline_cache_arg);
+    if (r->config->cache && slot)
         *slot = (VkPipelineCache)(uintptr_t)replay_pipeline_cache_id(r->config->cache);
-}
-
-static void before_create(struct replay *r, enum rt_vk_cmd cmd, void *args)
-{
-    const struct rt_vk_command_desc *d = &rt_vk_commands[cmd];
-    bool creates = d->flags & RT_VK_CMD_FLAG_CREATES;
-    if (creates && d->object_type == VK_OBJECT_TYPE_PIPELINE_CACHE && replay_workaround(r, RT_WA_NO_PIPELINE_CACHE)) {
-        /* vkCreatePipelineCache is the one command that makes pipeline caches */
-        VkPipelineCacheCreateInfo *info = (VkPipelineCacheCreateInfo *)((struct rt_vk_args_vkCreatePipelineCache *)args)->pCreateInfo;
-        if (info->initialDataSize)
-            count(r, RT_WA_NO_PIPELINE_CACHE, 0, 1);
-        info->initialDataSize = 0;
-        info->pInitialData = NULL;
-    } else if (creates && d->object_type == VK_OBJECT_TYPE_SAMPLER && replay_workaround(r, RT_WA_NO_ANISOTROPY)) {
-        /* vkCreateSampler is the one command that makes samplers */
-        VkSamplerCreateInfo *info = (VkSamplerCreateInfo *)((struct rt_vk_args_vkCreateSampler *)args)->pCreateInfo;
-        if (info->anisotropyEnable)
-            count(r, RT_WA_NO_ANISOTROPY, 0, 1);
-        info->anisotropyEnable = VK_FALSE;
-    } else if (d->categories & RT_VK_CMD_CAT_CREATES_PIPELINE) {
-        use_replay_cache(r, rt_vk_cmd_arg(cmd, args, d->pipeline_cache_arg));
-    }
 }
 
 rt_status replay_config_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args)
@@ -297,22 +217,13 @@ rt_status replay_config_before_call(struct replay *r, enum rt_vk_cmd cmd, void *
     if (!r->config)
         return rt_ok_status();
     replay_delay_before_call(r, cmd);
-    if (r->config->stripped_extension_count || r->config->stripped_feature_count)
-        RT_TRY(replay_strip_check_call(r, cmd, args));
-    VkCommandBuffer cmdbuf; /* the first member of a recorded command's block */
-    memcpy(&cmdbuf, args, sizeof cmdbuf);
-    enum rt_vk_transfer_dst dst = rt_vk_commands[cmd].transfer_dst;
-    if (dst != RT_VK_TRANSFER_NONE && replay_workaround(r, RT_WA_READBACK_BARRIER))
-        return insert_barrier(r, cmdbuf, dst == RT_VK_TRANSFER_BUFFER);
-    if ((rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_BEGINS_RECORDING) && replay_workaround(r, RT_WA_READBACK_BARRIER)) {
-        VkCommandBuffer live;
-        if (found_command_buffer(r, cmdbuf, &live))
-            rt_hashmap_remove(&r->config->readback_cmds, (uint64_t)(uintptr_t)live);
-        return rt_ok_status();
-    }
+    EACH_WORKAROUND(r, w)
+        if (w->before_call)
+            RT_TRY(w->before_call(r, cmd, args));
     if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS)
         return before_submit(r, cmd, args);
-    before_create(r, cmd, args);
+    if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_CREATES_PIPELINE)
+        use_replay_cache(r, cmd, args);
     return rt_ok_status();
 }
 
@@ -322,15 +233,32 @@ rt_status replay_config_after_call(struct replay *r, enum rt_vk_cmd cmd, void *a
         return rt_ok_status();
     if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS)
         return after_submit(r, args);
-    if ((rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_PRESENTS) && replay_workaround(r, RT_WA_SERIALIZE_FRAMES)) {
-        VkQueue queue;
-        memcpy(&queue, args, sizeof queue);
-        struct replay_device *dev = replay_device_of(r, queue);
-        if (dev) {
-            dev->dispatch.device.vkDeviceWaitIdle(dev->handle);
-            r->config->submissions_in_flight = 0;
-            count(r, RT_WA_SERIALIZE_FRAMES, 0, 1);
-        }
-    }
+    EACH_WORKAROUND(r, w)
+        if (w->after_call)
+            RT_TRY(w->after_call(r, cmd, args));
+    return rt_ok_status();
+}
+
+/* --- device creation and memory ------------------------------------------------ */
+
+rt_status replay_config_adjust_device(struct replay *r, VkDeviceCreateInfo *info)
+{
+    if (!r->config)
+        return rt_ok_status();
+    /* first: the chain loses the structures of extensions strip-unsupported
+     * already left out, before any workaround adds to it */
+    replay_strip_device_chain(r, info);
+    EACH_WORKAROUND(r, w)
+        if (w->adjust_device)
+            RT_TRY(w->adjust_device(r, info));
+    return rt_ok_status();
+}
+
+rt_status replay_config_new_memory(struct replay *r, struct replay_device *dev, VkDeviceMemory memory,
+                                   VkDeviceSize size, uint32_t type_index)
+{
+    EACH_WORKAROUND(r, w)
+        if (w->new_memory)
+            RT_TRY(w->new_memory(r, dev, memory, size, type_index));
     return rt_ok_status();
 }

@@ -1,24 +1,16 @@
-/* replay/device_config.c — what the workarounds change at device creation
- * (robustness, anisotropy, what the gpu delay needs), what replay learns of
- * the device for the report, and zero-init's fill of every new allocation.
- * Device creation works on the decoded VkDeviceCreateInfo: its structs live
- * in the call's arena, so changing or relinking them is safe. */
+/* replay/device_config.c — the tools workarounds use to change device
+ * creation (the create info's chain, its base features, its extensions),
+ * what replay learns of the device for the report, and what the gpu delay
+ * and --pipeline-cache set up per device. What each workaround changes is in
+ * its own file (replay/workarounds/). Device creation works on the decoded
+ * VkDeviceCreateInfo: its structs live in the call's arena, so changing or
+ * relinking them is safe. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "replay_config.h"
 
-static void note(struct replay *r, enum rt_workaround w, const char *name)
-{
-    char *names = r->result->outcome.acted_names[w];
-    size_t used = strlen(names);
-    if (strstr(names, name))
-        return;
-    snprintf(names + used, sizeof r->result->outcome.acted_names[w] - used, "%s%s", used ? "," : "", name);
-    r->result->outcome.acted[w][0]++;
-}
-
-static VkBaseOutStructure *find_node(VkDeviceCreateInfo *info, VkStructureType type)
+VkBaseOutStructure *replay_device_chain_find(VkDeviceCreateInfo *info, VkStructureType type)
 {
     for (VkBaseOutStructure *s = (VkBaseOutStructure *)info->pNext; s; s = s->pNext)
         if (s->sType == type)
@@ -26,7 +18,7 @@ static VkBaseOutStructure *find_node(VkDeviceCreateInfo *info, VkStructureType t
     return NULL;
 }
 
-static void *add_node(struct replay *r, VkDeviceCreateInfo *info, VkStructureType type, size_t size)
+void *replay_device_chain_add(struct replay *r, VkDeviceCreateInfo *info, VkStructureType type, size_t size)
 {
     VkBaseOutStructure *node = rt_arena_calloc(&r->arena, 1, size, 16);
     if (!node)
@@ -72,10 +64,10 @@ rt_status replay_add_device_extension(struct replay *r, VkDeviceCreateInfo *info
     return rt_ok_status();
 }
 
-/* The base features the device will be created with, writable. */
-static VkPhysicalDeviceFeatures *base_features(struct replay *r, VkDeviceCreateInfo *info)
+VkPhysicalDeviceFeatures *replay_device_base_features(struct replay *r, VkDeviceCreateInfo *info)
 {
-    VkPhysicalDeviceFeatures2 *f2 = (VkPhysicalDeviceFeatures2 *)find_node(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    VkPhysicalDeviceFeatures2 *f2 =
+        (VkPhysicalDeviceFeatures2 *)replay_device_chain_find(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
     if (f2)
         return &f2->features;
     VkPhysicalDeviceFeatures *f = rt_arena_calloc(&r->arena, 1, sizeof *f, 8);
@@ -83,119 +75,6 @@ static VkPhysicalDeviceFeatures *base_features(struct replay *r, VkDeviceCreateI
         *f = *info->pEnabledFeatures;
     info->pEnabledFeatures = f;
     return f;
-}
-
-/* robustness2: robustBufferAccess2 and robustImageAccess2 where the device has them. */
-static rt_status enable_robustness2(struct replay *r, VkDeviceCreateInfo *info)
-{
-    if (!replay_device_has_extension(r, "VK_EXT_robustness2") || !r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
-        return rt_ok_status();
-    VkPhysicalDeviceRobustness2FeaturesEXT have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
-    VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have};
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
-    if (!have.robustBufferAccess2 && !have.robustImageAccess2)
-        return rt_ok_status();
-    VkPhysicalDeviceRobustness2FeaturesEXT *f =
-        (VkPhysicalDeviceRobustness2FeaturesEXT *)find_node(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
-    if (!f && !(f = add_node(r, info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT, sizeof *f)))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    RT_TRY(replay_add_device_extension(r, info, "VK_EXT_robustness2"));
-    if (have.robustBufferAccess2 && (f->robustBufferAccess2 = VK_TRUE))
-        note(r, RT_WA_ROBUST_BUFFER_ACCESS, "robustBufferAccess2");
-    if (have.robustImageAccess2 && (f->robustImageAccess2 = VK_TRUE))
-        note(r, RT_WA_ROBUST_BUFFER_ACCESS, "robustImageAccess2");
-    return rt_ok_status();
-}
-
-/* robustImageAccess: in the Vulkan 1.3 features when the trace chains them,
- * else through VK_EXT_image_robustness. */
-static rt_status enable_image_robustness(struct replay *r, VkDeviceCreateInfo *info)
-{
-    VkPhysicalDeviceVulkan13Features *v13 =
-        (VkPhysicalDeviceVulkan13Features *)find_node(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    VkPhysicalDeviceImageRobustnessFeatures have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES};
-    VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have};
-    if (!r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
-        return rt_ok_status();
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
-    if (!have.robustImageAccess)
-        return rt_ok_status();
-    if (v13) {
-        v13->robustImageAccess = VK_TRUE;
-    } else {
-        VkPhysicalDeviceImageRobustnessFeatures *f = (VkPhysicalDeviceImageRobustnessFeatures *)find_node(
-            info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES);
-        if (!f && !replay_device_has_extension(r, "VK_EXT_image_robustness"))
-            return rt_ok_status();
-        if (!f && !(f = add_node(r, info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES, sizeof *f)))
-            return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-        RT_TRY(replay_add_device_extension(r, info, "VK_EXT_image_robustness"));
-        f->robustImageAccess = VK_TRUE;
-    }
-    note(r, RT_WA_ROBUST_BUFFER_ACCESS, "robustImageAccess");
-    return rt_ok_status();
-}
-
-static rt_status enable_robustness(struct replay *r, VkDeviceCreateInfo *info)
-{
-    VkPhysicalDeviceFeatures *base = base_features(r, info);
-    if (!base)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    base->robustBufferAccess = VK_TRUE; /* required of every Vulkan device */
-    note(r, RT_WA_ROBUST_BUFFER_ACCESS, "robustBufferAccess");
-    RT_TRY(enable_robustness2(r, info));
-    return enable_image_robustness(r, info);
-}
-
-static void clear_flag(struct replay *r, VkBool32 *flag, const char *name)
-{
-    if (*flag) {
-        *flag = VK_FALSE;
-        note(r, RT_WA_NO_ROBUSTNESS, name);
-    }
-}
-
-static rt_status disable_robustness(struct replay *r, VkDeviceCreateInfo *info)
-{
-    VkPhysicalDeviceFeatures *base = base_features(r, info);
-    if (!base)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    clear_flag(r, &base->robustBufferAccess, "robustBufferAccess");
-    VkPhysicalDeviceRobustness2FeaturesEXT *r2 =
-        (VkPhysicalDeviceRobustness2FeaturesEXT *)find_node(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
-    if (r2) {
-        clear_flag(r, &r2->robustBufferAccess2, "robustBufferAccess2");
-        clear_flag(r, &r2->robustImageAccess2, "robustImageAccess2");
-    }
-    VkPhysicalDeviceVulkan13Features *v13 =
-        (VkPhysicalDeviceVulkan13Features *)find_node(info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    if (v13)
-        clear_flag(r, &v13->robustImageAccess, "robustImageAccess");
-    VkPhysicalDeviceImageRobustnessFeatures *ir = (VkPhysicalDeviceImageRobustnessFeatures *)find_node(
-        info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES);
-    if (ir)
-        clear_flag(r, &ir->robustImageAccess, "robustImageAccess");
-    return rt_ok_status();
-}
-
-rt_status replay_config_adjust_device(struct replay *r, VkDeviceCreateInfo *info)
-{
-    if (!r->config)
-        return rt_ok_status();
-    replay_strip_device_chain(r, info);
-    if (replay_workaround(r, RT_WA_NO_ROBUSTNESS))
-        RT_TRY(disable_robustness(r, info));
-    else if (replay_workaround(r, RT_WA_ROBUST_BUFFER_ACCESS))
-        RT_TRY(enable_robustness(r, info));
-    if (replay_workaround(r, RT_WA_NO_ANISOTROPY)) {
-        VkPhysicalDeviceFeatures *base = base_features(r, info);
-        if (!base)
-            return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-        if (base->samplerAnisotropy)
-            r->result->outcome.acted[RT_WA_NO_ANISOTROPY][1]++;
-        base->samplerAnisotropy = VK_FALSE;
-    }
-    return rt_ok_status();
 }
 
 /* --- the device, for the report ------------------------------------------------ */
@@ -250,74 +129,4 @@ void replay_config_device_destroyed(struct replay *r, struct replay_device *dev)
         replay_pipeline_cache_close(r, st->cache);
         st->cache = NULL;
     }
-}
-
-/* --- zero-init ----------------------------------------------------------------- */
-
-static rt_status zero_mapped(struct replay_device *dev, VkDeviceMemory memory, VkDeviceSize size, bool coherent)
-{
-    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    void *p = NULL;
-    if (d->vkMapMemory(dev->handle, memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "zero-init: cannot map a new allocation");
-    memset(p, 0, size);
-    VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = memory, .size = VK_WHOLE_SIZE};
-    if (!coherent)
-        d->vkFlushMappedMemoryRanges(dev->handle, 1, &range);
-    d->vkUnmapMemory(dev->handle, memory);
-    return rt_ok_status();
-}
-
-/* Device-only memory: a transfer buffer over all of it, filled on the GPU. */
-static rt_status zero_on_gpu(struct replay *r, struct replay_device *dev, VkDeviceMemory memory, VkDeviceSize size,
-                             uint32_t type_index)
-{
-    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    VkBufferCreateInfo binfo = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                                .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-    VkBuffer buffer = VK_NULL_HANDLE;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkMemoryRequirements req;
-    if (d->vkCreateBuffer(dev->handle, &binfo, NULL, &buffer) != VK_SUCCESS)
-        return rt_ok_status(); /* too large for one buffer: left as it is, not counted */
-    d->vkGetBufferMemoryRequirements(dev->handle, buffer, &req);
-    VkCommandPoolCreateInfo pinfo = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                     .queueFamilyIndex = dev->any_queue_family};
-    VkCommandBufferAllocateInfo cinfo = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    bool done = (req.memoryTypeBits & (1u << type_index)) && req.size <= size &&
-                d->vkBindBufferMemory(dev->handle, buffer, memory, 0) == VK_SUCCESS &&
-                d->vkCreateCommandPool(dev->handle, &pinfo, NULL, &pool) == VK_SUCCESS &&
-                (cinfo.commandPool = pool) && d->vkAllocateCommandBuffers(dev->handle, &cinfo, &cmd) == VK_SUCCESS &&
-                d->vkBeginCommandBuffer(cmd, &begin) == VK_SUCCESS;
-    if (done) {
-        d->vkCmdFillBuffer(cmd, buffer, 0, VK_WHOLE_SIZE, 0);
-        VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-        done = d->vkEndCommandBuffer(cmd) == VK_SUCCESS && d->vkQueueSubmit(dev->any_queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS &&
-               d->vkQueueWaitIdle(dev->any_queue) == VK_SUCCESS;
-    }
-    if (pool)
-        d->vkDestroyCommandPool(dev->handle, pool, NULL);
-    d->vkDestroyBuffer(dev->handle, buffer, NULL);
-    if (done) {
-        r->result->outcome.acted[RT_WA_ZERO_INIT][0]++;
-        r->result->outcome.acted[RT_WA_ZERO_INIT][1]++;
-    }
-    return rt_ok_status();
-}
-
-rt_status replay_config_new_memory(struct replay *r, struct replay_device *dev, VkDeviceMemory memory,
-                                   VkDeviceSize size, uint32_t type_index)
-{
-    if (!replay_workaround(r, RT_WA_ZERO_INIT) || !dev || type_index >= r->gpu_memory.memoryTypeCount)
-        return rt_ok_status();
-    VkMemoryPropertyFlags flags = r->gpu_memory.memoryTypes[type_index].propertyFlags;
-    if (!(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
-        return zero_on_gpu(r, dev, memory, size, type_index);
-    RT_TRY(zero_mapped(dev, memory, size, flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
-    r->result->outcome.acted[RT_WA_ZERO_INIT][0]++;
-    return rt_ok_status();
 }

@@ -97,9 +97,7 @@ rt_status replay_pipeline_cache_open(struct replay *r, struct replay_device *dev
     const uint8_t *data = NULL;
     size_t size = 0;
     uint8_t *bytes = NULL;
-    if (replay_workaround(r, RT_WA_NO_PIPELINE_CACHE))
-        r->result->outcome.acted[RT_WA_NO_PIPELINE_CACHE][0]++;
-    else
+    if (!replay_no_pipeline_cache_skips_file(r))
         bytes = load(r, c->path, &data, &size);
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
     VkPipelineCacheCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = size,

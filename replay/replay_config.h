@@ -27,9 +27,10 @@ struct replay_config_state {
     uint32_t stripped_extension_count;
     char stripped_features[REPLAY_MAX_STRIPPED][96]; /* member names */
     uint32_t stripped_feature_count;
-    /* readback-barrier: command buffers holding copies into buffers, and
-     * submissions made since every queue was last idle */
+    /* readback-barrier: command buffers holding copies into buffers */
     struct rt_hashmap readback_cmds;
+    /* submissions made since the device was last idle (readback-barrier waits
+     * for them; the serialize-* workarounds' waits clear it) */
     uint64_t submissions_in_flight;
     /* gpu delay (gpu_stall.c), per device */
     struct replay_gpu_stall *stalls[REPLAY_MAX_STALLS];
@@ -41,7 +42,8 @@ struct replay_config_state {
 rt_status replay_config_begin(struct replay *r) RT_MUST_CHECK;
 void replay_config_finish(struct replay *r);
 bool replay_workaround(const struct replay *r, enum rt_workaround w);
-/** Before a call: delays, and changes to its decoded arguments (handles still captured ids). */
+/** Before a call: delays, the workarounds' hooks (replay/workarounds/workaround.h) and
+ * their changes to its decoded arguments (handles still captured ids). */
 rt_status replay_config_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
 /** After a call that succeeded (handles in ARGS are live where the call mapped them). */
 rt_status replay_config_after_call(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
@@ -54,7 +56,7 @@ const void *replay_config_instance_chain(struct replay *r, const void *next);
 rt_status replay_config_adjust_device(struct replay *r, VkDeviceCreateInfo *info) RT_MUST_CHECK;
 rt_status replay_config_device_created(struct replay *r, struct replay_device *dev) RT_MUST_CHECK;
 void replay_config_device_destroyed(struct replay *r, struct replay_device *dev);
-/** zero-init: fills a new allocation with zeros. */
+/** A new allocation: the workarounds' new_memory hooks (zero-init fills it with zeros). */
 rt_status replay_config_new_memory(struct replay *r, struct replay_device *dev, VkDeviceMemory memory,
                                    VkDeviceSize size, uint32_t type_index) RT_MUST_CHECK;
 void replay_config_screenshot(struct replay *r, uint64_t frame, const char *path);
@@ -63,11 +65,21 @@ void replay_config_screenshot(struct replay *r, uint64_t frame, const char *path
 void replay_delay_before_call(struct replay *r, enum rt_vk_cmd cmd);
 void rt_replay_delay_text(const struct rt_replay_delay *d, char *buf, size_t size);
 
-/* device_config.c */
+/* device_config.c: the tools of workarounds that change device creation */
 bool replay_device_has_extension(struct replay *r, const char *name);
 rt_status replay_add_device_extension(struct replay *r, VkDeviceCreateInfo *info, const char *name) RT_MUST_CHECK;
+/** The node of TYPE in device creation's pNext chain, or NULL. */
+VkBaseOutStructure *replay_device_chain_find(VkDeviceCreateInfo *info, VkStructureType type);
+/** A new zeroed node of TYPE and SIZE (in the call's arena) at the chain's head; NULL when out of memory. */
+void *replay_device_chain_add(struct replay *r, VkDeviceCreateInfo *info, VkStructureType type, size_t size);
+/** The base features the device will be created with, writable; NULL when out of memory. */
+VkPhysicalDeviceFeatures *replay_device_base_features(struct replay *r, VkDeviceCreateInfo *info);
 
-/* strip.c: strip-unsupported */
+/* workarounds/no_pipeline_cache.c */
+/** no-pipeline-cache: true (and counted) when the --pipeline-cache file must not be loaded. */
+bool replay_no_pipeline_cache_skips_file(struct replay *r);
+
+/* workarounds/strip_unsupported.c: strip-unsupported */
 /** True (and remembered) when the device lacks extension NAME and the workaround may leave it out. */
 bool replay_strip_extension(struct replay *r, const char *name);
 /** The same for a feature: clears it in the decoded struct. */

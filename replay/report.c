@@ -10,24 +10,7 @@
 
 #include "devices.h"
 #include "report.h"
-
-/* Counter names per workaround (FORMATS.md: snake_case nouns). */
-static const char *const counter_names[RT_WA_COUNT][RT_ACT_COUNTERS] = {
-    [RT_WA_ROBUST_BUFFER_ACCESS] = {"features_enabled"},
-    [RT_WA_READBACK_BARRIER] = {"barriers_inserted", "readbacks_waited", "submissions_waited"},
-    [RT_WA_SERIALIZE_SUBMITS] = {"queue_waits"},
-    [RT_WA_ZERO_INIT] = {"allocations_zeroed", "filled_on_gpu"},
-    [RT_WA_NO_PIPELINE_CACHE] = {"caches_emptied"},
-    [RT_WA_STRIP_UNSUPPORTED] = {"extensions_stripped", "features_stripped", "structures_removed"},
-    [RT_WA_SERIALIZE_FRAMES] = {"device_waits"},
-    [RT_WA_NO_ROBUSTNESS] = {"features_disabled"},
-    [RT_WA_NO_ANISOTROPY] = {"samplers_changed", "features_disabled"},
-};
-
-static const char *const names_key[RT_WA_COUNT] = {
-    [RT_WA_ROBUST_BUFFER_ACCESS] = "features", [RT_WA_STRIP_UNSUPPORTED] = "stripped",
-    [RT_WA_NO_ROBUSTNESS] = "features",
-};
+#include "workarounds/workaround.h"
 
 static cJSON *string_list(const char *comma_separated)
 {
@@ -96,21 +79,22 @@ static cJSON *device(const struct rt_replay_result *res)
     return j;
 }
 
+/* Each workaround's counters and names as its descriptor names them. */
 static cJSON *workarounds_acted(const struct rt_replay_outcome *o)
 {
     cJSON *j = cJSON_CreateObject();
-    for (int w = 0; w < RT_WA_COUNT; w++) {
+    for (int id = 0; id < RT_WA_COUNT; id++) {
+        const struct replay_workaround *w = replay_workarounds[id];
         bool acted = false;
-        for (int c = 0; c < RT_ACT_COUNTERS; c++)
-            acted |= o->acted[w][c] != 0;
+        for (uint32_t c = 0; c < w->counter_count; c++)
+            acted |= o->acted[id][w->counters[c].index] != 0;
         if (!acted)
             continue;
-        cJSON *a = cJSON_AddObjectToObject(j, rt_workaround_info((enum rt_workaround)w)->name);
-        for (int c = 0; c < RT_ACT_COUNTERS; c++)
-            if (counter_names[w][c])
-                cJSON_AddNumberToObject(a, counter_names[w][c], (double)o->acted[w][c]);
-        if (names_key[w])
-            cJSON_AddItemToObject(a, names_key[w], string_list(o->acted_names[w]));
+        cJSON *a = cJSON_AddObjectToObject(j, w->info.name);
+        for (uint32_t c = 0; c < w->counter_count; c++)
+            cJSON_AddNumberToObject(a, w->counters[c].name, (double)o->acted[id][w->counters[c].index]);
+        if (w->names_key)
+            cJSON_AddItemToObject(a, w->names_key, string_list(o->acted_names[id]));
     }
     return j;
 }

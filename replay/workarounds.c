@@ -1,4 +1,5 @@
-/* replay/workarounds.c — the workaround catalogue and the named sets.
+/* replay/workarounds.c — the workaround catalogue (read from the registry
+ * of descriptors, replay/workarounds/workaround.h) and the named sets.
  *
  * A set is a small text file NAME.set: its first comment line says what it
  * is for, then one workaround name or "include OTHER" per line; blank lines
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "workarounds/workaround.h"
 
 #ifndef RT_WORKAROUNDS_SOURCE_DIR
 #define RT_WORKAROUNDS_SOURCE_DIR "replay/workarounds"
@@ -21,65 +23,15 @@
 
 #define MAX_INCLUDE_DEPTH 8
 
-static const struct rt_workaround_info catalogue[RT_WA_COUNT] = {
-    [RT_WA_ROBUST_BUFFER_ACCESS] = {"robust-buffer-access",
-        "bounds-check every shader buffer access (robustBufferAccess, robustness2 where present)",
-        "device creation: enables robustBufferAccess, and robustBufferAccess2 and robustImageAccess2\n"
-        "(VK_EXT_robustness2) and robustImageAccess (VK_EXT_image_robustness) where the device has\n"
-        "them. An out-of-bounds read then returns zero or in-bounds data instead of whatever memory\n"
-        "lies there. The report names the features enabled."},
-    [RT_WA_READBACK_BARRIER] = {"readback-barrier",
-        "a full barrier before every transfer read; readbacks wait for all earlier submissions",
-        "recording: before every copy or blit that reads with the transfer stage (vkCmdCopyBuffer,\n"
-        "vkCmdCopyImage, vkCmdCopyImageToBuffer, vkCmdCopyBufferToImage, vkCmdBlitImage and their\n"
-        "...2 forms), records a memory barrier ALL_COMMANDS (memory writes) -> TRANSFER (reads).\n"
-        "submission: a submission holding a copy into a buffer (a readback) first waits until\n"
-        "every earlier submission on the device has completed, not only those its own fence or\n"
-        "semaphores cover. The report counts the barriers and the waits."},
-    [RT_WA_SERIALIZE_SUBMITS] = {"serialize-submits",
-        "wait for the queue to go idle after every submission",
-        "submission: vkQueueWaitIdle after every vkQueueSubmit, vkQueueSubmit2 and vkQueueBindSparse,\n"
-        "so no two submissions ever overlap on the GPU."},
-    [RT_WA_ZERO_INIT] = {"zero-init",
-        "fill every new allocation with zeros, so buffers and images start as zeros",
-        "memory: every vkAllocateMemory (and every allocation rebinding makes) is filled with zeros\n"
-        "before anything is bound to it: through a mapping where the memory is host-visible, else\n"
-        "with vkCmdFillBuffer over a buffer covering it. Buffers and images bound to it start as\n"
-        "zeros (an image in a layout that compresses may still read other values on some GPUs), so\n"
-        "reading memory nothing wrote gives the same result, replay after replay."},
-    [RT_WA_NO_PIPELINE_CACHE] = {"no-pipeline-cache",
-        "drop captured pipeline-cache data: every pipeline is compiled afresh",
-        "vkCreatePipelineCache: the captured initial data is dropped (an empty cache is made);\n"
-        "--pipeline-cache FILE is not loaded (the file is still written at the end)."},
-    [RT_WA_STRIP_UNSUPPORTED] = {"strip-unsupported",
-        "leave out extensions and features the replay device lacks instead of failing",
-        "device creation: an extension or feature the trace enables that the device lacks is left\n"
-        "out (and listed). A call that then uses it (a command of the extension, a structure of it\n"
-        "in a pNext chain, a shader declaring the SPIR-V extension or capability) stops the replay\n"
-        "with exit 4 naming it: never a silent misrender."},
-    [RT_WA_SERIALIZE_FRAMES] = {"serialize-frames",
-        "wait for the device to go idle after every present",
-        "presentation: vkDeviceWaitIdle after every vkQueuePresentKHR, so no two frames overlap."},
-    [RT_WA_NO_ROBUSTNESS] = {"no-robustness",
-        "turn off the robustness features the trace enables (a driver's robust path is suspect)",
-        "device creation: robustBufferAccess, robustBufferAccess2, robustImageAccess2 and\n"
-        "robustImageAccess are cleared where the trace enables them, so the driver's unchecked path\n"
-        "runs. Overrides robust-buffer-access."},
-    [RT_WA_NO_ANISOTROPY] = {"no-anisotropy",
-        "sample without anisotropic filtering (a classic source of driver differences)",
-        "device creation: samplerAnisotropy is not enabled; vkCreateSampler: anisotropyEnable is\n"
-        "cleared, so every sampler filters as the plain min/mag filters say."},
-};
-
 const struct rt_workaround_info *rt_workaround_info(enum rt_workaround w)
 {
-    return (unsigned)w < RT_WA_COUNT ? &catalogue[w] : NULL;
+    return (unsigned)w < RT_WA_COUNT ? &replay_workarounds[w]->info : NULL;
 }
 
 bool rt_workaround_find(const char *name, enum rt_workaround *out)
 {
     for (int i = 0; i < RT_WA_COUNT; i++) {
-        if (!strcmp(catalogue[i].name, name)) {
+        if (!strcmp(rt_workaround_info((enum rt_workaround)i)->name, name)) {
             *out = (enum rt_workaround)i;
             return true;
         }
@@ -184,7 +136,7 @@ static rt_status unknown_name(const char *name, const char *user_dir)
     struct name_list l = {known, sizeof known, 0};
     known[0] = '\0';
     for (int i = 0; i < RT_WA_COUNT; i++)
-        append_name(&l, catalogue[i].name, NULL);
+        append_name(&l, rt_workaround_info((enum rt_workaround)i)->name, NULL);
     if (user_dir)
         rt_workaround_sets_each(user_dir, append_name, &l);
     rt_workaround_sets_each(rt_workarounds_builtin_dir(), append_name, &l);
@@ -314,7 +266,18 @@ static void show_set(FILE *out, const char *name, const char *path, const struct
     fprintf(out, "resolved:");
     for (int i = 0; i < RT_WA_COUNT; i++)
         if (c->workarounds[i])
-            fprintf(out, " %s", catalogue[i].name);
+            fprintf(out, " %s", rt_workaround_info((enum rt_workaround)i)->name);
+    fputc('\n', out);
+}
+
+static void show_workaround(FILE *out, const struct replay_workaround *w)
+{
+    fprintf(out, "%s: %s\n%s\n", w->info.name, w->info.summary, w->info.changes);
+    fprintf(out, "report: workarounds_acted.%s counts", w->info.name);
+    for (uint32_t i = 0; i < w->counter_count; i++)
+        fprintf(out, "%s %s", i ? "," : "", w->counters[i].name);
+    if (w->names_key)
+        fprintf(out, "; %s lists the names", w->names_key);
     fputc('\n', out);
 }
 
@@ -322,7 +285,7 @@ rt_status rt_workaround_show(FILE *out, const char *name, const char *user_dir)
 {
     enum rt_workaround w;
     if (rt_workaround_find(name, &w)) {
-        fprintf(out, "%s: %s\n%s\n", catalogue[w].name, catalogue[w].summary, catalogue[w].changes);
+        show_workaround(out, replay_workarounds[w]);
         return rt_ok_status();
     }
     char path[4096];

@@ -1,45 +1,50 @@
-/* replay/strip.c — strip-unsupported. Traces of GL programs running through
+/* replay/workarounds/strip_unsupported.c — strip-unsupported. Traces of GL programs running through
  * zink on lavapipe enable extensions and features other GPUs lack, whether or
  * not the program ever uses them. With this workaround such an extension or
  * feature is left out of device creation, and every later call is checked:
  * one that uses what was left out (a command of the extension, a structure
  * of it anywhere in the call's arguments, a shader declaring its SPIR-V
  * extension or the capability of a stripped feature) stops the replay with
- * exit 4 naming it. Never a silent misrender. */
+ * exit 4 naming it. Never a silent misrender. Device creation asks it
+ * (replay_strip_extension, replay_strip_feature: instance.c, features.c), and
+ * configure.c unlinks the stripped extensions' structures from the device's
+ * chain before any workaround adds to it (replay_strip_device_chain). */
 #include <inttypes.h>
 #include <string.h>
 
-#include "replay_config.h"
 #include "replay_extensions.h"
+#include "workaround.h"
 
 #define MAX_DEPTH 8
+#define ID RT_WA_STRIP_UNSUPPORTED
+
+struct counters {
+    uint64_t extensions_stripped, features_stripped, structures_removed;
+};
+REPLAY_WA_COUNTERS(struct counters, ID)
 
 bool replay_strip_extension(struct replay *r, const char *name)
 {
     struct replay_config_state *st = r->config;
-    if (!replay_workaround(r, RT_WA_STRIP_UNSUPPORTED) || st->stripped_extension_count == REPLAY_MAX_STRIPPED)
+    if (!replay_workaround(r, ID) || st->stripped_extension_count == REPLAY_MAX_STRIPPED)
         return false;
     snprintf(st->stripped_extensions[st->stripped_extension_count++], VK_MAX_EXTENSION_NAME_SIZE, "%s", name);
-    struct rt_replay_outcome *o = &r->result->outcome;
-    o->acted[RT_WA_STRIP_UNSUPPORTED][0]++;
-    size_t used = strlen(o->acted_names[RT_WA_STRIP_UNSUPPORTED]);
-    snprintf(o->acted_names[RT_WA_STRIP_UNSUPPORTED] + used, sizeof o->acted_names[0] - used, "%s%s",
-             used ? "," : "", name);
+    counters(r)->extensions_stripped++;
+    replay_wa_add_name(r, ID, name, false); /* listed as often as stripped */
     return true;
 }
 
 bool replay_strip_feature(struct replay *r, const char *struct_name, const char *member, VkBool32 *value)
 {
     struct replay_config_state *st = r->config;
-    if (!replay_workaround(r, RT_WA_STRIP_UNSUPPORTED) || st->stripped_feature_count == REPLAY_MAX_STRIPPED)
+    if (!replay_workaround(r, ID) || st->stripped_feature_count == REPLAY_MAX_STRIPPED)
         return false;
     *value = VK_FALSE;
     snprintf(st->stripped_features[st->stripped_feature_count++], sizeof st->stripped_features[0], "%s", member);
-    struct rt_replay_outcome *o = &r->result->outcome;
-    o->acted[RT_WA_STRIP_UNSUPPORTED][1]++;
-    size_t used = strlen(o->acted_names[RT_WA_STRIP_UNSUPPORTED]);
-    snprintf(o->acted_names[RT_WA_STRIP_UNSUPPORTED] + used, sizeof o->acted_names[0] - used, "%s%s (%s)",
-             used ? "," : "", member, struct_name);
+    counters(r)->features_stripped++;
+    char name[256];
+    snprintf(name, sizeof name, "%s (%s)", member, struct_name);
+    replay_wa_add_name(r, ID, name, false); /* listed as often as stripped */
     return true;
 }
 
@@ -77,7 +82,7 @@ void replay_strip_device_chain(struct replay *r, VkDeviceCreateInfo *info)
         const char *ext = extension_of_stype((*link)->sType);
         if (ext && stripped_extension(r->config, ext)) {
             *link = (*link)->pNext;
-            r->result->outcome.acted[RT_WA_STRIP_UNSUPPORTED][2]++;
+            counters(r)->structures_removed++;
         } else
             link = (const VkBaseInStructure **)&(*link)->pNext;
     }
@@ -190,6 +195,8 @@ static rt_status walk_struct(struct replay *r, enum rt_vk_cmd cmd, const struct 
 
 rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const void *args)
 {
+    if (!r->config->stripped_extension_count && !r->config->stripped_feature_count)
+        return rt_ok_status();
     const char *ext = replay_cmd_extension[cmd];
     if (ext && stripped_extension(r->config, ext))
         return uses(r, cmd, "extension", ext);
@@ -203,3 +210,24 @@ rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const vo
         return rt_ok_status(); /* device creation is where they were stripped */
     return walk_struct(r, cmd, rt_vk_commands[cmd].args, args, 0);
 }
+
+static rt_status before_call(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    return replay_strip_check_call(r, cmd, args);
+}
+
+static const struct replay_wa_counter counter_list[] = {REPLAY_WA_COUNTER(struct counters, extensions_stripped),
+                                                        REPLAY_WA_COUNTER(struct counters, features_stripped),
+                                                        REPLAY_WA_COUNTER(struct counters, structures_removed)};
+
+const struct replay_workaround replay_wa_strip_unsupported = {
+    .info = {"strip-unsupported", "leave out extensions and features the replay device lacks instead of failing",
+             "device creation: an extension or feature the trace enables that the device lacks is left\n"
+             "out (and listed). A call that then uses it (a command of the extension, a structure of it\n"
+             "in a pNext chain, a shader declaring the SPIR-V extension or capability) stops the replay\n"
+             "with exit 4 naming it: never a silent misrender."},
+    .id = ID,
+    REPLAY_WA_COUNTER_FIELDS(counter_list, struct counters),
+    .names_key = "stripped",
+    .before_call = before_call,
+};
