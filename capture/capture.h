@@ -24,9 +24,10 @@
 #include "vkcodec.h"
 #include "hashmap.h"
 #include "vk_dispatch_gen.h"
+#include "settings.h"
 #include "trace.h"
 
-#define CAPTURE_LAYER_NAME "VK_LAYER_RETRACE_capture"
+#define CAPTURE_LAYER_NAME RT_CAPTURE_LAYER_NAME /* settings.h: one place */
 
 struct capture_instance {
     VkInstance handle;

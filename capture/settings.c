@@ -1,53 +1,88 @@
-/* capture/settings.c — RETRACE_* variables (see settings.h). */
+/* capture/settings.c — RETRACE_* variables, both ways (see settings.h). */
 #include "settings.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
-struct choice {
-    const char *name;
-    int value;
+/* Each choice's names and, at the same index, the values they stand for. */
+static const char *const compression_names[] = {"zstd", "none", NULL};
+static const int compression_values[] = {RT_TRACE_COMPRESSION_ZSTD, RT_TRACE_COMPRESSION_NONE};
+static const char *const tracking_names[] = {"page-guard", "full", NULL};
+static const int tracking_values[] = {RT_TRACK_PAGE_GUARD, RT_TRACK_FULL};
+static const char *const delimiter_names[] = {"present", "submit", NULL};
+static const int delimiter_values[] = {RT_FRAME_DELIMITER_PRESENT, RT_FRAME_DELIMITER_SUBMIT};
+
+static const struct rt_capture_setting_info infos[RT_CAPTURE_SETTING_COUNT] = {
+    [RT_CAPTURE_SETTING_OUTPUT] = {"RETRACE_OUTPUT", NULL},
+    [RT_CAPTURE_SETTING_COMPRESSION] = {"RETRACE_COMPRESSION", compression_names},
+    [RT_CAPTURE_SETTING_MEMORY_TRACKING] = {"RETRACE_MEMORY_TRACKING", tracking_names},
+    [RT_CAPTURE_SETTING_FRAME_DELIMITER] = {"RETRACE_FRAME_DELIMITER", delimiter_names},
+    [RT_CAPTURE_SETTING_SCREENSHOTS] = {"RETRACE_SCREENSHOTS", NULL},
+    [RT_CAPTURE_SETTING_SCREENSHOT_FRAMES] = {"RETRACE_SCREENSHOT_FRAMES", NULL},
+    [RT_CAPTURE_SETTING_OUTPUT_PARENT] = {"RETRACE_OUTPUT_PARENT", NULL},
 };
 
-static rt_status pick(rt_getenv_fn get, const char *var, const struct choice *choices,
-                      size_t count, int *out)
+static const int *const choice_values[RT_CAPTURE_SETTING_COUNT] = {
+    [RT_CAPTURE_SETTING_COMPRESSION] = compression_values,
+    [RT_CAPTURE_SETTING_MEMORY_TRACKING] = tracking_values,
+    [RT_CAPTURE_SETTING_FRAME_DELIMITER] = delimiter_values,
+};
+
+/* The name of VALUE for a choice setting (the first name if none matches,
+ * which only a zeroed struct can ask: its default). */
+static const char *name_of(enum rt_capture_setting which, int value)
 {
-    const char *v = get(var);
-    if (!v || !*v)
+    for (int i = 0; infos[which].choices[i]; i++)
+        if (choice_values[which][i] == value)
+            return infos[which].choices[i];
+    return infos[which].choices[0];
+}
+
+const struct rt_capture_setting_info *rt_capture_setting_info(enum rt_capture_setting which)
+{
+    return which < RT_CAPTURE_SETTING_COUNT ? &infos[which] : NULL;
+}
+
+static const char *value_of(rt_getenv_fn get, enum rt_capture_setting which)
+{
+    const char *v = get(infos[which].var);
+    return v && *v ? v : NULL;
+}
+
+static rt_status pick(rt_getenv_fn get, enum rt_capture_setting which, int *out)
+{
+    const char *v = value_of(get, which);
+    if (!v)
         return rt_ok_status(); /* keep the default */
-    for (size_t i = 0; i < count; i++) {
-        if (!strcmp(v, choices[i].name)) {
-            *out = choices[i].value;
+    const char *const *choices = infos[which].choices;
+    for (int i = 0; choices[i]; i++) {
+        if (!strcmp(v, choices[i])) {
+            *out = choice_values[which][i];
             return rt_ok_status();
         }
     }
-    return rt_errorf(RT_ERR_USAGE, "%s=%s is not one of the accepted values (%s%s%s)", var, v,
-                     choices[0].name, count > 1 ? ", " : "", count > 1 ? choices[1].name : "");
+    return rt_errorf(RT_ERR_USAGE, "%s=%s is not one of the accepted values (%s, %s)", infos[which].var,
+                     v, choices[0], choices[1]);
 }
 
-static rt_status copy_path(const char *var, const char *value, char *dst, size_t size)
+static rt_status copy_text(enum rt_capture_setting which, const char *value, char *dst, size_t size)
 {
     if (strlen(value) >= size)
-        return rt_errorf(RT_ERR_USAGE, "%s is longer than %zu bytes", var, size - 1);
+        return rt_errorf(RT_ERR_USAGE, "%s: longer than %zu bytes", infos[which].var, size - 1);
     strcpy(dst, value);
     return rt_ok_status();
 }
 
 static rt_status load_choices(rt_getenv_fn get, struct rt_capture_settings *out)
 {
-    static const struct choice compression[] = {{"zstd", RT_TRACE_COMPRESSION_ZSTD},
-                                                {"none", RT_TRACE_COMPRESSION_NONE}};
-    static const struct choice tracking[] = {{"page-guard", RT_TRACK_PAGE_GUARD},
-                                             {"full", RT_TRACK_FULL}};
-    static const struct choice delimiter[] = {{"present", RT_FRAME_DELIMITER_PRESENT},
-                                              {"submit", RT_FRAME_DELIMITER_SUBMIT}};
     int c = (int)out->compression, t = (int)out->memory_tracking, d = (int)out->frame_delimiter;
-    RT_TRY(pick(get, "RETRACE_COMPRESSION", compression, 2, &c));
-    RT_TRY(pick(get, "RETRACE_MEMORY_TRACKING", tracking, 2, &t));
-    RT_TRY(pick(get, "RETRACE_FRAME_DELIMITER", delimiter, 2, &d));
+    RT_TRY(pick(get, RT_CAPTURE_SETTING_COMPRESSION, &c));
+    RT_TRY(pick(get, RT_CAPTURE_SETTING_MEMORY_TRACKING, &t));
+    RT_TRY(pick(get, RT_CAPTURE_SETTING_FRAME_DELIMITER, &d));
     out->compression = (enum rt_trace_compression)c;
     out->memory_tracking = (enum rt_track_mode)t;
     out->frame_delimiter = (enum rt_frame_delimiter)d;
@@ -56,18 +91,59 @@ static rt_status load_choices(rt_getenv_fn get, struct rt_capture_settings *out)
 
 static rt_status load_screenshots(rt_getenv_fn get, struct rt_capture_settings *out)
 {
-    const char *dir = get("RETRACE_SCREENSHOTS");
-    const char *frames = get("RETRACE_SCREENSHOT_FRAMES");
-    if (!dir || !*dir) {
-        if (frames && *frames)
+    const char *dir = value_of(get, RT_CAPTURE_SETTING_SCREENSHOTS);
+    const char *frames = value_of(get, RT_CAPTURE_SETTING_SCREENSHOT_FRAMES);
+    if (!dir) {
+        if (frames)
             return rt_errorf(RT_ERR_USAGE, "RETRACE_SCREENSHOT_FRAMES needs RETRACE_SCREENSHOTS");
         return rt_ok_status();
     }
-    RT_TRY(copy_path("RETRACE_SCREENSHOTS", dir, out->screenshot_dir, sizeof out->screenshot_dir));
+    RT_TRY(copy_text(RT_CAPTURE_SETTING_SCREENSHOTS, dir, out->screenshot_dir, sizeof out->screenshot_dir));
+    if (frames)
+        RT_TRY(copy_text(RT_CAPTURE_SETTING_SCREENSHOT_FRAMES, frames, out->screenshot_frames_text,
+                         sizeof out->screenshot_frames_text));
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) /* for a layer enabled by hand */
         return rt_errorf(RT_ERR_USAGE, "RETRACE_SCREENSHOTS: cannot create %s: %s", dir, strerror(errno));
-    rt_status s = rt_frame_list_parse(frames && *frames ? frames : "1", &out->screenshot_frames);
+    rt_status s = rt_frame_list_parse(frames ? frames : "1", &out->screenshot_frames);
     return rt_status_wrap(s, "RETRACE_SCREENSHOT_FRAMES");
+}
+
+bool rt_capture_output_for_pid(const char *path, long pid, char *out, size_t size)
+{
+    size_t n = strlen(path);
+    size_t stem_len = n > 7 && !strcmp(path + n - 7, ".rtrace") ? n - 7 : n;
+    return (size_t)snprintf(out, size, "%.*s-%ld.rtrace", (int)stem_len, path, pid) < size;
+}
+
+/* Only the process `retrace capture` started writes -o itself: a probe
+ * child it forks (a game engine testing GL) must not take the name. */
+static rt_status load_output_parent(rt_getenv_fn get, struct rt_capture_settings *out)
+{
+    const char *v = value_of(get, RT_CAPTURE_SETTING_OUTPUT_PARENT);
+    if (!v)
+        return rt_ok_status();
+    char *end;
+    errno = 0;
+    long pid = strtol(v, &end, 10);
+    if (errno || *end || pid <= 0)
+        return rt_errorf(RT_ERR_USAGE, "RETRACE_OUTPUT_PARENT=%s is not a process id", v);
+    out->output_parent = pid;
+    if ((long)getppid() == pid)
+        return rt_ok_status();
+    char own[PATH_MAX];
+    if (rt_capture_output_for_pid(out->output, (long)getpid(), own, sizeof own))
+        memcpy(out->output, own, strlen(own) + 1);
+    return rt_ok_status();
+}
+
+static rt_status load_output(rt_getenv_fn get, const char *program_name, struct rt_capture_settings *out)
+{
+    const char *output = value_of(get, RT_CAPTURE_SETTING_OUTPUT);
+    if (output)
+        return copy_text(RT_CAPTURE_SETTING_OUTPUT, output, out->output, sizeof out->output);
+    snprintf(out->output, sizeof out->output, "retrace_%s_%ld.rtrace",
+             program_name && *program_name ? program_name : "app", (long)getpid());
+    return rt_ok_status();
 }
 
 rt_status rt_capture_settings_load(rt_getenv_fn get, const char *program_name,
@@ -76,16 +152,13 @@ rt_status rt_capture_settings_load(rt_getenv_fn get, const char *program_name,
     *out = (struct rt_capture_settings){.compression = RT_TRACE_COMPRESSION_ZSTD,
                                         .memory_tracking = RT_TRACK_PAGE_GUARD,
                                         .frame_delimiter = RT_FRAME_DELIMITER_PRESENT};
-    const char *output = get("RETRACE_OUTPUT");
-    if (output && *output) {
-        RT_TRY(copy_path("RETRACE_OUTPUT", output, out->output, sizeof out->output));
-    } else {
-        snprintf(out->output, sizeof out->output, "retrace_%s_%ld.rtrace",
-                 program_name && *program_name ? program_name : "app", (long)getpid());
-    }
-    rt_status s = load_choices(get, out);
+    rt_status s = load_output(get, program_name, out);
+    if (rt_ok(&s))
+        s = load_choices(get, out);
     if (rt_ok(&s))
         s = load_screenshots(get, out);
+    if (rt_ok(&s))
+        s = load_output_parent(get, out);
     if (!rt_ok(&s))
         rt_capture_settings_finish(out);
     return s;
@@ -96,11 +169,39 @@ void rt_capture_settings_finish(struct rt_capture_settings *settings)
     rt_frame_list_finish(&settings->screenshot_frames);
 }
 
+/* SETTINGS' value of one variable, as load reads it. */
+static const char *text_of(const struct rt_capture_settings *settings, enum rt_capture_setting which,
+                           char *buf, size_t size)
+{
+    switch (which) {
+    case RT_CAPTURE_SETTING_OUTPUT: return settings->output;
+    case RT_CAPTURE_SETTING_COMPRESSION: return name_of(which, (int)settings->compression);
+    case RT_CAPTURE_SETTING_MEMORY_TRACKING: return name_of(which, (int)settings->memory_tracking);
+    case RT_CAPTURE_SETTING_FRAME_DELIMITER: return name_of(which, (int)settings->frame_delimiter);
+    case RT_CAPTURE_SETTING_SCREENSHOTS: return settings->screenshot_dir;
+    case RT_CAPTURE_SETTING_SCREENSHOT_FRAMES: return settings->screenshot_frames_text;
+    case RT_CAPTURE_SETTING_OUTPUT_PARENT:
+        if (settings->output_parent <= 0)
+            return "";
+        snprintf(buf, size, "%ld", settings->output_parent);
+        return buf;
+    case RT_CAPTURE_SETTING_COUNT: break;
+    }
+    return "";
+}
+
+void rt_capture_settings_encode(const struct rt_capture_settings *settings, rt_setenv_fn set, void *ctx)
+{
+    char buf[32];
+    for (int i = 0; i < RT_CAPTURE_SETTING_COUNT; i++)
+        set(ctx, infos[i].var, text_of(settings, (enum rt_capture_setting)i, buf, sizeof buf));
+}
+
 void rt_capture_settings_describe(const struct rt_capture_settings *settings, char *buf, size_t size)
 {
     snprintf(buf, size, "compression=%s memory-tracking=%s frame-delimiter=%s screenshots=%s",
-             settings->compression == RT_TRACE_COMPRESSION_NONE ? "none" : "zstd",
-             settings->memory_tracking == RT_TRACK_FULL ? "full" : "page-guard",
-             settings->frame_delimiter == RT_FRAME_DELIMITER_SUBMIT ? "submit" : "present",
+             name_of(RT_CAPTURE_SETTING_COMPRESSION, (int)settings->compression),
+             name_of(RT_CAPTURE_SETTING_MEMORY_TRACKING, (int)settings->memory_tracking),
+             name_of(RT_CAPTURE_SETTING_FRAME_DELIMITER, (int)settings->frame_delimiter),
              settings->screenshot_dir[0] ? "yes" : "no");
 }

@@ -1,6 +1,8 @@
 /* Unit tests for capture/settings: RETRACE_* variables. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "settings.h"
 
@@ -67,4 +69,105 @@ Test(capture_settings, bad_values_name_the_variable)
     cr_assert(strstr(st.msg, "RETRACE_SCREENSHOT_FRAMES"), "%s", st.msg);
     const char *env3[] = {"RETRACE_SCREENSHOT_FRAMES", "1", NULL};
     cr_assert_eq(load(env3, &s).code, RT_ERR_USAGE);
+}
+
+/* Encoded variables, as a small environment the decoder then reads; values
+ * are copied, as setenv does (encode's may not outlive the call). */
+static const char *encoded[2 * RT_CAPTURE_SETTING_COUNT + 1];
+static char values[RT_CAPTURE_SETTING_COUNT][PATH_MAX];
+
+static void fake_setenv(void *ctx, const char *name, const char *value)
+{
+    int *n = ctx, i = *n / 2;
+    snprintf(values[i], sizeof values[0], "%s", value);
+    encoded[2 * i] = name;
+    encoded[2 * i + 1] = values[i];
+    *n += 2;
+}
+
+static void encode(const struct rt_capture_settings *s)
+{
+    int n = 0;
+    rt_capture_settings_encode(s, fake_setenv, &n);
+    cr_assert_eq(n, 2 * RT_CAPTURE_SETTING_COUNT, "every variable is set, defaults too");
+    encoded[n] = NULL;
+}
+
+Test(capture_settings, encode_then_decode_gives_the_same_settings)
+{
+    struct rt_capture_settings in = {.compression = RT_TRACE_COMPRESSION_NONE,
+                                     .memory_tracking = RT_TRACK_FULL,
+                                     .frame_delimiter = RT_FRAME_DELIMITER_SUBMIT,
+                                     .output_parent = (long)getppid()};
+    strcpy(in.output, "/tmp/round trip.rtrace");
+    strcpy(in.screenshot_dir, "/tmp");
+    strcpy(in.screenshot_frames_text, "2,5-6,100-");
+    encode(&in);
+    struct rt_capture_settings out;
+    rt_status st = load(encoded, &out);
+    cr_assert_eq(st.code, RT_OK, "%s", st.msg);
+    cr_assert_str_eq(out.output, in.output);
+    cr_assert_eq(out.compression, in.compression);
+    cr_assert_eq(out.memory_tracking, in.memory_tracking);
+    cr_assert_eq(out.frame_delimiter, in.frame_delimiter);
+    cr_assert_str_eq(out.screenshot_dir, in.screenshot_dir);
+    cr_assert_str_eq(out.screenshot_frames_text, in.screenshot_frames_text);
+    cr_assert(rt_frame_list_contains(&out.screenshot_frames, 5) && rt_frame_list_contains(&out.screenshot_frames, 1000));
+    cr_assert_not(rt_frame_list_contains(&out.screenshot_frames, 3));
+    cr_assert_eq(out.output_parent, in.output_parent);
+    rt_capture_settings_finish(&out);
+}
+
+Test(capture_settings, defaults_round_trip)
+{
+    struct rt_capture_settings in, out;
+    cr_assert_eq(load(NULL, &in).code, RT_OK);
+    encode(&in);
+    cr_assert_eq(load(encoded, &out).code, RT_OK);
+    cr_assert_str_eq(out.output, in.output);
+    cr_assert_eq(out.compression, in.compression);
+    cr_assert_eq(out.memory_tracking, in.memory_tracking);
+    cr_assert_eq(out.frame_delimiter, in.frame_delimiter);
+    cr_assert_str_eq(out.screenshot_dir, "");
+    cr_assert_eq(out.output_parent, 0);
+    rt_capture_settings_finish(&in);
+    rt_capture_settings_finish(&out);
+}
+
+Test(capture_settings, every_choice_round_trips)
+{
+    for (int i = 0; i < RT_CAPTURE_SETTING_COUNT; i++) {
+        const struct rt_capture_setting_info *info = rt_capture_setting_info((enum rt_capture_setting)i);
+        for (int c = 0; info->choices && info->choices[c]; c++) {
+            const char *env[] = {info->var, info->choices[c], NULL};
+            struct rt_capture_settings s;
+            cr_assert_eq(load(env, &s).code, RT_OK, "%s=%s", info->var, info->choices[c]);
+            encode(&s);
+            bool found = false;
+            for (int k = 0; encoded[k]; k += 2)
+                found |= !strcmp(encoded[k], info->var) && !strcmp(encoded[k + 1], info->choices[c]);
+            cr_assert(found, "%s=%s is not encoded back", info->var, info->choices[c]);
+            rt_capture_settings_finish(&s);
+        }
+    }
+}
+
+/* A process that is not a child of RETRACE_OUTPUT_PARENT (a probe the
+ * program forked) writes NAME-PID.rtrace, not the program's -o. */
+Test(capture_settings, only_the_parents_child_writes_the_output)
+{
+    char parent[32], other[32];
+    snprintf(parent, sizeof parent, "%ld", (long)getppid());
+    snprintf(other, sizeof other, "%ld", (long)getpid()); /* not our parent */
+    const char *mine[] = {"RETRACE_OUTPUT", "/tmp/g.rtrace", "RETRACE_OUTPUT_PARENT", parent, NULL};
+    const char *theirs[] = {"RETRACE_OUTPUT", "/tmp/g.rtrace", "RETRACE_OUTPUT_PARENT", other, NULL};
+    struct rt_capture_settings s;
+    cr_assert_eq(load(mine, &s).code, RT_OK);
+    cr_assert_str_eq(s.output, "/tmp/g.rtrace");
+    cr_assert_eq(load(theirs, &s).code, RT_OK);
+    char want[64];
+    snprintf(want, sizeof want, "/tmp/g-%ld.rtrace", (long)getpid());
+    cr_assert_str_eq(s.output, want);
+    const char *bad[] = {"RETRACE_OUTPUT_PARENT", "12x", NULL};
+    cr_assert_eq(load(bad, &s).code, RT_ERR_USAGE);
 }
