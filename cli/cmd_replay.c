@@ -210,6 +210,9 @@ static void print_validation_ids(const struct rt_replay_result *res)
     for (uint32_t i = 0; i < n; i++)
         fprintf(stderr, "%s %s (%" PRIu64 " errors, %" PRIu64 " warnings)%s", i ? ";" : "validation: most frequent:",
                 top[i]->id, top[i]->errors, top[i]->warnings, i + 1 == n ? "\n" : "");
+    if (res->validation_replay)
+        fprintf(stderr, "validation: %" PRIu64 " messages about replay's own calls (not the program's) not "
+                "counted (RETRACE_LOG=info shows them)\n", res->validation_replay);
     if (res->validation_ignored)
         fprintf(stderr, "validation: %" PRIu64 " messages of --validate-ignore ids not counted\n",
                 res->validation_ignored);

@@ -43,6 +43,7 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
         add_u64(v, "errors", res->validation_errors);
         add_u64(v, "warnings", res->validation_warnings);
         add_u64(v, "ignored", res->validation_ignored);
+        add_u64(v, "replay_own", res->validation_replay);
         cJSON *ids = cJSON_AddArrayToObject(v, "by_id");
         for (uint32_t i = 0; ids && i < res->validation_id_count; i++) {
             cJSON *e = cJSON_CreateObject();

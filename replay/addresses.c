@@ -102,12 +102,12 @@ void replay_addresses_finish(struct replay *r)
 
 static bool offers_capture_replay(const struct replay *r)
 {
-    if (!r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
+    if (!r->own.features2)
         return false;
     VkPhysicalDeviceBufferDeviceAddressFeatures bda = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
     VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &bda};
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &features);
+    r->own.features2(r->gpu, &features);
     return bda.bufferDeviceAddressCaptureReplay;
 }
 

@@ -86,11 +86,11 @@ static void describe_device(struct replay *r)
     o->device.device_id = r->gpu_properties.deviceID;
     o->device.driver_version = r->gpu_properties.driverVersion;
     o->device.api_version = r->gpu_properties.apiVersion;
-    if (!r->instance_dispatch.vkGetPhysicalDeviceProperties2 || r->gpu_properties.apiVersion < VK_API_VERSION_1_2)
+    if (!r->own.properties2 || r->gpu_properties.apiVersion < VK_API_VERSION_1_2)
         return;
     VkPhysicalDeviceDriverProperties driver = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver};
-    r->instance_dispatch.vkGetPhysicalDeviceProperties2(r->gpu, &props);
+    r->own.properties2(r->gpu, &props);
     snprintf(o->device.driver_name, sizeof o->device.driver_name, "%s", driver.driverName);
     snprintf(o->device.driver_info, sizeof o->device.driver_info, "%s", driver.driverInfo);
 }

@@ -50,7 +50,7 @@ static rt_status check_node(struct replay *r, const VkBaseInStructure *node)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     have->sType = node->sType;
     VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = have};
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
+    r->own.features2(r->gpu, &query);
     const char *name = missing_member(r, desc, node, have);
     if (name)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "the trace needs feature %s (%s), which %s lacks", name, desc->name,
@@ -62,7 +62,7 @@ rt_status replay_check_features(struct replay *r, const VkDeviceCreateInfo *info
 {
     if (info->pEnabledFeatures)
         RT_TRY(check_base(r, info->pEnabledFeatures));
-    if (!r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
+    if (!r->own.features2)
         return rt_ok_status(); /* a Vulkan 1.0 instance: let vkCreateDevice decide */
     for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
         RT_TRY(check_node(r, s));

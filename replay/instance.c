@@ -40,6 +40,11 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageS
 {
     (void)types;
     struct replay *r = user;
+    if (r->own_depth) { /* replay's own call: not the program's error, never a failure */
+        r->result->validation_replay++;
+        rt_log(RT_LOG_INFO, "validation (replay's own call, at call %" PRIu64 "): %s", r->call_seq, data->pMessage);
+        return VK_FALSE;
+    }
     if (replay_validation_count(r, data->pMessageIdName, severity))
         return VK_FALSE; /* --validate-ignore: the program's own error, counted apart */
     replay_config_validation_message(r, data->pMessageIdName);
@@ -188,16 +193,43 @@ static void make_current(struct replay *r, const struct replay_instance *inst)
 {
     r->instance = inst ? inst->handle : VK_NULL_HANDLE;
     r->instance_dispatch = inst ? inst->dispatch : (struct rt_vk_instance_dispatch){0};
+    r->own = inst ? inst->own : (struct replay_own_queries){0};
     r->gpu = inst ? inst->gpu : VK_NULL_HANDLE;
 }
 
-static rt_status register_instance(struct replay *r, VkInstance instance, uint64_t captured_id)
+static bool enables(const VkInstanceCreateInfo *info, const char *extension)
+{
+    for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+        if (!strcmp(info->ppEnabledExtensionNames[i], extension))
+            return true;
+    return false;
+}
+
+/* Replay's own queries use only what the instance was made with (see
+ * struct replay_own_queries). */
+static void choose_own_queries(struct replay_instance *inst, const VkInstanceCreateInfo *info)
+{
+    const VkApplicationInfo *app = info->pApplicationInfo;
+    uint32_t version = app && app->apiVersion ? app->apiVersion : VK_API_VERSION_1_0;
+    const struct rt_vk_instance_dispatch *d = &inst->dispatch;
+    if (VK_API_VERSION_MAJOR(version) > 1 || VK_API_VERSION_MINOR(version) >= 1) {
+        inst->own.features2 = d->vkGetPhysicalDeviceFeatures2;
+        inst->own.properties2 = d->vkGetPhysicalDeviceProperties2;
+    } else if (enables(info, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME)) {
+        inst->own.features2 = d->vkGetPhysicalDeviceFeatures2KHR;
+        inst->own.properties2 = d->vkGetPhysicalDeviceProperties2KHR;
+    }
+}
+
+static rt_status register_instance(struct replay *r, VkInstance instance, const VkInstanceCreateInfo *info,
+                                   uint64_t captured_id)
 {
     struct replay_instance *inst = calloc(1, sizeof *inst);
     if (!inst)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     inst->handle = instance;
     rt_vk_instance_dispatch_load(&inst->dispatch, vkGetInstanceProcAddr, instance);
+    choose_own_queries(inst, info);
     if (!rt_hashmap_put(&r->instances, (uint64_t)(uintptr_t) * (void **)instance, (uint64_t)(uintptr_t)inst)) {
         free(inst);
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
@@ -226,7 +258,7 @@ rt_status replay_create_instance(struct replay *r, void *args, uint64_t captured
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "vkCreateInstance failed (%s)%s", replay_result_name(result),
                          r->opts->validate ? "; is the Khronos validation layer installed?" : "");
     volkLoadInstanceOnly(instance); /* volk's globals serve every instance: the loader dispatches by handle */
-    return register_instance(r, instance, captured_id);
+    return register_instance(r, instance, &info, captured_id);
 }
 
 /* Forgets the devices made from INST (NULL: every device), waiting for their work. */
@@ -435,6 +467,18 @@ static rt_status register_device(struct replay *r, struct replay_instance *inst,
     return rt_ok_status();
 }
 
+/* Replay's own part of vkCreateDevice: what the device lacks, and what the
+ * configuration adds (its queries are replay's calls, not the program's). */
+static rt_status prepare_device(struct replay *r, const VkDeviceCreateInfo *captured, VkDeviceCreateInfo *info)
+{
+    RT_TRY(check_device_extensions(r, captured, (const char ***)&info->ppEnabledExtensionNames,
+                                   &info->enabledExtensionCount));
+    RT_TRY(replay_check_features(r, info));
+    RT_TRY(replay_check_queue_families(r, info));
+    replay_enable_address_replay(r, info);
+    return replay_config_adjust_device(r, info);
+}
+
 rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkCreateDevice *a = args;
@@ -448,12 +492,10 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     VkDeviceCreateInfo info = *a->pCreateInfo;
     info.enabledLayerCount = 0;
     info.ppEnabledLayerNames = NULL;
-    RT_TRY(check_device_extensions(r, a->pCreateInfo, (const char ***)&info.ppEnabledExtensionNames,
-                                   &info.enabledExtensionCount));
-    RT_TRY(replay_check_features(r, &info));
-    RT_TRY(replay_check_queue_families(r, &info));
-    replay_enable_address_replay(r, &info);
-    RT_TRY(replay_config_adjust_device(r, &info));
+    r->own_depth++;
+    rt_status checked = prepare_device(r, a->pCreateInfo, &info);
+    r->own_depth--;
+    RT_TRY(checked);
     VkDevice device = VK_NULL_HANDLE;
     VkResult result = r->instance_dispatch.vkCreateDevice(a->physicalDevice, &info, NULL, &device);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkCreateDevice, (VkResult)(int32_t)captured_result, result));
@@ -462,7 +504,10 @@ rt_status replay_create_device(struct replay *r, void *args, uint64_t captured_r
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE, captured_id, (uint64_t)(uintptr_t)device));
     r->device_address_enabled = enables_device_address(&info);
     RT_TRY(register_device(r, inst, device, &info));
-    return replay_config_device_created(r, r->device);
+    r->own_depth++;
+    rt_status s = replay_config_device_created(r, r->device);
+    r->own_depth--;
+    return s;
 }
 
 /* A device's queues go with it (their dispatch key is the device's). */

@@ -71,6 +71,7 @@ struct rt_replay_result {
     uint64_t unsupported; /* packets the capture could not record */
     uint64_t validation_errors, validation_warnings, validation_infos;
     uint64_t validation_ignored; /* errors and warnings of --validate-ignore ids */
+    uint64_t validation_replay;  /* messages about replay's own calls: never the program's, never a failure */
     struct rt_replay_validation_id validation_ids[RT_REPLAY_VALIDATION_IDS]; /* the first ids seen */
     uint32_t validation_id_count;
     uint64_t validation_other_ids; /* messages of ids past the table */

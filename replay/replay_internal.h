@@ -30,6 +30,16 @@ struct replay_instance {
     struct rt_vk_instance_dispatch dispatch;
     VkPhysicalDevice gpu; /* the device every physical device of this instance maps to */
     VkDebugUtilsMessengerEXT messenger; /* --validate */
+    struct replay_own_queries {
+        /* What replay's own queries (features, properties around device
+         * creation) may call on this instance: the core 1.1 command where
+         * the trace's instance asked for API 1.1, the KHR one where it
+         * enabled VK_KHR_get_physical_device_properties2, else NULL (only
+         * the 1.0 queries: calling these would be a validation error the
+         * program never made). */
+        PFN_vkGetPhysicalDeviceFeatures2 features2;
+        PFN_vkGetPhysicalDeviceProperties2 properties2;
+    } own;
 };
 
 struct replay_device {
@@ -52,6 +62,10 @@ struct replay {
     /* The current instance (instance.c: newest, or the one last enumerated or
      * made a device from), its dispatch table and its chosen device. */
     struct rt_vk_instance_dispatch instance_dispatch;
+    struct replay_own_queries own; /* the current instance's */
+    /* > 0 while replay makes calls of its own (device checks, screenshots):
+     * validation messages then are replay's, counted apart (instance.c). */
+    unsigned own_depth;
     VkInstance instance;
     VkPhysicalDevice gpu;
     VkPhysicalDeviceProperties gpu_properties;

@@ -221,9 +221,11 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
                          sc->image_count);
     struct rt_readback_device rd = {dev->handle, &dev->dispatch.device, &r->gpu_memory, NULL};
     VkExtent2D extent = {sc->image_info.extent.width, sc->image_info.extent.height};
+    r->own_depth++;
     rt_status s = rt_readback_png(&rd, queue, family, sc->images[index], VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                                   sc->image_info.format, extent, info->waitSemaphoreCount, info->pWaitSemaphores,
                                   path, waited);
+    r->own_depth--;
     if (rt_ok(&s)) {
         r->result->screenshots++;
         replay_config_screenshot(r, frame, path);

@@ -19,11 +19,11 @@ static void enabled(struct replay *r, const char *feature)
 /* robustness2: robustBufferAccess2 and robustImageAccess2 where the device has them. */
 static rt_status enable_robustness2(struct replay *r, VkDeviceCreateInfo *info)
 {
-    if (!replay_device_has_extension(r, "VK_EXT_robustness2") || !r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
+    if (!replay_device_has_extension(r, "VK_EXT_robustness2") || !r->own.features2)
         return rt_ok_status();
     VkPhysicalDeviceRobustness2FeaturesEXT have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
     VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have};
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
+    r->own.features2(r->gpu, &query);
     if (!have.robustBufferAccess2 && !have.robustImageAccess2)
         return rt_ok_status();
     VkStructureType type = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT;
@@ -46,9 +46,9 @@ static rt_status enable_image_robustness(struct replay *r, VkDeviceCreateInfo *i
         info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
     VkPhysicalDeviceImageRobustnessFeatures have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES};
     VkPhysicalDeviceFeatures2 query = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have};
-    if (!r->instance_dispatch.vkGetPhysicalDeviceFeatures2)
+    if (!r->own.features2)
         return rt_ok_status();
-    r->instance_dispatch.vkGetPhysicalDeviceFeatures2(r->gpu, &query);
+    r->own.features2(r->gpu, &query);
     if (!have.robustImageAccess)
         return rt_ok_status();
     if (v13) {
