@@ -4,7 +4,6 @@
  * to compare; a retry when it failed and retries are left; flaky when a
  * retry passed; a regression unless an expectation explains it.
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -16,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "exec.h"
+#include "replay_report.h"
 
 /* Wrapper words (32) + the fixed arguments + 2 per delay (32) + the seed, with room. */
 #define MAX_ARGS 128
@@ -255,15 +255,17 @@ static char *read_report(const char *dir, double *wall_ms)
     if (!text)
         return NULL;
     text[len] = 0;
-    cJSON *root = cJSON_Parse(text);
-    if (!root) { /* not a report: leave it out rather than pass it on */
+    struct rt_arena arena;
+    struct rt_replay_report report;
+    rt_arena_init(&arena, 0, 0);
+    rt_status s = rt_replay_report_decode(text, &arena, &report);
+    if (rt_ok(&s))
+        *wall_ms = report.wall_ms;
+    rt_arena_finish(&arena);
+    if (!rt_ok(&s)) { /* not a report: leave it out rather than pass it on */
         free(text);
         return NULL;
     }
-    const cJSON *wall = cJSON_GetObjectItemCaseSensitive(root, "wall_ms");
-    if (cJSON_IsNumber(wall))
-        *wall_ms = wall->valuedouble;
-    cJSON_Delete(root);
     return text;
 }
 

@@ -5,7 +5,6 @@
  * the moment it ends, so a runner killed mid-run loses only the jobs in
  * flight.
  */
-#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "replay_report.h"
 
 static void iso_now(char *buf, size_t size)
 {
@@ -58,24 +58,22 @@ const char *rt_exec_device_key(const struct rt_exec *x)
     return x->out->device_key ? x->out->device_key : "";
 }
 
-static char *json_string(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
-}
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
 void rt_record_device_from_report(struct rt_exec *x, const char *report_json)
 {
     if (x->out->device)
         return;
-    cJSON *root = cJSON_Parse(report_json);
-    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
-    if (cJSON_IsObject(dev)) {
-        x->out->device = json_string(dev, "name");
-        x->out->driver = json_string(dev, "driver");
-        x->out->device_key = json_string(dev, "device_key");
+    struct rt_arena arena;
+    struct rt_replay_report report;
+    rt_arena_init(&arena, 0, 0);
+    rt_status s = rt_replay_report_decode(report_json, &arena, &report);
+    if (rt_ok(&s) && report.has_device) {
+        x->out->device = dup_or_null(report.device.name);
+        x->out->driver = dup_or_null(report.device.driver);
+        x->out->device_key = dup_or_null(report.device.device_key);
     }
-    cJSON_Delete(root);
+    rt_arena_finish(&arena);
 }
 
 static rt_status begin_run(struct rt_exec *x)
