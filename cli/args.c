@@ -199,3 +199,47 @@ int cli_args_choice(struct cli_args *p, const char *const *choices, int *index_o
     }
     return cli_bad_value(p->cmd, p->option, expected, p->value);
 }
+
+/* --- usage text ---------------------------------------------------------------- */
+
+#define USAGE_COLUMN 28 /* where help text starts */
+#define USAGE_WIDTH 100
+
+/* TEXT wrapped at USAGE_WIDTH, every line but the first already indented to COLUMN. */
+static void wrap(FILE *out, const char *text, int column)
+{
+    int at = column;
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (at > column && at + 1 + (int)word > USAGE_WIDTH) {
+            fprintf(out, "\n%*s", column, "");
+            at = column;
+        } else if (at > column) {
+            fputc(' ', out);
+            at++;
+        }
+        fprintf(out, "%.*s", (int)word, text);
+        at += (int)word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+void cli_usage_options(FILE *out, const struct cli_option *options)
+{
+    for (const struct cli_option *o = options; o && o->name; o++) {
+        if (!o->help)
+            continue;
+        char left[128];
+        int n = o->short_name ? snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->name)
+                              : snprintf(left, sizeof left, "--%s", o->name);
+        if (o->value && n > 0 && (size_t)n < sizeof left)
+            snprintf(left + n, sizeof left - (size_t)n, " %s", o->value);
+        if ((int)strlen(left) + 3 > USAGE_COLUMN)
+            fprintf(out, "  %s\n%*s", left, USAGE_COLUMN, "");
+        else
+            fprintf(out, "  %-*s", USAGE_COLUMN - 2, left);
+        wrap(out, o->help, USAGE_COLUMN);
+    }
+}

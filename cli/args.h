@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 
@@ -46,6 +47,8 @@ struct cli_option {
     char short_name;    /* 'o' for -o, or 0 */
     enum cli_value_kind kind;
     int id;             /* what cli_args_next returns for it; must be > 0 */
+    const char *value;  /* what the value is, for the usage text: "FILE", "auto|direct|rebind" */
+    const char *help;   /* one paragraph for the usage text; NULL: not listed (an alias) */
 };
 
 enum {
@@ -116,6 +119,14 @@ bool cli_parse_double(const char *text, double min, double max, double *out);
 
 /** "a whole number from MIN to MAX" into BUF (for messages). */
 const char *cli_range_text(char *buf, unsigned long size, uint64_t min, uint64_t max);
+
+/**
+ * The usage text's option list, from the table every subcommand parses with,
+ * so the two cannot drift: "  -o, --output FILE         HELP" per option
+ * with a help text, HELP wrapped at 100 columns under column 29.
+ * tests/cli/options_test.py checks README's option tables against it.
+ */
+void cli_usage_options(FILE *out, const struct cli_option *options);
 
 /** The exit code of a parse result: CLI_HELP_SHOWN becomes 0. */
 static inline int cli_exit_code(int parse_result)

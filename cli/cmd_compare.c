@@ -7,6 +7,28 @@
 #include "cli.h"
 #include "compare.h"
 
+struct compare_args {
+    struct rt_compare_options options;
+    bool json;
+    const char *diff_path;
+    const char *paths[2];
+};
+
+enum { OPT_JSON = 1, OPT_DIFF, OPT_THRESHOLD, OPT_TILE, OPT_COLOUR, OPT_CHANNELS, OPT_THREADS };
+
+static const struct cli_option options[] = {
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, "the line as one JSON object"},
+    {"diff", 0, CLI_VALUE, OPT_DIFF, "OUT.png",
+     "write a diff image (heat map over a dimmed golden), pass or fail; it may not name GOLDEN or ACTUAL"},
+    {"threshold", 0, CLI_VALUE, OPT_THRESHOLD, "T", "fail when ssim < T"},
+    {"tile-threshold", 0, CLI_VALUE, OPT_TILE, "T", "fail when min_tile_ssim < T"},
+    {"colour-threshold", 0, CLI_VALUE, OPT_COLOUR, "DE", "fail when delta_e > DE"},
+    {"color-threshold", 0, CLI_VALUE, OPT_COLOUR},
+    {"channels", 0, CLI_VALUE, OPT_CHANNELS, "luma|rgb", "SSIM on luma (default) or the mean of R, G and B"},
+    {"threads", 0, CLI_VALUE, OPT_THREADS, "N", "1 to 8 (default: the machine's CPUs, at most 8)"},
+    {0},
+};
+
 void cmd_compare_usage(FILE *out)
 {
     fprintf(out,
@@ -24,35 +46,12 @@ void cmd_compare_usage(FILE *out)
             "red/blue swap or a grey frame; this can). The result fails when\n"
             "ssim < --threshold (default %.2f), min_tile_ssim < --tile-threshold\n"
             "(default %.2f) or delta_e > --colour-threshold (default %.1f).\n"
-            "Images of different sizes give result=size-mismatch.\n"
-            "--diff writes a diff image (heat map over a dimmed golden), pass or fail;\n"
-            "it may not name GOLDEN or ACTUAL.\n"
-            "\n"
-            "exit: 0 pass, 1 fail or size mismatch, 2 usage, 3 unreadable or broken PNG\n",
+            "Images of different sizes give result=size-mismatch.\n",
             RT_COMPARE_DEFAULT_THRESHOLD, RT_COMPARE_DEFAULT_TILE_THRESHOLD,
             RT_COMPARE_DEFAULT_DELTA_E);
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 pass, 1 fail or size mismatch, 2 usage, 3 unreadable or broken PNG\n");
 }
-
-struct compare_args {
-    struct rt_compare_options options;
-    bool json;
-    const char *diff_path;
-    const char *paths[2];
-};
-
-enum { OPT_JSON = 1, OPT_DIFF, OPT_THRESHOLD, OPT_TILE, OPT_COLOUR, OPT_CHANNELS, OPT_THREADS };
-
-static const struct cli_option options[] = {
-    {"json", 0, CLI_FLAG, OPT_JSON},
-    {"diff", 0, CLI_VALUE, OPT_DIFF},
-    {"threshold", 0, CLI_VALUE, OPT_THRESHOLD},
-    {"tile-threshold", 0, CLI_VALUE, OPT_TILE},
-    {"colour-threshold", 0, CLI_VALUE, OPT_COLOUR},
-    {"color-threshold", 0, CLI_VALUE, OPT_COLOUR},
-    {"channels", 0, CLI_VALUE, OPT_CHANNELS},
-    {"threads", 0, CLI_VALUE, OPT_THREADS},
-    {0},
-};
 
 static int parse_option(struct cli_args *p, int id, struct compare_args *a)
 {

@@ -14,6 +14,8 @@
 static const char *const device_types[] = {"other", "integrated GPU", "discrete GPU",
                                            "virtual GPU", "CPU"};
 
+static const struct cli_option options[] = {{"json", 0, CLI_FLAG, 1, NULL, "one JSON array of objects"}, {0}};
+
 void cmd_devices_usage(FILE *out)
 {
     fprintf(out,
@@ -22,9 +24,9 @@ void cmd_devices_usage(FILE *out)
             "  INDEX  NAME  vendor VENDOR (0xID), TYPE  driver DRIVER  API X.Y.Z  key KEY\n"
             "KEY (VVVV:DDDD/DRIVER) is what goldens and expectations are stored under.\n"
             "`retrace replay --device INDEX` picks one by index, `--device TEXT` the first\n"
-            "whose name contains TEXT.\n"
-            "  --json  one JSON array of objects\n"
-            "exit: 0 ok, 2 usage, 4 no Vulkan loader or instance\n");
+            "whose name contains TEXT.\n");
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 ok, 2 usage, 4 no Vulkan loader or instance\n");
 }
 
 static const char *type_name(uint32_t type)
@@ -101,7 +103,6 @@ static rt_status print_json(const struct rt_replay_device *list, uint32_t count)
 
 int cmd_devices_run(int argc, char **argv)
 {
-    static const struct cli_option options[] = {{"json", 0, CLI_FLAG, 1}, {0}};
     bool json = false;
     struct cli_args p;
     cli_args_init(&p, cli_find_command("devices"), argc, argv, options, 0);

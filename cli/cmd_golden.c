@@ -11,25 +11,6 @@
 #include "png_io.h"
 #include "store.h"
 
-void cmd_golden_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: retrace golden add --trace NAME --frame N [--device KEY] [--approved-by WHO]"
-            " IMAGE.png\n"
-            "       retrace golden list [--trace NAME] [--frame N] [--device KEY] [--json]\n"
-            "       retrace golden show ID [-o OUT.png]\n"
-            "       retrace golden rm ID\n"
-            "       retrace golden mark ID accepted|known-bad\n"
-            "       retrace golden export DIR\n"
-            "       retrace golden import DIR\n"
-            "       retrace golden expect --trace NAME [--device KEY] skip|flaky|crash|hang|none"
-            " [--note TEXT]\n"
-            "every form takes --db DB (default: $RETRACE_DB). Without --device a golden or\n"
-            "an expectation applies to any device. add prints the golden's id; the same\n"
-            "image added again for the same key keeps its id. import is idempotent and\n"
-            "all-or-nothing.\n");
-}
-
 struct golden_args {
     const char *db, *trace, *device, *approved_by, *output, *note;
     uint32_t frame;
@@ -47,16 +28,36 @@ enum { OPT_DB = 1, OPT_TRACE, OPT_FRAME, OPT_DEVICE, OPT_APPROVED_BY, OPT_OUTPUT
        OPT_JSON };
 
 static const struct cli_option options[] = {
-    {"db", 0, CLI_VALUE, OPT_DB},
-    {"trace", 0, CLI_VALUE, OPT_TRACE},
-    {"frame", 0, CLI_VALUE, OPT_FRAME},
-    {"device", 0, CLI_VALUE, OPT_DEVICE},
-    {"approved-by", 0, CLI_VALUE, OPT_APPROVED_BY},
-    {"output", 'o', CLI_VALUE, OPT_OUTPUT},
-    {"note", 0, CLI_VALUE, OPT_NOTE},
-    {"json", 0, CLI_FLAG, OPT_JSON},
+    {"db", 0, CLI_VALUE, OPT_DB, "DB", "the golden store (default: $RETRACE_DB)"},
+    {"trace", 0, CLI_VALUE, OPT_TRACE, "NAME", "the trace a golden or an expectation is for"},
+    {"frame", 0, CLI_VALUE, OPT_FRAME, "N", "its frame, from 1"},
+    {"device", 0, CLI_VALUE, OPT_DEVICE, "KEY", "the device key (retrace devices); without it: any device"},
+    {"approved-by", 0, CLI_VALUE, OPT_APPROVED_BY, "WHO", "who approved the golden"},
+    {"output", 'o', CLI_VALUE, OPT_OUTPUT, "OUT.png", "show: write the image there"},
+    {"note", 0, CLI_VALUE, OPT_NOTE, "TEXT", "expect: why"},
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, "list: one JSON array"},
     {0},
 };
+
+void cmd_golden_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: retrace golden add --trace NAME --frame N [--device KEY] [--approved-by WHO]"
+            " IMAGE.png\n"
+            "       retrace golden list [--trace NAME] [--frame N] [--device KEY] [--json]\n"
+            "       retrace golden show ID [-o OUT.png]\n"
+            "       retrace golden rm ID\n"
+            "       retrace golden mark ID accepted|known-bad\n"
+            "       retrace golden export DIR\n"
+            "       retrace golden import DIR\n"
+            "       retrace golden expect --trace NAME [--device KEY] skip|flaky|crash|hang|none"
+            " [--note TEXT]\n"
+            "every form takes --db DB (default: $RETRACE_DB). Without --device a golden or\n"
+            "an expectation applies to any device. add prints the golden's id; the same\n"
+            "image added again for the same key keeps its id. import is idempotent and\n"
+            "all-or-nothing.\n");
+    cli_usage_options(out, options);
+}
 
 static int parse_option(struct cli_args *p, int id, struct golden_args *a)
 {

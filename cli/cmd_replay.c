@@ -13,73 +13,67 @@
 #include "report.h"
 #include "trace.h"
 
-void cmd_replay_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: retrace replay TRACE [OPTIONS]\n"
-            "Re-executes TRACE on a Vulkan device, headless: no window system is needed.\n"
-            "  --device INDEX|NAME       replay device (default: one of the capture's vendor, else the first)\n"
-            "  --screenshots DIR         save frames as DIR/frame_NNNNNN.png (see README for formats)\n"
-            "  --frames LIST             frames to save, 1-based: 1,10,100-120, 5- or all (default 1);\n"
-            "                            a frame past the last one replayed is a warning and exit 2\n"
-            "  --readbacks DIR           save every image the trace copies into a buffer (what a program\n"
-            "                            without a swapchain reads back) as DIR/readback_NNNNNN.png\n"
-            "                            (.bin + .json where no PNG holds the format); an image that\n"
-            "                            cannot be saved is a warning, the replay goes on\n"
-            "  --end-frame N             stop after frame N\n"
-            "  --loop N                  replay the whole trace N times (screenshots and readbacks\n"
-            "                            of pass K are named ..._loopK.png)\n"
-            "  --window                  also show the frames in an X11 window (needs DISPLAY)\n"
-            "  --validate [sync]         enable the Khronos validation layer; count its messages;\n"
-            "                            exit 1 if it reports errors; sync adds synchronization\n"
-            "                            validation (missing barriers and waits, counted as hazards)\n"
-            "  --validate-ignore VUID[,VUID]\n"
-            "                            repeatable; validation messages with these ids (the program's\n"
-            "                            own errors: the same ids appear when it runs natively under the\n"
-            "                            layer) are counted apart and do not fail the replay\n"
-            "  --workarounds NAME[,NAME] workarounds or sets to replay with (retrace workarounds list)\n"
-            "  --workarounds-dir DIR     look for NAME.set in DIR before the shipped sets\n"
-            "  --delay EVENT=DURATION[~JITTER]\n"
-            "                            repeatable; EVENT: create-pipeline, create-shader, submit,\n"
-            "                            present, acquire, map, wait (CPU side) or gpu (a GPU stall at\n"
-            "                            the start of each submission); DURATION in us, ms or s\n"
-            "  --seed N                  the jitter sequence (default: a new one, printed)\n"
-            "  --pipeline-cache FILE     load a pipeline cache from FILE, save it there at the end\n"
-            "  --report FILE.json        write what the replay did (docs/FORMATS.md section 1)\n"
-            "  --memory auto|direct|rebind\n"
-            "                            direct: the capture's allocations as they were; rebind: an\n"
-            "                            allocation per buffer and image, for devices whose memory\n"
-            "                            layout differs (auto picks by comparing devices)\n"
-            "  --stats                   frames per second, calls and time per command\n"
-            "  --json                    the result (or the error) as one JSON object on stdout\n"
-            "  --verify                  check the memory the program read back after each wait, and its\n"
-            "                            query results, against the capture; each divergence is printed;\n"
-            "                            on the capture's kind of device a divergence exits 1\n"
-            "exit: 0 ok, 1 validation errors or (--verify) divergences, 2 usage (also --frames past the last frame), 3 unreadable\n"
-            "or corrupt trace (the good part is replayed first), 4 the device cannot run the trace (the\n"
-            "message names what is missing), 5 internal error\n");
-}
-
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
        OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON, OPT_VALIDATE_SYNC,
        OPT_VALIDATE_IGNORE,
        OPT_CONFIG = 1000 /* and up: the configuration's options (replay_config_args.c) */ };
 
+/* The options, in the order the usage text lists them. */
 static const struct cli_option options[] = {
-    {"device", 0, CLI_VALUE, OPT_DEVICE},       {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS},
-    {"frames", 0, CLI_VALUE, OPT_FRAMES},       {"end-frame", 0, CLI_VALUE, OPT_END_FRAME},
-    {"readbacks", 0, CLI_VALUE, OPT_READBACKS}, {"loop", 0, CLI_VALUE, OPT_LOOP},
-    {"validate", 0, CLI_FLAG, OPT_VALIDATE},    {"stats", 0, CLI_FLAG, OPT_STATS},
-    {"memory", 0, CLI_VALUE, OPT_MEMORY},       {"window", 0, CLI_FLAG, OPT_WINDOW},
-    {"verify", 0, CLI_FLAG, OPT_VERIFY},        {"validate-ignore", 0, CLI_VALUE, OPT_VALIDATE_IGNORE},
-    {"json", 0, CLI_FLAG, OPT_JSON}, /* main() saw it: cli_json_errors() (replay_json.c) */
+    {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "replay device (default: one of the capture's vendor, else the first)"},
+    {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS, "DIR", "save frames as DIR/frame_NNNNNN.png (see README for formats)"},
+    {"frames", 0, CLI_VALUE, OPT_FRAMES, "LIST",
+     "frames to save, 1-based: 1,10,100-120, 5- or all (default 1); a frame past the last one replayed is a "
+     "warning and exit 2"},
+    {"readbacks", 0, CLI_VALUE, OPT_READBACKS, "DIR",
+     "save every image the trace copies into a buffer (what a program without a swapchain reads back) as "
+     "DIR/readback_NNNNNN.png (.bin + .json where no PNG holds the format); an image that cannot be saved is a "
+     "warning, the replay goes on"},
+    {"end-frame", 0, CLI_VALUE, OPT_END_FRAME, "N", "stop after frame N"},
+    {"loop", 0, CLI_VALUE, OPT_LOOP, "N",
+     "replay the whole trace N times (screenshots and readbacks of pass K are named ..._loopK.png)"},
+    {"window", 0, CLI_FLAG, OPT_WINDOW, NULL, "also show the frames in an X11 window (needs DISPLAY)"},
+    {"validate", 0, CLI_FLAG, OPT_VALIDATE, "[sync]",
+     "enable the Khronos validation layer; count its messages; exit 1 if it reports errors; sync adds "
+     "synchronization validation (missing barriers and waits, counted as hazards)"},
     /* "--validate sync" arrives as "--validate-sync" (cli_replay_config_join_validate) */
     {"validate-sync", 0, CLI_FLAG, OPT_VALIDATE_SYNC},
-    {"workarounds", 0, CLI_VALUE, OPT_CONFIG},  {"workarounds-dir", 0, CLI_VALUE, OPT_CONFIG + 1},
-    {"delay", 0, CLI_VALUE, OPT_CONFIG + 2},    {"seed", 0, CLI_VALUE, OPT_CONFIG + 3},
-    {"pipeline-cache", 0, CLI_VALUE, OPT_CONFIG + 4}, {"report", 0, CLI_VALUE, OPT_CONFIG + 5},
+    {"validate-ignore", 0, CLI_VALUE, OPT_VALIDATE_IGNORE, "VUID[,VUID]",
+     "repeatable; validation messages with these ids (the program's own errors: the same ids appear when it "
+     "runs natively under the layer) are counted apart and do not fail the replay"},
+    {"workarounds", 0, CLI_VALUE, OPT_CONFIG, "NAME[,NAME]",
+     "workarounds or sets to replay with (retrace workarounds list)"},
+    {"workarounds-dir", 0, CLI_VALUE, OPT_CONFIG + 1, "DIR", "look for NAME.set in DIR before the shipped sets"},
+    {"delay", 0, CLI_VALUE, OPT_CONFIG + 2, "EVENT=DURATION[~JITTER]",
+     "repeatable; EVENT: create-pipeline, create-shader, submit, present, acquire, map, wait (CPU side) or gpu "
+     "(a GPU stall at the start of each submission); DURATION in us, ms or s"},
+    {"seed", 0, CLI_VALUE, OPT_CONFIG + 3, "N", "the jitter sequence (default: a new one, printed)"},
+    {"pipeline-cache", 0, CLI_VALUE, OPT_CONFIG + 4, "FILE",
+     "load a pipeline cache from FILE, save it there at the end"},
+    {"report", 0, CLI_VALUE, OPT_CONFIG + 5, "FILE.json",
+     "write what the replay did (docs/FORMATS.md section 1)"},
+    {"memory", 0, CLI_VALUE, OPT_MEMORY, "auto|direct|rebind",
+     "direct: the capture's allocations as they were; rebind: an allocation per buffer and image, for devices "
+     "whose memory layout differs (auto picks by comparing devices)"},
+    {"stats", 0, CLI_FLAG, OPT_STATS, NULL, "frames per second, calls and time per command"},
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, /* main() saw it: cli_json_errors() (replay_json.c) */
+     "the result (or the error) as one JSON object on stdout"},
+    {"verify", 0, CLI_FLAG, OPT_VERIFY, NULL,
+     "check the memory the program read back after each wait, and its query results, against the capture; "
+     "each divergence is printed; on the capture's kind of device a divergence exits 1"},
     {0},
 };
+
+void cmd_replay_usage(FILE *out)
+{
+    fprintf(out, "usage: retrace replay TRACE [OPTIONS]\n"
+                 "Re-executes TRACE on a Vulkan device, headless: no window system is needed.\n");
+    cli_usage_options(out, options);
+    fprintf(out,
+            "exit: 0 ok, 1 validation errors or (--verify) divergences, 2 usage (also --frames past the last frame), 3 unreadable\n"
+            "or corrupt trace (the good part is replayed first), 4 the device cannot run the trace (the\n"
+            "message names what is missing), 5 internal error\n");
+}
 
 static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o, const char **frames)
 {

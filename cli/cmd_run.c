@@ -8,34 +8,45 @@
 #include "cli.h"
 #include "runner.h"
 
+enum {
+    OPT_DB = 1, OPT_JOBS, OPT_RETRIES, OPT_SHARD, OPT_TAG, OPT_LABEL, OPT_DEVICE, OPT_DEVICE_KEY,
+    OPT_UPDATE, OPT_JUNIT, OPT_JSON, OPT_LIST, OPT_SERVER, OPT_TOKEN, OPT_SPOOL, OPT_WRAPPER,
+    OPT_WORK, OPT_KEEP, OPT_CONFIG,
+};
+
+static const struct cli_option run_options[] = {
+    {"db", 0, CLI_VALUE, OPT_DB, "FILE", "the golden store (also RETRACE_DB); created when missing"},
+    {"jobs", 'j', CLI_VALUE, OPT_JOBS, "N", "replays at once (default 1)"},
+    {"retries", 0, CLI_VALUE, OPT_RETRIES, "N", "replay a failing job up to N more times; a later pass is flaky"},
+    {"shard", 0, CLI_VALUE, OPT_SHARD, "I/N",
+     "only this machine's share of the job list (default: GitLab CI's CI_NODE_INDEX/CI_NODE_TOTAL when set)"},
+    {"tag", 0, CLI_VALUE, OPT_TAG, "TAG", "only the traces with this tag"},
+    {"configuration", 0, CLI_VALUE, OPT_CONFIG, "NAME", "only this configuration of the manifest"},
+    {"label", 0, CLI_VALUE, OPT_LABEL, "NAME", "the run's label (default: the manifest's)"},
+    {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "the replay device (retrace replay --device)"},
+    {"device-key", 0, CLI_VALUE, OPT_DEVICE_KEY, "KEY",
+     "this device's key for goldens and expectations (default: the replay report's)"},
+    {"update-goldens", 0, CLI_FLAG, OPT_UPDATE, NULL, "new frames' images become this device's goldens"},
+    {"junit", 0, CLI_VALUE, OPT_JUNIT, "FILE", "JUnit XML: one testcase per trace x configuration x frame"},
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, "print the run as JSON (docs/FORMATS.md section 2, no images)"},
+    {"list", 0, CLI_FLAG, OPT_LIST, NULL, "print this shard's jobs and exit (nothing is replayed)"},
+    {"server", 0, CLI_VALUE, OPT_SERVER, "URL", "upload the run to a dashboard (retrace serve); needs --token-file"},
+    {"token-file", 0, CLI_VALUE, OPT_TOKEN, "FILE", "the upload token"},
+    {"spool", 0, CLI_VALUE, OPT_SPOOL, "DIR", "runs not yet uploaded (default RETRACE_SPOOL or ~/.cache/retrace/spool)"},
+    {"wrapper", 0, CLI_VALUE, OPT_WRAPPER, "'CMD ARGS'", "run each replay under CMD (e.g. 'valgrind -q')"},
+    {"work-dir", 0, CLI_VALUE, OPT_WORK, "DIR", "where replays run (default a fresh folder in TMPDIR)"},
+    {"keep-work", 0, CLI_FLAG, OPT_KEEP, NULL, "keep their screenshots and output there"},
+    {0}};
+
 void cmd_run_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace run MANIFEST --db FILE [OPTIONS]\n"
             "Replays every trace of MANIFEST (docs/manifest.md) under each configuration, each in a\n"
             "child process with a timeout, compares the chosen frames with the accepted goldens for\n"
-            "this device and records the run in the store (each job as soon as it ends).\n"
-            "  --db FILE             the golden store (also RETRACE_DB); created when missing\n"
-            "  -j, --jobs N          replays at once (default 1)\n"
-            "  --retries N           replay a failing job up to N more times; a later pass is flaky\n"
-            "  --shard I/N           only this machine's share of the job list (default: GitLab CI's\n"
-            "                        CI_NODE_INDEX/CI_NODE_TOTAL when set)\n"
-            "  --tag TAG             only the traces with this tag\n"
-            "  --configuration NAME  only this configuration of the manifest\n"
-            "  --label NAME          the run's label (default: the manifest's)\n"
-            "  --device INDEX|NAME   the replay device (retrace replay --device)\n"
-            "  --device-key KEY      this device's key for goldens and expectations (default: the\n"
-            "                        replay report's)\n"
-            "  --update-goldens      new frames' images become this device's goldens\n"
-            "  --junit FILE          JUnit XML: one testcase per trace x configuration x frame\n"
-            "  --json                print the run as JSON (docs/FORMATS.md section 2, no images)\n"
-            "  --list                print this shard's jobs and exit (nothing is replayed)\n"
-            "  --server URL          upload the run to a dashboard (retrace serve); needs --token-file\n"
-            "  --token-file FILE     the upload token\n"
-            "  --spool DIR           runs not yet uploaded (default RETRACE_SPOOL or ~/.cache/retrace/spool)\n"
-            "  --wrapper 'CMD ARGS'  run each replay under CMD (e.g. 'valgrind -q')\n"
-            "  --work-dir DIR        where replays run (default a fresh folder in TMPDIR)\n"
-            "  --keep-work           keep their screenshots and output there\n"
+            "this device and records the run in the store (each job as soon as it ends).\n");
+    cli_usage_options(out, run_options);
+    fprintf(out,
             "exit: 0 nothing regressed, 1 a regression (fail, crash, timeout, error not expected),\n"
             "2 usage, 3 bad manifest or store, 5 internal error or interrupted (the run is recorded\n"
             "as aborted). Runs of this host whose runner was killed (SIGKILL) are marked aborted\n"
@@ -51,22 +62,6 @@ struct run_args {
     bool json, list;
 };
 
-enum {
-    OPT_DB = 1, OPT_JOBS, OPT_RETRIES, OPT_SHARD, OPT_TAG, OPT_LABEL, OPT_DEVICE, OPT_DEVICE_KEY,
-    OPT_UPDATE, OPT_JUNIT, OPT_JSON, OPT_LIST, OPT_SERVER, OPT_TOKEN, OPT_SPOOL, OPT_WRAPPER,
-    OPT_WORK, OPT_KEEP, OPT_CONFIG,
-};
-
-static const struct cli_option run_options[] = {
-    {"db", 0, CLI_VALUE, OPT_DB}, {"jobs", 'j', CLI_VALUE, OPT_JOBS},
-    {"retries", 0, CLI_VALUE, OPT_RETRIES}, {"shard", 0, CLI_VALUE, OPT_SHARD},
-    {"tag", 0, CLI_VALUE, OPT_TAG}, {"configuration", 0, CLI_VALUE, OPT_CONFIG}, {"label", 0, CLI_VALUE, OPT_LABEL},
-    {"device", 0, CLI_VALUE, OPT_DEVICE}, {"device-key", 0, CLI_VALUE, OPT_DEVICE_KEY},
-    {"update-goldens", 0, CLI_FLAG, OPT_UPDATE}, {"junit", 0, CLI_VALUE, OPT_JUNIT},
-    {"json", 0, CLI_FLAG, OPT_JSON}, {"list", 0, CLI_FLAG, OPT_LIST},
-    {"server", 0, CLI_VALUE, OPT_SERVER}, {"token-file", 0, CLI_VALUE, OPT_TOKEN},
-    {"spool", 0, CLI_VALUE, OPT_SPOOL}, {"wrapper", 0, CLI_VALUE, OPT_WRAPPER},
-    {"work-dir", 0, CLI_VALUE, OPT_WORK}, {"keep-work", 0, CLI_FLAG, OPT_KEEP}, {0}};
 
 static bool parse_shard(const char *text, uint32_t *i, uint32_t *n)
 {

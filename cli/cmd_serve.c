@@ -9,6 +9,32 @@
 #include "cli.h"
 #include "server.h"
 
+enum {
+    OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
+    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT,
+};
+
+static const struct cli_option options[] = {
+    {"db", 0, CLI_VALUE, OPT_DB, "DB", "the golden store (default $RETRACE_DB; created when missing)"},
+    {"listen", 0, CLI_VALUE, OPT_LISTEN, "ADDR",
+     "HOST:PORT, [IPV6]:PORT or PORT (default 127.0.0.1:8470; only loopback unless you say otherwise; "
+     "port 0 = any free)"},
+    {"token-file", 0, CLI_VALUE, OPT_TOKEN, "FILE",
+     "the bearer token that writes (upload, approve, known-bad) need; without it the server is read-only"},
+    {"web", 0, CLI_VALUE, OPT_WEB, "DIR",
+     "the pages (default $RETRACE_WEB_DIR, else the source tree's or the installed web/)"},
+    {"threads", 0, CLI_VALUE, OPT_THREADS, "N", "worker threads, each with its own read connection (4)"},
+    {"max-connections", 0, CLI_VALUE, OPT_CONNS, "N", "open connections at once; more are answered 503 (256)"},
+    {"max-per-address", 0, CLI_VALUE, OPT_PER_ADDRESS, "N", "of them from one client address; more get 429 (32)"},
+    {"timeout", 0, CLI_VALUE, OPT_TIMEOUT, "SECONDS", "an idle connection is closed after this long (15)"},
+    {"header-timeout", 0, CLI_VALUE, OPT_HEADER_TIMEOUT, "SECONDS", "a request head must arrive within this (10)"},
+    {"max-body", 0, CLI_VALUE, OPT_BODY, "BYTES", "largest request body (67108864, as docs/FORMATS.md says)"},
+    {"cache", 0, CLI_VALUE, OPT_CACHE, "N",
+     "JSON answers each worker keeps until the database changes (64; 0 = none)"},
+    {"cache-bytes", 0, CLI_VALUE, OPT_CACHE_BYTES, "BYTES", "their size, all workers together (33554432)"},
+    {0},
+};
+
 void cmd_serve_usage(FILE *out)
 {
     fprintf(out,
@@ -17,47 +43,11 @@ void cmd_serve_usage(FILE *out)
             "                     [--max-body BYTES] [--cache N] [--cache-bytes BYTES]\n"
             "                     [--max-per-address N] [--header-timeout SECONDS]\n"
             "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
-            "API over the golden store DB (default $RETRACE_DB; created when missing), and\n"
-            "prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n"
-            "  --listen ADDR       HOST:PORT, [IPV6]:PORT or PORT (default 127.0.0.1:8470;\n"
-            "                      only loopback unless you say otherwise; port 0 = any free)\n"
-            "  --token-file FILE   the bearer token that writes (upload, approve, known-bad)\n"
-            "                      need; without it the server is read-only\n"
-            "  --web DIR           the pages (default $RETRACE_WEB_DIR, else the source tree's\n"
-            "                      or the installed web/)\n"
-            "  --threads N         worker threads, each with its own read connection (4)\n"
-            "  --max-connections N open connections at once; more are answered 503 (256)\n"
-            "  --max-per-address N of them from one client address; more get 429 (32)\n"
-            "  --timeout SECONDS   an idle connection is closed after this long (15)\n"
-            "  --header-timeout SECONDS  a request head must arrive within this (10)\n"
-            "  --max-body BYTES    largest request body (67108864, as docs/FORMATS.md says)\n"
-            "  --cache N           JSON answers each worker keeps until the database\n"
-            "                      changes (64; 0 = none)\n"
-            "  --cache-bytes BYTES their size, all workers together (33554432)\n"
-            "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
-            "5 the address is taken\n");
+            "API over the golden store DB, and prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n");
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
+                 "5 the address is taken\n");
 }
-
-enum {
-    OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
-    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT,
-};
-
-static const struct cli_option options[] = {
-    {"db", 0, CLI_VALUE, OPT_DB},
-    {"listen", 0, CLI_VALUE, OPT_LISTEN},
-    {"token-file", 0, CLI_VALUE, OPT_TOKEN},
-    {"web", 0, CLI_VALUE, OPT_WEB},
-    {"threads", 0, CLI_VALUE, OPT_THREADS},
-    {"max-connections", 0, CLI_VALUE, OPT_CONNS},
-    {"timeout", 0, CLI_VALUE, OPT_TIMEOUT},
-    {"max-body", 0, CLI_VALUE, OPT_BODY},
-    {"cache", 0, CLI_VALUE, OPT_CACHE},
-    {"cache-bytes", 0, CLI_VALUE, OPT_CACHE_BYTES},
-    {"max-per-address", 0, CLI_VALUE, OPT_PER_ADDRESS},
-    {"header-timeout", 0, CLI_VALUE, OPT_HEADER_TIMEOUT},
-    {0},
-};
 
 static bool is_dir(const char *path)
 {

@@ -6,14 +6,22 @@
 #include "cli.h"
 #include "runner.h"
 
+enum { OPT_SERVER = 1, OPT_TOKEN, OPT_SPOOL };
+static const struct cli_option options[] = {
+    {"server", 0, CLI_VALUE, OPT_SERVER, "URL", "the dashboard server (retrace serve)"},
+    {"token-file", 0, CLI_VALUE, OPT_TOKEN, "FILE", "the upload token"},
+    {"spool", 0, CLI_VALUE, OPT_SPOOL, "DIR", "where the runs wait (default RETRACE_SPOOL or ~/.cache/retrace/spool)"},
+    {0}};
+
 void cmd_upload_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace upload --server URL --token-file FILE [--spool DIR]\n"
             "Sends every run that `retrace run --server` could not deliver (server down, or a 5xx\n"
             "answer) to the dashboard server, and removes each one the server took. A run the\n"
-            "server already has counts as delivered: runs carry an id, so nothing arrives twice.\n"
-            "  --spool DIR   where the runs wait (default RETRACE_SPOOL or ~/.cache/retrace/spool)\n"
+            "server already has counts as delivered: runs carry an id, so nothing arrives twice.\n");
+    cli_usage_options(out, options);
+    fprintf(out,
             "exit: 0 the spool is empty, 2 usage, 3 the server refused a run (wrong token: kept;\n"
             "malformed or too large: moved to DIR/rejected), 5 the server could not be reached or\n"
             "answered 5xx (the runs stay for the next try).\n");
@@ -21,10 +29,6 @@ void cmd_upload_usage(FILE *out)
 
 int cmd_upload_run(int argc, char **argv)
 {
-    enum { OPT_SERVER = 1, OPT_TOKEN, OPT_SPOOL };
-    static const struct cli_option options[] = {{"server", 0, CLI_VALUE, OPT_SERVER},
-                                                {"token-file", 0, CLI_VALUE, OPT_TOKEN},
-                                                {"spool", 0, CLI_VALUE, OPT_SPOOL}, {0}};
     const struct rt_command *self = cli_find_command("upload");
     const char *server = NULL, *token_file = NULL, *spool_arg = NULL;
     struct cli_args p;

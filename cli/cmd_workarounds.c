@@ -7,6 +7,9 @@
 #include "cli.h"
 #include "config.h"
 
+static const struct cli_option options[] = {
+    {"workarounds-dir", 0, CLI_VALUE, 1, "DIR", "your own sets (NAME.set), looked up before the shipped ones"}, {0}};
+
 void cmd_workarounds_usage(FILE *out)
 {
     fprintf(out,
@@ -17,8 +20,10 @@ void cmd_workarounds_usage(FILE *out)
             "Replay with them: retrace replay TRACE --workarounds NAME[,NAME].\n"
             "A set is a file NAME.set: a first comment line saying what it is for, then one\n"
             "workaround or 'include OTHER-SET' per line. Shipped sets: %s\n"
-            "exit: 0 ok, 2 usage (an unknown NAME lists the known ones), 3 a broken set file\n",
+            ,
             rt_workarounds_builtin_dir());
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 ok, 2 usage (an unknown NAME lists the known ones), 3 a broken set file\n");
 }
 
 static void print_set(void *user, const char *name, const char *summary)
@@ -44,7 +49,6 @@ static void list(const char *user_dir)
 
 int cmd_workarounds_run(int argc, char **argv)
 {
-    static const struct cli_option options[] = {{"workarounds-dir", 0, CLI_VALUE, 1}, {0}};
     const struct rt_command *self = cli_find_command("workarounds");
     const char *words[2] = {NULL, NULL}, *dir = NULL;
     int nwords = 0;

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""tests/cli/options_test.py - README's option tables say what the usage texts say.
+
+Every subcommand's usage text lists its options from the table it parses
+with (cli/args.h cli_usage_options), so `retrace CMD --help` is the truth.
+This test checks README.md against it:
+  - each option in the first column of a README table under a subcommand's
+    section (`-o FILE`, `--compression zstd\\|none`) is an option of that
+    subcommand, written with the same value (or none for a flag);
+  - each option the usage text lists is mentioned in that subcommand's
+    sections of README (a heading or text naming `retrace CMD`), by its
+    long name or as `-X` where it has a short one.
+Usage: options_test.py RETRACE README.md   (TAP on stdout)
+"""
+import re
+import subprocess
+import sys
+
+RETRACE, README = sys.argv[1], sys.argv[2]
+OPTION_LINE = re.compile(r"^  (?:-(\w), )?--([a-z0-9-]+)(?: ('[^']*'|\S+))?(?:\s{2,}|$)")
+results = []
+
+
+def check(ok, what):
+    results.append((ok, what))
+
+
+def commands():
+    out = subprocess.run([RETRACE, "help"], capture_output=True, text=True, check=False).stdout
+    return [m.group(1) for m in re.finditer(r"^\s+([a-z]+)\s{2,}", out, re.M)]
+
+
+def usage_options(cmd):
+    """{long name: (short name or None, value or None)} from `retrace CMD --help`."""
+    out = subprocess.run([RETRACE, cmd, "--help"], capture_output=True, text=True, check=False).stdout
+    opts = {}
+    for line in out.splitlines():
+        m = OPTION_LINE.match(line)
+        if m:
+            opts[m.group(2)] = (m.group(1), m.group(3))
+    return opts
+
+
+def sections(text):
+    """(heading, body) of every ### / #### section."""
+    parts = re.split(r"^(#{3,4} .*)$", text, flags=re.M)
+    return [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+
+
+def table_options(body):
+    """(option, value or None) of each first-column code span of the section's tables."""
+    found = []
+    for line in body.splitlines():
+        cells = line.split(" | ")
+        if not line.startswith("| `-") or len(cells) < 2:
+            continue
+        for span in re.findall(r"`([^`]+)`", cells[0][2:]):
+            span = span.replace("\\|", "|")
+            for m in re.finditer(r"(--?[a-zA-Z][\w-]*)(?: ((?:'[^']*')|[^\s\[\]-][^\s\[\]]*))?", span):
+                found.append((m.group(1), m.group(2)))
+    return found
+
+
+def main():
+    with open(README, encoding="utf-8") as f:
+        readme = f.read()
+    cmds = commands()
+    check(len(cmds) >= 10, f"retrace help lists the subcommands ({', '.join(cmds)})")
+    for cmd in cmds:
+        opts = usage_options(cmd)
+        by_short = {s: name for name, (s, _) in opts.items() if s}
+        mine = [(h, b) for h, b in sections(readme) if f"retrace {cmd}" in h or f"retrace {cmd} " in b]
+        text = "".join(h + b for h, b in mine)
+        for heading, body in mine:
+            if f"retrace {cmd}" not in heading:
+                continue
+            for option, value in table_options(body):
+                name = by_short.get(option[1:]) if not option.startswith("--") else option[2:]
+                check(name in opts, f"{cmd}: README's table names {option}, an option of retrace {cmd}")
+                if name in opts:
+                    check(value == opts[name][1], f"{cmd}: README writes {option} {value or '(a flag)'}, "
+                          f"the usage text {option} {opts[name][1] or '(a flag)'}")
+        for name, (short, _) in opts.items():
+            spelt = r"--" + re.escape(name) + (r"|(?<![\w-])-" + short if short else "")
+            check(re.search(r"(" + spelt + r")(?![\w-])", text) is not None,
+                  f"{cmd}: --{name} is documented in README's sections on retrace {cmd}")
+    print(f"1..{len(results)}")
+    for i, (ok, what) in enumerate(results, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} - {what}")
+    return 0 if all(ok for ok, _ in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
