@@ -80,7 +80,7 @@ HAND_WRITTEN = {
     # ---- memory ----------------------------------------------------------
     "vkAllocateMemory": {
         "capture": "cmd_memory.c: remembers each allocation's memory type (coherence), opaque addresses",
-        "replay": "replay_allocate_memory: translates the memory type; in rebind mode only a range",
+        "replay": "replay_allocate_memory: made again (the home of its resources), its memory type translated",
     },
     "vkFreeMemory": {
         "capture": "cmd_memory.c: freeing a mapped allocation unmaps it",
@@ -108,6 +108,15 @@ HAND_WRITTEN = {
     "vkCreateImage": {
         "replay": "replay_create_image: remembers linear images and formats (rebind mode, readbacks)",
     },
+    "vkGetImageMemoryRequirements": {
+        "replay": "replay_get_image_memory_requirements: keeps the capture's size, for rebind placement",
+    },
+    "vkGetImageMemoryRequirements2": {
+        "replay": "replay_get_image_memory_requirements2: keeps the capture's size, for rebind placement",
+    },
+    "vkGetImageMemoryRequirements2KHR": {
+        "replay": "replay_get_image_memory_requirements2: keeps the capture's size, for rebind placement",
+    },
     "vkDestroyBuffer": {
         "replay": "replay_destroy_buffer: its record (and rebound allocation) goes, so a reused handle starts afresh",
     },
@@ -115,22 +124,22 @@ HAND_WRITTEN = {
         "replay": "replay_destroy_image: its record (and rebound allocation) goes, so a reused handle starts afresh",
     },
     "vkBindBufferMemory": {
-        "replay": "replay_bind_buffer_memory: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_buffer_memory: in rebind mode at the captured offset where it fits, else memory of its own",
     },
     "vkBindImageMemory": {
-        "replay": "replay_bind_image_memory: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_image_memory: in rebind mode at the captured offset where it fits, else memory of its own",
     },
     "vkBindBufferMemory2": {
-        "replay": "replay_bind_buffer_memory2: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_buffer_memory2: in rebind mode at the captured offset where it fits, else memory of its own",
     },
     "vkBindBufferMemory2KHR": {
-        "replay": "replay_bind_buffer_memory2: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_buffer_memory2: in rebind mode at the captured offset where it fits, else memory of its own",
     },
     "vkBindImageMemory2": {
-        "replay": "replay_bind_image_memory2: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_image_memory2: in rebind mode at the captured offset where it fits, else memory of its own",
     },
     "vkBindImageMemory2KHR": {
-        "replay": "replay_bind_image_memory2: in rebind mode, an allocation made for the replay device",
+        "replay": "replay_bind_image_memory2: in rebind mode at the captured offset where it fits, else memory of its own",
     },
 
     # ---- buffer device addresses -----------------------------------------

@@ -1,64 +1,63 @@
-/* replay/memory.c — device memory: type translation, memory updates, and
- * rebinding. In direct mode every captured allocation is made again, with the
- * same layout, and memory updates land at their captured offsets. In rebind
- * mode (a device whose sizes, alignments or memory types differ) captured
- * allocations are only ranges; every buffer and image gets an allocation
- * made for the replay device when it is bound, and memory updates are routed
- * to the buffers bound over the bytes they touch. */
+/* replay/memory.c — device memory: type translation, every captured
+ * allocation made again (its "home", memory.h), memory updates at their
+ * captured offsets, reads for --verify and read-backs, and the buffer and
+ * image records. In direct mode resources bind to the home as captured; in
+ * rebind mode (a device whose sizes, alignments or memory types differ)
+ * rebind.c places them. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "memory.h"
 #include "replay_config.h"
 
-struct binding {
-    bool is_image;
-    uint64_t resource;     /* live handle */
-    VkDeviceSize offset;   /* where the capture bound it in its allocation */
-    VkDeviceSize size;     /* bytes of the allocation it covered at capture */
-    VkDeviceMemory memory; /* the allocation made for it here */
-    uint8_t *mapped;       /* host-visible rebound buffers only */
-    bool coherent;
-};
-
-struct replay_memory {
-    struct replay_device *dev;
-    VkDeviceSize size;
-    VkMemoryPropertyFlags captured_flags;
-    VkDeviceMemory live;   /* direct mode */
-    uint8_t *mapped;       /* direct mode, mapped on the first memory update */
-    bool coherent;
-    struct binding *bindings; /* rebind mode */
-    size_t binding_count, binding_capacity;
-    bool warned_image_update;
-};
-
-static struct replay_memory *memory_of(struct replay *r, uint64_t captured)
+struct replay_memory *replay_memory_of(struct replay *r, uint64_t captured)
 {
     uint64_t value = 0;
     return rt_hashmap_get(&r->memories, captured, &value) ? (struct replay_memory *)(uintptr_t)value : NULL;
-}
-
-static bool find_type(const struct replay *r, uint32_t allowed, VkMemoryPropertyFlags need,
-                      VkMemoryPropertyFlags prefer, uint32_t *out)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        VkMemoryPropertyFlags want = pass == 0 ? need | prefer : need;
-        for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++) {
-            if ((allowed & (1u << i)) && (r->gpu_memory.memoryTypes[i].propertyFlags & want) == want) {
-                *out = i;
-                return true;
-            }
-        }
-    }
-    return false;
 }
 
 static VkMemoryPropertyFlags captured_type_flags(const struct replay *r, uint32_t index)
 {
     const struct rt_trace_device_info *c = &r->header->device;
     return r->header->has_device && index < c->memory_type_count ? c->memory_types[index].property_flags : 0;
+}
+
+/* Direct mode: a type with every flag the capture's had. */
+static bool exact_type(const struct replay *r, VkMemoryPropertyFlags need, uint32_t *out)
+{
+    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
+        if ((r->gpu_memory.memoryTypes[i].propertyFlags & need) == need) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+/* Rebind mode: host-visible where the capture's was (memory updates land
+ * there), otherwise the allowed type sharing most of the capture's flags;
+ * device-local counts most, as images can usually bind only there. */
+static bool nearest_type(const struct replay *r, uint32_t allowed, VkMemoryPropertyFlags captured, uint32_t *out)
+{
+    static const VkMemoryPropertyFlags weights[][2] = {
+        {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 8}, {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 4},
+        {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 2}, {VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT, 1}};
+    VkMemoryPropertyFlags need = captured & (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_PROTECTED_BIT);
+    int best = -1;
+    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = r->gpu_memory.memoryTypes[i].propertyFlags;
+        if (!(allowed & (1u << i)) || (f & need) != need)
+            continue;
+        int score = 0;
+        for (size_t k = 0; k < sizeof weights / sizeof weights[0]; k++)
+            score += (int)(weights[k][1] * (((f & captured) & weights[k][0]) != 0));
+        if (score > best) {
+            best = score;
+            *out = i;
+        }
+    }
+    return best >= 0;
 }
 
 /* Imports of external memory cannot be repeated here: allocate plain memory. */
@@ -76,20 +75,37 @@ static const void *without_import_nodes(const void *chain)
     return head;
 }
 
-static void flush(const struct replay_device *dev, VkDeviceMemory memory);
+/* Rebind mode: a dedicated allocation is as large as its resource needs
+ * here, of a type it can bind to (allowed). */
+static void size_dedicated(struct replay_device *dev, VkMemoryAllocateInfo *info, uint32_t *allowed)
+{
+    const VkMemoryDedicatedAllocateInfo *ded = NULL;
+    for (const VkBaseInStructure *n = info->pNext; n; n = n->pNext)
+        if (n->sType == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO)
+            ded = (const VkMemoryDedicatedAllocateInfo *)n;
+    if (!ded || (!ded->image && !ded->buffer))
+        return;
+    VkMemoryRequirements req;
+    if (ded->image)
+        dev->dispatch.device.vkGetImageMemoryRequirements(dev->handle, ded->image, &req);
+    else
+        dev->dispatch.device.vkGetBufferMemoryRequirements(dev->handle, ded->buffer, &req);
+    info->allocationSize = req.size;
+    *allowed = req.memoryTypeBits;
+}
 
-/* --verify: bytes nobody wrote read as zeros, as the capture layer makes them
- * (a page the program reads back holds them beside the GPU's results). */
-static rt_status zero_for_verify(struct replay *r, struct replay_memory *m)
+/* The capture's new memory reads as zeros (the layer's fresh mappings, a
+ * driver's fresh pages): a host-visible home starts so, mapped for good. */
+static rt_status map_and_zero(struct replay *r, struct replay_memory *m)
 {
     const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    if (!r->opts->verify || !(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+    if (!(r->gpu_memory.memoryTypes[m->type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
         return rt_ok_status();
     if (d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map new memory to zero it");
-    memset(m->mapped, 0, (size_t)m->size);
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": cannot map new memory to zero it", r->call_seq);
+    memset(m->mapped, 0, (size_t)m->live_size);
     if (!m->coherent)
-        flush(m->dev, m->live);
+        replay_memory_flush(m->dev, m->live);
     return rt_ok_status();
 }
 
@@ -104,6 +120,22 @@ static rt_status remember_memory(struct replay *r, uint64_t captured, struct rep
     return rt_ok_status();
 }
 
+/* Rebind mode may fall back to a home the host cannot see: the memory of a
+ * dedicated image that binds only to device-local memory here. */
+static rt_status choose_home_type(struct replay *r, struct replay_memory *m, VkMemoryAllocateInfo *info)
+{
+    uint32_t allowed = ~0u;
+    if (r->rebind)
+        size_dedicated(m->dev, info, &allowed);
+    if (r->rebind ? nearest_type(r, allowed, m->captured_flags, &info->memoryTypeIndex) ||
+                        nearest_type(r, allowed, m->captured_flags & ~VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                                     &info->memoryTypeIndex)
+                  : exact_type(r, m->captured_flags, &info->memoryTypeIndex))
+        return rt_ok_status();
+    return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": no memory type on %s has the flags 0x%x the trace needs",
+                     r->call_seq, r->gpu_properties.deviceName, m->captured_flags);
+}
+
 rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkAllocateMemory *a = args;
@@ -115,32 +147,25 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
                               .captured_flags = captured_type_flags(r, a->pAllocateInfo->memoryTypeIndex)};
     if (!m.dev)
         return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": vkAllocateMemory on an unknown device", r->call_seq);
-    if (r->rebind)
-        return remember_memory(r, captured, &m);
     VkMemoryAllocateInfo info = *a->pAllocateInfo;
     info.pNext = without_import_nodes(info.pNext);
     replay_strip_memory_address(r, &info);
-    if (!find_type(r, ~0u, m.captured_flags, 0, &info.memoryTypeIndex))
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "no memory type on %s has the flags 0x%x the trace needs",
-                         r->gpu_properties.deviceName, m.captured_flags);
-    m.coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    RT_TRY(choose_home_type(r, &m, &info));
+    m.type = info.memoryTypeIndex;
+    m.live_size = info.allocationSize;
+    m.coherent = r->gpu_memory.memoryTypes[m.type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkResult result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
     RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
-    RT_TRY(zero_for_verify(r, &m));
-
     RT_TRY(replay_config_new_memory(r, m.dev, m.live, info.allocationSize, info.memoryTypeIndex));
+    RT_TRY(map_and_zero(r, &m));
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live));
     return remember_memory(r, captured, &m);
 }
 
 static void release(struct replay_memory *m)
 {
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    if (m->live)
-        d->vkFreeMemory(m->dev->handle, m->live, NULL); /* frees the mapping too */
-    for (size_t i = 0; i < m->binding_count; i++)
-        d->vkFreeMemory(m->dev->handle, m->bindings[i].memory, NULL);
-    free(m->bindings);
+    replay_rebind_release(m);
+    m->dev->dispatch.device.vkFreeMemory(m->dev->handle, m->live, NULL); /* frees the mapping too */
     free(m);
 }
 
@@ -149,7 +174,7 @@ rt_status replay_free_memory(struct replay *r, void *args, uint64_t captured_res
     struct rt_vk_args_vkFreeMemory *a = args;
     (void)captured_result;
     uint64_t captured = (uint64_t)(uintptr_t)a->memory;
-    struct replay_memory *m = memory_of(r, captured);
+    struct replay_memory *m = replay_memory_of(r, captured);
     if (m) {
         release(m);
         rt_hashmap_remove(&r->memories, captured);
@@ -178,53 +203,6 @@ void replay_memory_finish(struct replay *r)
     rt_hashmap_init(&r->memories);
 }
 
-/* --- rebind mode: one allocation per resource ----------------------------- */
-
-static rt_status add_binding(struct replay_memory *m, const struct binding *b)
-{
-    if (m->binding_count == m->binding_capacity) {
-        size_t capacity = m->binding_capacity ? m->binding_capacity * 2 : 4;
-        struct binding *grown = realloc(m->bindings, capacity * sizeof *grown);
-        if (!grown)
-            return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-        m->bindings = grown;
-        m->binding_capacity = capacity;
-    }
-    m->bindings[m->binding_count++] = *b;
-    return rt_ok_status();
-}
-
-/* Allocates what the replay device wants for the resource: host-visible for
- * buffers in host-visible captured memory (memory updates land there),
- * device-local otherwise. */
-static rt_status allocate_for(struct replay *r, struct replay_memory *m, const VkMemoryRequirements *req,
-                              bool is_image, bool linear, struct binding *b)
-{
-    bool host = (!is_image || linear) && (m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
-    VkMemoryPropertyFlags need = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0;
-    VkMemoryPropertyFlags prefer = host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
-    VkMemoryAllocateInfo info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req->size,
-                                 .pNext = !is_image && r->device_address_enabled ? &flags : NULL};
-    if (!find_type(r, req->memoryTypeBits, need, prefer, &info.memoryTypeIndex))
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "call %" PRIu64 ": no suitable memory type for a %s", r->call_seq,
-                         is_image ? "image" : "buffer");
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS,
-                               d->vkAllocateMemory(m->dev->handle, &info, NULL, &b->memory)));
-    RT_TRY(replay_config_new_memory(r, m->dev, b->memory, info.allocationSize, info.memoryTypeIndex));
-    b->coherent = r->gpu_memory.memoryTypes[info.memoryTypeIndex].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    if (host && d->vkMapMemory(m->dev->handle, b->memory, 0, VK_WHOLE_SIZE, 0, (void **)&b->mapped) != VK_SUCCESS)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map memory for a rebound buffer");
-    if (host && r->opts->verify) { /* as zero_for_verify */
-        memset(b->mapped, 0, (size_t)req->size);
-        if (!b->coherent)
-            flush(m->dev, b->memory);
-    }
-    return rt_ok_status();
-}
-
 static rt_status remember_buffer_binding(struct replay *r, VkBuffer buffer, uint64_t captured_memory,
                                          VkDeviceSize offset)
 {
@@ -245,38 +223,15 @@ static void remember_image_binding(struct replay *r, VkImage image, uint64_t cap
 
 static rt_status rebind_buffer(struct replay *r, VkBuffer buffer, uint64_t captured_memory, VkDeviceSize offset)
 {
-    struct replay_memory *m = memory_of(r, captured_memory);
-    if (!m)
-        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": binds memory the trace never allocated", r->call_seq);
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    VkMemoryRequirements req;
-    d->vkGetBufferMemoryRequirements(m->dev->handle, buffer, &req);
-    struct binding b = {.resource = (uint64_t)(uintptr_t)buffer, .offset = offset,
-                        .size = replay_buffer_size(r, buffer)};
-    RT_TRY(allocate_for(r, m, &req, false, false, &b));
-    RT_TRY(replay_check_result(r, RT_VK_CMD_vkBindBufferMemory, VK_SUCCESS,
-                               d->vkBindBufferMemory(m->dev->handle, buffer, b.memory, 0)));
-    RT_TRY(remember_buffer_binding(r, buffer, captured_memory, offset));
-    return add_binding(m, &b);
+    RT_TRY(replay_rebind_buffer(r, buffer, captured_memory, offset));
+    return remember_buffer_binding(r, buffer, captured_memory, offset);
 }
 
 static rt_status rebind_image(struct replay *r, VkImage image, uint64_t captured_memory, VkDeviceSize offset)
 {
-    struct replay_memory *m = memory_of(r, captured_memory);
-    if (!m)
-        return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": binds memory the trace never allocated", r->call_seq);
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    VkMemoryRequirements req;
-    d->vkGetImageMemoryRequirements(m->dev->handle, image, &req);
-    struct binding b = {.is_image = true, .resource = (uint64_t)(uintptr_t)image, .offset = offset, .size = req.size};
-    /* Linear images written through a mapping get their bytes at the same
-     * offsets: right whenever the row pitch is the same on both devices. */
-    const struct replay_image *record = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)image);
-    RT_TRY(allocate_for(r, m, &req, true, record && record->linear, &b));
-    RT_TRY(replay_check_result(r, RT_VK_CMD_vkBindImageMemory, VK_SUCCESS,
-                               d->vkBindImageMemory(m->dev->handle, image, b.memory, 0)));
+    RT_TRY(replay_rebind_image(r, image, captured_memory, offset));
     remember_image_binding(r, image, captured_memory);
-    return add_binding(m, &b);
+    return rt_ok_status();
 }
 
 rt_status replay_bind_buffer_memory(struct replay *r, void *args, uint64_t captured_result)
@@ -376,18 +331,32 @@ rt_status replay_create_image(struct replay *r, void *args, uint64_t captured_re
     return rt_ok_status();
 }
 
-/* A rebound resource's own allocation goes with it: a later object under the
- * same handle must not find it. */
-static void drop_binding(struct replay *r, uint64_t captured_memory, uint64_t resource)
+/* What the capture's device said an image needs: its bytes at capture, for
+ * rebind mode's placement (memory.h). The call itself runs as generated. */
+static void remember_captured_size(struct replay *r, VkImage live, VkDeviceSize size)
 {
-    struct replay_memory *m = memory_of(r, captured_memory);
-    for (size_t i = 0; m && i < m->binding_count; i++) {
-        if (m->bindings[i].resource != resource)
-            continue;
-        m->dev->dispatch.device.vkFreeMemory(m->dev->handle, m->bindings[i].memory, NULL);
-        m->bindings[i] = m->bindings[--m->binding_count];
-        return;
-    }
+    struct replay_image *i = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)live);
+    if (i)
+        i->captured_size = size;
+}
+
+rt_status replay_get_image_memory_requirements(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkGetImageMemoryRequirements *a = args;
+    VkDeviceSize size = a->pMemoryRequirements ? a->pMemoryRequirements->size : 0;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkGetImageMemoryRequirements, args, captured_result));
+    remember_captured_size(r, a->image, size);
+    return rt_ok_status();
+}
+
+rt_status replay_get_image_memory_requirements2(struct replay *r, void *args, uint64_t captured_result)
+{
+    struct rt_vk_args_vkGetImageMemoryRequirements2 *a = args;
+    VkDeviceSize size = a->pMemoryRequirements ? a->pMemoryRequirements->memoryRequirements.size : 0;
+    RT_TRY(replay_generic_call(r, RT_VK_CMD_vkGetImageMemoryRequirements2, args, captured_result));
+    if (a->pInfo)
+        remember_captured_size(r, a->pInfo->image, size);
+    return rt_ok_status();
 }
 
 rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_result)
@@ -397,7 +366,7 @@ rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_
     uint64_t buffer = (uint64_t)(uintptr_t)a->buffer;
     const struct replay_buffer *b = replay_resources_buffer(&r->resources, buffer);
     if (b && b->bound && r->rebind)
-        drop_binding(r, b->memory, buffer);
+        replay_rebind_drop(r, b->memory, buffer);
     replay_resources_remove_buffer(&r->resources, buffer);
     replay_forget_buffer_address(r, buffer);
     return rt_ok_status();
@@ -410,7 +379,7 @@ rt_status replay_destroy_image(struct replay *r, void *args, uint64_t captured_r
     uint64_t image = (uint64_t)(uintptr_t)a->image;
     const struct replay_image *i = replay_resources_image(&r->resources, image);
     if (i && i->bound && r->rebind)
-        drop_binding(r, i->memory, image);
+        replay_rebind_drop(r, i->memory, image);
     replay_resources_remove_image(&r->resources, image);
     return rt_ok_status();
 }
@@ -427,57 +396,46 @@ VkFormat replay_image_format(struct replay *r, VkImage image)
     return i ? i->format : VK_FORMAT_UNDEFINED;
 }
 
-/* --- memory updates --------------------------------------------------------- */
+/* --- memory updates and reads ------------------------------------------------- */
 
-static void flush(const struct replay_device *dev, VkDeviceMemory memory)
+void replay_memory_flush(const struct replay_device *dev, VkDeviceMemory memory)
 {
     VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = memory,
                                  .size = VK_WHOLE_SIZE};
     dev->dispatch.device.vkFlushMappedMemoryRanges(dev->handle, 1, &range);
 }
 
-static rt_status update_direct(struct replay *r, struct replay_memory *m, uint64_t offset, const void *data,
-                               size_t size)
+void replay_memory_invalidate(const struct replay_device *dev, VkDeviceMemory memory)
+{
+    VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = memory,
+                                 .size = VK_WHOLE_SIZE};
+    dev->dispatch.device.vkInvalidateMappedMemoryRanges(dev->handle, 1, &range);
+}
+
+/* The bytes land in the home at their captured offset (a dedicated home
+ * smaller here keeps what fits), then in moved resources over them. */
+static rt_status apply_update(struct replay *r, struct replay_memory *m, uint64_t offset, const uint8_t *data,
+                              size_t size)
 {
     if (offset > m->size || size > m->size - offset)
         return rt_errorf(RT_ERR_BAD_INPUT, "packet %" PRIu64 ": a memory update past the end of its allocation",
                          r->call_seq);
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    if (!m->mapped && d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot map memory to apply the trace's writes");
-    memcpy(m->mapped + offset, data, size);
-    if (!m->coherent)
-        flush(m->dev, m->live);
-    return rt_ok_status();
-}
-
-/* Routes the bytes to every buffer bound over them, at the same distance
- * from the buffer's start as at capture. */
-static void update_rebound(struct replay_memory *m, uint64_t offset, const uint8_t *data, size_t size)
-{
-    uint64_t end = offset + size;
-    for (size_t i = 0; i < m->binding_count; i++) {
-        struct binding *b = &m->bindings[i];
-        uint64_t lo = offset > b->offset ? offset : b->offset;
-        uint64_t hi = end < b->offset + b->size ? end : b->offset + b->size;
-        if (lo >= hi)
-            continue;
-        if (!b->mapped) {
-            if (b->is_image && !m->warned_image_update) {
-                rt_log(RT_LOG_WARN, "replay: mapped writes to an image's memory cannot be moved to another device's layout");
-                m->warned_image_update = true;
-            }
-            continue;
-        }
-        memcpy(b->mapped + (lo - b->offset), data + (lo - offset), hi - lo);
-        if (!b->coherent)
-            flush(m->dev, b->memory);
+    if (!m->mapped && !r->rebind)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "packet %" PRIu64 ": a memory update for memory that is not "
+                         "host-visible here", r->call_seq);
+    if (m->mapped && offset < m->live_size) {
+        memcpy(m->mapped + offset, data, (size_t)(size < m->live_size - offset ? size : m->live_size - offset));
+        if (!m->coherent)
+            replay_memory_flush(m->dev, m->live);
     }
+    if (r->rebind)
+        replay_rebind_update(m, offset, data, size, m->mapped != NULL);
+    return rt_ok_status();
 }
 
 rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t offset, const void *data, size_t size)
 {
-    struct replay_memory *m = memory_of(r, memory_id);
+    struct replay_memory *m = replay_memory_of(r, memory_id);
     if (!m)
         return rt_errorf(RT_ERR_BAD_INPUT, "packet %" PRIu64 ": a memory update for memory the trace never allocated",
                          r->call_seq);
@@ -490,11 +448,7 @@ rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t of
         replay_translate_addresses(r, offset, moved, size);
         data = moved;
     }
-    rt_status s = rt_ok_status();
-    if (!r->rebind)
-        s = update_direct(r, m, offset, data, size);
-    else
-        update_rebound(m, offset, data, size);
+    rt_status s = apply_update(r, m, offset, data, size);
     free(moved);
     return s;
 }
@@ -502,81 +456,36 @@ rt_status replay_memory_update(struct replay *r, uint64_t memory_id, uint64_t of
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer)
 {
     const struct replay_buffer *b = replay_resources_buffer(&r->resources, (uint64_t)(uintptr_t)buffer);
-    if (!b || !b->bound)
-        return NULL;
-    uint64_t offset = b->offset;
-    struct replay_memory *m = memory_of(r, b->memory);
+    struct replay_memory *m = b && b->bound ? replay_memory_of(r, b->memory) : NULL;
     if (!m)
         return NULL;
-    if (r->rebind) {
-        for (size_t i = 0; i < m->binding_count; i++)
-            if (m->bindings[i].resource == (uint64_t)(uintptr_t)buffer)
-                return m->bindings[i].mapped;
-        return NULL;
-    }
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    if (!m->mapped && d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
-        return NULL;
-    return m->mapped + offset;
+    if (r->rebind)
+        return replay_rebind_host_pointer(m, (uint64_t)(uintptr_t)buffer, b->offset);
+    return m->mapped ? m->mapped + b->offset : NULL;
 }
 
-/* Copies binding b's share of [offset, offset + size) to out and marks it in
- * covered (may be NULL); false if b holds none of it. */
-static bool copy_binding(const struct binding *b, uint64_t offset, size_t size, uint8_t *out, uint8_t *covered)
-{
-    uint64_t end = offset + size;
-    uint64_t lo = offset > b->offset ? offset : b->offset;
-    uint64_t hi = end < b->offset + b->size ? end : b->offset + b->size;
-    if (lo >= hi || !b->mapped)
-        return false;
-    memcpy(out + (lo - offset), b->mapped + (lo - b->offset), hi - lo);
-    if (covered)
-        memset(covered + (lo - offset), 1, hi - lo);
-    return true;
-}
-
-/* Rebind mode: the bytes come from the live buffers bound over them; bytes
- * no host-visible buffer covers (never bound, or their buffer is destroyed)
- * do not exist here: zeros, left unmarked in covered. Buffers the capture
- * bound over the same bytes (aliases) each have their own copy here: the
- * later binding wins, or the alias-th one (from 1) when asked. */
-static bool read_rebound(const struct replay_memory *m, uint64_t offset, size_t size, unsigned alias,
-                         uint8_t *out, uint8_t *covered)
-{
-    unsigned found = 0;
-    memset(out, 0, size);
-    if (covered)
-        memset(covered, 0, size);
-    for (size_t i = 0; i < m->binding_count; i++)
-        found += copy_binding(&m->bindings[i], offset, size, out, covered);
-    for (size_t i = 0, k = 0; alias && i < m->binding_count; i++)
-        if (copy_binding(&m->bindings[i], offset, size, out, NULL) && ++k == alias)
-            return true;
-    return found && !alias;
-}
-
+/* The home's bytes (the capture's layout), with moved resources' bytes over
+ * them in rebind mode. */
 bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, unsigned alias,
                         uint8_t *out, uint8_t *covered)
 {
-    struct replay_memory *m = memory_of(r, memory_id);
+    struct replay_memory *m = replay_memory_of(r, memory_id);
     if (!m || offset > m->size || size > m->size - offset)
         return false;
-    if (r->rebind)
-        return read_rebound(m, offset, size, alias, out, covered);
-    if (alias)
-        return false; /* one allocation: no aliases */
-    const struct rt_vk_device_dispatch *d = &m->dev->dispatch.device;
-    if (!(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
-        return false;
-    if (!m->mapped && d->vkMapMemory(m->dev->handle, m->live, 0, VK_WHOLE_SIZE, 0, (void **)&m->mapped) != VK_SUCCESS)
-        return false;
-    if (!m->coherent) {
-        VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = m->live,
-                                     .size = VK_WHOLE_SIZE};
-        d->vkInvalidateMappedMemoryRanges(m->dev->handle, 1, &range);
-    }
-    memcpy(out, m->mapped + offset, size);
+    if (alias && !r->rebind)
+        return false; /* one allocation: no copies of aliases */
+    memset(out, 0, size);
     if (covered)
-        memset(covered, 1, size);
-    return true;
+        memset(covered, 0, size);
+    if (m->mapped && !alias && offset < m->live_size) {
+        size_t n = (size_t)(size < m->live_size - offset ? size : m->live_size - offset);
+        if (!m->coherent)
+            replay_memory_invalidate(m->dev, m->live);
+        memcpy(out, m->mapped + offset, n);
+        if (covered)
+            memset(covered, 1, n);
+    }
+    if (r->rebind)
+        return replay_rebind_read(m, offset, size, alias, out, covered);
+    return m->mapped != NULL;
 }

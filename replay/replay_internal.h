@@ -152,6 +152,8 @@ rt_status replay_create_buffer(struct replay *r, void *args, uint64_t captured_r
 rt_status replay_create_image(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_destroy_buffer(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_destroy_image(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_image_memory_requirements(struct replay *r, void *args, uint64_t captured_result);
+rt_status replay_get_image_memory_requirements2(struct replay *r, void *args, uint64_t captured_result);
 VkDeviceSize replay_buffer_size(struct replay *r, VkBuffer buffer);
 /** The format an image was created with; VK_FORMAT_UNDEFINED for one replay did not create. */
 VkFormat replay_image_format(struct replay *r, VkImage image);
@@ -186,11 +188,11 @@ rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_re
 rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_result);
 /** memory.c: where the bytes of a buffer bound to host-visible memory are, or NULL. */
 const uint8_t *replay_buffer_host_pointer(struct replay *r, VkBuffer buffer);
-/** memory.c: copies the replay's bytes of captured memory [offset, offset + size) to out;
- * false where they are not host-visible here. covered (size bytes, may be NULL) gets 1 for
- * each byte that exists here (in rebind mode, only bytes of live buffers do). alias 0 reads
- * what a plain read sees; in rebind mode, alias k >= 1 prefers the k-th buffer bound over
- * those bytes (false past the last). */
+/** memory.c: copies the replay's bytes of captured memory [offset, offset + size) to out, at
+ * the captured offsets; false where they are not host-visible here. covered (size bytes, may
+ * be NULL) gets 1 for each byte that exists here (in rebind mode, a home the host cannot see
+ * has only the bytes of resources moved out of it). alias 0 reads what a plain read sees; in
+ * rebind mode, alias k >= 1 reads the k-th moved resource over those bytes (false past the last). */
 bool replay_memory_read(struct replay *r, uint64_t memory_id, uint64_t offset, size_t size, unsigned alias,
                         uint8_t *out, uint8_t *covered);
 

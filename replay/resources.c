@@ -79,3 +79,27 @@ void replay_resources_remove_image(struct replay_resources *res, uint64_t image)
 {
     drop(&res->images, image);
 }
+
+static bool ranges_meet(VkDeviceSize a, VkDeviceSize a_size, VkDeviceSize b, VkDeviceSize b_size)
+{
+    return a_size && b_size && a < b + b_size && b < a + a_size;
+}
+
+bool replay_extents_alias(struct replay_extent a, struct replay_extent b)
+{
+    return ranges_meet(a.offset, a.capture_size, b.offset, b.capture_size);
+}
+
+bool replay_fits_in_place(const VkMemoryRequirements *req, uint32_t type, VkDeviceSize size,
+                          struct replay_extent self, const struct replay_extent *placed, size_t count)
+{
+    if (type >= 32 || !(req->memoryTypeBits & (1u << type)) || (req->alignment && self.offset % req->alignment))
+        return false;
+    if (self.offset > size || req->size > size - self.offset)
+        return false;
+    for (size_t i = 0; i < count; i++) /* new overlaps would mix bytes the capture kept apart */
+        if (ranges_meet(self.offset, self.replay_size, placed[i].offset, placed[i].replay_size) &&
+            !replay_extents_alias(self, placed[i]))
+            return false;
+    return true;
+}

@@ -29,6 +29,7 @@ struct replay_image {
     bool linear;              /* VK_IMAGE_TILING_LINEAR: mapped writes reach it at captured offsets */
     bool bound;
     uint64_t memory;          /* captured VkDeviceMemory id */
+    VkDeviceSize captured_size; /* its memory requirements' size at capture; 0 if the trace never asked */
 };
 
 struct replay_resources {
@@ -50,5 +51,30 @@ struct replay_image *replay_resources_image(const struct replay_resources *res, 
 /** On destroy: the record goes. Unknown handles are ignored. */
 void replay_resources_remove_buffer(struct replay_resources *res, uint64_t buffer);
 void replay_resources_remove_image(struct replay_resources *res, uint64_t image);
+
+/* --- rebind placement ----------------------------------------------------------
+ * In rebind mode each captured allocation has one replay allocation of the
+ * same layout, and a resource goes to its captured offset there whenever the
+ * replay device's requirements allow it: then resources that overlapped at
+ * capture (aliases) overlap here too, and nothing else does. */
+
+/** Where one resource sits in a captured allocation: the bytes it covered at
+ * capture, and the bytes it needs here from the same offset. */
+struct replay_extent {
+    VkDeviceSize offset;       /* its captured offset (the same here when placed) */
+    VkDeviceSize capture_size; /* bytes it covered at capture */
+    VkDeviceSize replay_size;  /* bytes it covers here */
+};
+
+/** True when extents A and B share a byte at capture. */
+bool replay_extents_alias(struct replay_extent a, struct replay_extent b);
+
+/** True when a resource with the replay device's requirements REQ can sit at
+ * SELF.offset of an allocation of SIZE bytes and memory type TYPE, beside the
+ * COUNT resources of PLACED already there: the offset is aligned, the bytes
+ * fit, the type is allowed, and it overlaps here only resources it overlapped
+ * at capture. */
+bool replay_fits_in_place(const VkMemoryRequirements *req, uint32_t type, VkDeviceSize size,
+                          struct replay_extent self, const struct replay_extent *placed, size_t count);
 
 #endif

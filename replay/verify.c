@@ -135,8 +135,8 @@ static void describe_pieces(const struct rt_trace_verify_range *g, const bool *d
         snprintf(out + used, size - used, "%s)", shown < g->size - at ? " ..." : "");
 }
 
-/* True when none of piece k's bytes exist in this replay (rebind mode: the
- * buffers over them are destroyed or were never bound): it cannot be checked. */
+/* True when none of piece k's bytes exist in this replay (rebind mode: a
+ * home the host cannot see, with no moved buffer over them): it cannot be checked. */
 static bool piece_absent(const struct rt_trace_verify_range *g, const uint8_t *covered, uint32_t k)
 {
     uint64_t lo = (uint64_t)k * g->piece_size;
@@ -148,7 +148,7 @@ static bool piece_absent(const struct rt_trace_verify_range *g, const uint8_t *c
 }
 
 /* Marks the pieces that differ; returns how many. In rebind mode a piece
- * that one of the buffers aliasing those bytes reproduces is the same, and
+ * that one of the moved buffers aliasing those bytes reproduces is the same, and
  * pieces whose bytes do not exist here are counted as unchecked. */
 static uint32_t compare_range(struct replay *r, const struct rt_trace_verify_range *g)
 {

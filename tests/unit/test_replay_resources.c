@@ -50,3 +50,45 @@ Test(replay_resources, buffers_and_images_with_one_value_are_two_objects)
     cr_assert_null(replay_resources_buffer(&res, 9));
     replay_resources_finish(&res);
 }
+
+/* --- rebind placement ------------------------------------------------------------- */
+
+static const VkMemoryRequirements plain = {.size = 512, .alignment = 256, .memoryTypeBits = 0x3};
+
+Test(replay_placement, a_resource_alone_fits_where_aligned_inside_and_of_its_type)
+{
+    struct replay_extent self = {.offset = 256, .capture_size = 512, .replay_size = 512};
+    cr_assert(replay_fits_in_place(&plain, 1, 1024, self, NULL, 0));
+    cr_assert_not(replay_fits_in_place(&plain, 2, 1024, self, NULL, 0), "type 2 is not allowed");
+    cr_assert_not(replay_fits_in_place(&plain, 1, 767, self, NULL, 0), "past the end");
+    cr_assert_not(replay_fits_in_place(&plain, 40, 1024, self, NULL, 0), "no such type");
+    self.offset = 128;
+    cr_assert_not(replay_fits_in_place(&plain, 1, 1024, self, NULL, 0), "128 is not 256-aligned");
+}
+
+Test(replay_placement, aliases_of_the_capture_may_overlap_others_may_not)
+{
+    /* two buffers at one offset (zink's aliasing), and a neighbour after them */
+    struct replay_extent alias = {.offset = 256, .capture_size = 512, .replay_size = 512};
+    struct replay_extent next = {.offset = 768, .capture_size = 256, .replay_size = 256};
+    struct replay_extent placed[] = {alias, next};
+    cr_assert(replay_fits_in_place(&plain, 0, 4096, alias, placed, 1));
+    cr_assert(replay_fits_in_place(&plain, 0, 4096, alias, placed, 2), "ends where the neighbour starts");
+    /* an image that needs more bytes here than at capture would reach the neighbour */
+    struct replay_extent grown = {.offset = 256, .capture_size = 512, .replay_size = 768};
+    VkMemoryRequirements big = plain;
+    big.size = 768;
+    cr_assert_not(replay_fits_in_place(&big, 0, 4096, grown, placed, 2));
+    cr_assert(replay_fits_in_place(&big, 0, 4096, grown, placed, 1), "alone with its alias it fits");
+}
+
+Test(replay_placement, extents_alias_when_they_share_a_byte_at_capture)
+{
+    struct replay_extent a = {.offset = 0, .capture_size = 256, .replay_size = 4096};
+    struct replay_extent b = {.offset = 256, .capture_size = 256, .replay_size = 256};
+    cr_assert_not(replay_extents_alias(a, b), "adjacent is not aliased, whatever the replay sizes");
+    b.offset = 255;
+    cr_assert(replay_extents_alias(a, b));
+    b.capture_size = 0;
+    cr_assert_not(replay_extents_alias(a, b), "an empty extent aliases nothing");
+}
