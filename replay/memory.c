@@ -91,7 +91,7 @@ static void size_dedicated(struct replay_device *dev, VkMemoryAllocateInfo *info
     else
         dev->dispatch.device.vkGetBufferMemoryRequirements(dev->handle, ded->buffer, &req);
     info->allocationSize = req.size;
-    *allowed = req.memoryTypeBits;
+    *allowed &= req.memoryTypeBits;
 }
 
 /* The capture's new memory reads as zeros (the layer's fresh mappings, a
@@ -122,9 +122,9 @@ static rt_status remember_memory(struct replay *r, uint64_t captured, struct rep
 
 /* Rebind mode may fall back to a home the host cannot see: the memory of a
  * dedicated image that binds only to device-local memory here. */
-static rt_status choose_home_type(struct replay *r, struct replay_memory *m, VkMemoryAllocateInfo *info)
+static rt_status choose_home_type(struct replay *r, struct replay_memory *m, VkMemoryAllocateInfo *info,
+                                  uint32_t allowed)
 {
-    uint32_t allowed = ~0u;
     if (r->rebind)
         size_dedicated(m->dev, info, &allowed);
     if (r->rebind ? nearest_type(r, allowed, m->captured_flags, &info->memoryTypeIndex) ||
@@ -150,12 +150,18 @@ rt_status replay_allocate_memory(struct replay *r, void *args, uint64_t captured
     VkMemoryAllocateInfo info = *a->pAllocateInfo;
     info.pNext = without_import_nodes(info.pNext);
     replay_strip_memory_address(r, &info);
-    RT_TRY(choose_home_type(r, &m, &info));
+    uint32_t allowed = ~0u;
+    VkResult result = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    /* Rebind mode: a heap that is full (a small BAR heap) gives way to the next nearest type. */
+    while (result == VK_ERROR_OUT_OF_DEVICE_MEMORY && allowed) {
+        RT_TRY(choose_home_type(r, &m, &info, allowed));
+        result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
+        allowed = r->rebind ? allowed & ~(1u << info.memoryTypeIndex) : 0;
+    }
+    RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
     m.type = info.memoryTypeIndex;
     m.live_size = info.allocationSize;
     m.coherent = r->gpu_memory.memoryTypes[m.type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    VkResult result = m.dev->dispatch.device.vkAllocateMemory(m.dev->handle, &info, NULL, &m.live);
-    RT_TRY(replay_check_result(r, RT_VK_CMD_vkAllocateMemory, VK_SUCCESS, result));
     RT_TRY(replay_config_new_memory(r, m.dev, m.live, info.allocationSize, info.memoryTypeIndex));
     RT_TRY(map_and_zero(r, &m));
     RT_TRY(replay_remember(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m.live));

@@ -252,10 +252,11 @@ void replay_rebind_update(struct replay_memory *m, uint64_t offset, const uint8_
         uint64_t lo, hi;
         if ((!b->moved && in_home) || !share(b, offset, size, &lo, &hi))
             continue;
-        if (!b->mapped) { /* an optimal image out of the host's reach: those bytes cannot follow it */
+        if (!b->mapped) { /* out of the host's reach here: those bytes are lost */
             if (!m->warned_image_update)
-                rt_log(RT_LOG_WARN, "replay: mapped writes to an image's memory cannot be moved to another device's "
-                       "layout (the image did not fit at its captured offset)");
+                rt_log(RT_LOG_WARN, b->is_image ? "replay: mapped writes to an image's memory cannot be moved to "
+                       "another device's layout (the image did not fit at its captured offset)"
+                       : "replay: mapped writes to a buffer whose memory the host cannot see here are lost");
             m->warned_image_update = true;
             continue;
         }
