@@ -26,21 +26,48 @@
 #define LOADER_PROBE_SECONDS 10
 
 
+
+/* Each flag and the setting it sets (capture/settings.h names the variable
+ * and its values); --json is main()'s. */
+#define NO_SETTING (-1)
+static const struct capture_flag {
+    struct cli_option option;
+    int setting;
+} flags[] = {
+    {{"output", 'o', CLI_VALUE, 1, "FILE", "trace path (default: PROGRAM.rtrace)"}, RT_CAPTURE_SETTING_OUTPUT},
+    {{"compression", 0, CLI_VALUE, 2, "zstd|none", "block compression (default zstd)"},
+     RT_CAPTURE_SETTING_COMPRESSION},
+    {{"memory-tracking", 0, CLI_VALUE, 3, "page-guard|full", "how mapped-memory writes are found (default page-guard)"},
+     RT_CAPTURE_SETTING_MEMORY_TRACKING},
+    {{"frame-delimiter", 0, CLI_VALUE, 4, "present|submit",
+      "what ends a frame (default present; submit for programs without a swapchain)"},
+     RT_CAPTURE_SETTING_FRAME_DELIMITER},
+    {{"screenshots", 0, CLI_VALUE, 5, "DIR", "save capture-time screenshots as DIR/frame_NNNNNN.png"},
+     RT_CAPTURE_SETTING_SCREENSHOTS},
+    {{"screenshot-frames", 0, CLI_VALUE, 6, "LIST", "which frames, 1-based, e.g. 1,10,100-120 (default 1)"},
+     RT_CAPTURE_SETTING_SCREENSHOT_FRAMES},
+    {{"json", 0, CLI_FLAG, 7, NULL, "the summary (or the error) as one JSON object, the last line of stdout"},
+     NO_SETTING}, /* main() saw it: cli_json_errors() */
+};
+
+#define FLAG_COUNT (sizeof flags / sizeof flags[0])
+
+/* The flags as the option table cli_args reads (OUT has FLAG_COUNT + 1 entries). */
+static const struct cli_option *capture_options(struct cli_option *out)
+{
+    for (size_t i = 0; i < FLAG_COUNT; i++)
+        out[i] = flags[i].option;
+    return out;
+}
+
 void cmd_capture_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace capture [OPTIONS] -- PROGRAM [ARGS...]\n"
-            "Runs PROGRAM with the capture layer enabled and records its Vulkan calls.\n"
-            "  -o, --output FILE           trace path (default: PROGRAM.rtrace)\n"
-            "  --compression zstd|none     block compression (default zstd)\n"
-            "  --memory-tracking page-guard|full\n"
-            "                              how mapped-memory writes are found (default page-guard)\n"
-            "  --frame-delimiter present|submit\n"
-            "                              what ends a frame (default present; submit for\n"
-            "                              programs without a swapchain)\n"
-            "  --screenshots DIR           save capture-time screenshots as DIR/frame_NNNNNN.png\n"
-            "  --screenshot-frames LIST    which frames, 1-based, e.g. 1,10,100-120 (default 1)\n"            "  --json                      the summary (or the error) as one JSON object, the\n"
-            "                              last line of stdout\n"
+            "Runs PROGRAM with the capture layer enabled and records its Vulkan calls.\n");
+    struct cli_option options[FLAG_COUNT + 1] = {{0}};
+    cli_usage_options(out, capture_options(options));
+    fprintf(out,
             "PROGRAM runs in a process group of its own; SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
             "sent to retrace go to that group (the third as SIGKILL), then retrace finishes\n"
             "the trace, prints it and ends by the same signal. A NAME.part the program left\n"
@@ -52,24 +79,6 @@ void cmd_capture_usage(FILE *out)
             "The same settings work as RETRACE_* variables when the layer is enabled by hand\n"
             "(VK_INSTANCE_LAYERS=" RT_CAPTURE_LAYER_NAME ", with VK_ADD_LAYER_PATH pointing at its manifest).\n");
 }
-
-/* Each flag and the setting it sets (capture/settings.h names the variable
- * and its values); --json is main()'s. */
-#define NO_SETTING (-1)
-static const struct capture_flag {
-    struct cli_option option;
-    int setting;
-} flags[] = {
-    {{"output", 'o', CLI_VALUE, 1}, RT_CAPTURE_SETTING_OUTPUT},
-    {{"compression", 0, CLI_VALUE, 2}, RT_CAPTURE_SETTING_COMPRESSION},
-    {{"memory-tracking", 0, CLI_VALUE, 3}, RT_CAPTURE_SETTING_MEMORY_TRACKING},
-    {{"frame-delimiter", 0, CLI_VALUE, 4}, RT_CAPTURE_SETTING_FRAME_DELIMITER},
-    {{"screenshots", 0, CLI_VALUE, 5}, RT_CAPTURE_SETTING_SCREENSHOTS},
-    {{"screenshot-frames", 0, CLI_VALUE, 6}, RT_CAPTURE_SETTING_SCREENSHOT_FRAMES},
-    {{"json", 0, CLI_FLAG, 7}, NO_SETTING}, /* main() saw it: cli_json_errors() */
-};
-
-#define FLAG_COUNT (sizeof flags / sizeof flags[0])
 
 /* The flags' values by setting; the settings decoder reads them over the
  * environment (a RETRACE_* variable the user set still counts). */
@@ -126,10 +135,8 @@ static int settings_error(const struct rt_command *self, const char *msg)
 static int parse_flags(int argc, char **argv, const struct rt_command *self, int *program_out)
 {
     struct cli_option options[FLAG_COUNT + 1] = {{0}};
-    for (size_t i = 0; i < FLAG_COUNT; i++)
-        options[i] = flags[i].option;
     struct cli_args p;
-    cli_args_init(&p, self, argc, argv, options, CLI_ARGS_STOP_AT_POSITIONAL);
+    cli_args_init(&p, self, argc, argv, capture_options(options), CLI_ARGS_STOP_AT_POSITIONAL);
     int id;
     bool json = false;
     while ((id = cli_args_next(&p)) > 0) {

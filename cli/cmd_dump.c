@@ -18,17 +18,22 @@
 #include "trace.h"
 #include "vkcodec.h"
 
+enum { OPT_CALLS = 1, OPT_FRAME, OPT_JSON };
+static const struct cli_option options[] = {
+    {"calls", 0, CLI_VALUE, OPT_CALLS, "A-B", "only packets with sequence numbers A to B (inclusive; A- to the end)"},
+    {"frame", 0, CLI_VALUE, OPT_FRAME, "N", "only frame N (frames count from 1)"},
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, "one JSON object per line"},
+    {0}};
+
 void cmd_dump_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace dump TRACE [--calls A-B] [--frame N] [--json]\n"
             "  Prints every call: SEQ vkName(param=value, ...) = RESULT. Handles print as\n"
             "  <VkType N>, numbered per type in order of first appearance.\n"
-            "  Lines starting with '--' are memory updates, frame ends and annotations.\n"
-            "  --calls A-B  only packets with sequence numbers A to B (inclusive; A- to the end)\n"
-            "  --frame N    only frame N (frames count from 1)\n"
-            "  --json       one JSON object per line\n"
-            "exit: 0 ok, 2 usage, 3 unreadable or corrupt trace (what was good is printed)\n");
+            "  Lines starting with '--' are memory updates, frame ends and annotations.\n");
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 ok, 2 usage, 3 unreadable or corrupt trace (what was good is printed)\n");
 }
 
 struct dump {
@@ -94,10 +99,6 @@ static int parse_range(struct cli_args *p, uint64_t *first, uint64_t *last)
 /* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct dump *d, const char **path)
 {
-    enum { OPT_CALLS = 1, OPT_FRAME, OPT_JSON };
-    static const struct cli_option options[] = {
-        {"calls", 0, CLI_VALUE, OPT_CALLS}, {"frame", 0, CLI_VALUE, OPT_FRAME},
-        {"json", 0, CLI_FLAG, OPT_JSON}, {0}};
     const struct rt_command *self = cli_find_command("dump");
     d->last_seq = UINT64_MAX;
     struct cli_args p;

@@ -40,15 +40,22 @@ struct command_count {
     uint64_t count;
 };
 
+enum { OPT_CHECK = 1, OPT_JSON };
+static const struct cli_option options[] = {
+    {"check", 0, CLI_FLAG, OPT_CHECK, NULL,
+     "also decode every call as replay does and print a verdict: on a bad trace how far it is good, or the "
+     "first call replay would refuse"},
+    {"json", 0, CLI_FLAG, OPT_JSON, NULL, "machine-readable output"},
+    {0}};
+
 void cmd_info_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace info TRACE [--check] [--json]\n"
             "  Prints the trace's header (application, capture device, driver), its frames,\n"
-            "  calls per command and compressed/raw sizes. Reads every block.\n"
-            "  --check  also decode every call as replay does and print a verdict: on a bad\n"
-            "           trace how far it is good, or the first call replay would refuse\n"
-            "  --json   machine-readable output\n"
+            "  calls per command and compressed/raw sizes. Reads every block.\n");
+    cli_usage_options(out, options);
+    fprintf(out,
             "exit: 0 good trace, 2 usage, 3 unreadable or corrupt trace or a call that does\n"
             "not decode, 4 a command this build of retrace does not know\n");
 }
@@ -416,9 +423,6 @@ static void print_json(const struct info *in)
 /* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct info *in)
 {
-    enum { OPT_CHECK = 1, OPT_JSON };
-    static const struct cli_option options[] = {
-        {"check", 0, CLI_FLAG, OPT_CHECK}, {"json", 0, CLI_FLAG, OPT_JSON}, {0}};
     const struct rt_command *self = cli_find_command("info");
     struct cli_args p;
     cli_args_init(&p, self, argc, argv, options, 0);
