@@ -11,7 +11,7 @@
 enum {
     OPT_DB = 1, OPT_JOBS, OPT_RETRIES, OPT_SHARD, OPT_TAG, OPT_LABEL, OPT_DEVICE, OPT_DEVICE_KEY,
     OPT_UPDATE, OPT_JUNIT, OPT_JSON, OPT_LIST, OPT_SERVER, OPT_TOKEN, OPT_SPOOL, OPT_WRAPPER,
-    OPT_WORK, OPT_KEEP, OPT_CONFIG,
+    OPT_WORK, OPT_KEEP, OPT_CONFIG, OPT_PIPELINE,
 };
 
 static const struct cli_option run_options[] = {
@@ -25,12 +25,16 @@ static const struct cli_option run_options[] = {
     {"label", 0, CLI_VALUE, OPT_LABEL, "NAME", "the run's label (default: the manifest's)"},
     {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "the replay device (retrace replay --device)"},
     {"device-key", 0, CLI_VALUE, OPT_DEVICE_KEY, "KEY",
-     "this device's key for goldens and expectations (default: the replay report's)"},
+     "this device's key for goldens and expectations (default: the device's, found before the first job)"},
     {"update-goldens", 0, CLI_FLAG, OPT_UPDATE, NULL, "new frames' images become this device's goldens"},
     {"junit", 0, CLI_VALUE, OPT_JUNIT, "FILE", "JUnit XML: one testcase per trace x configuration x frame"},
     {"json", 0, CLI_FLAG, OPT_JSON, NULL, "print the run as JSON (docs/FORMATS.md section 2, no images)"},
     {"list", 0, CLI_FLAG, OPT_LIST, NULL, "print this shard's jobs and exit (nothing is replayed)"},
-    {"server", 0, CLI_VALUE, OPT_SERVER, "URL", "upload the run to a dashboard (retrace serve); needs --token-file"},
+    {"server", 0, CLI_VALUE, OPT_SERVER, "URL",
+     "the dashboard (retrace serve): before the first job, pull this device's goldens and expectations "
+     "into --db (a cache that works offline); at the end, upload the run; needs --token-file"},
+    {"pipeline", 0, CLI_VALUE, OPT_PIPELINE, "ID",
+     "the CI pipeline this run belongs to (default CI_PIPELINE_ID): the dashboard joins its shards"},
     {"token-file", 0, CLI_VALUE, OPT_TOKEN, "FILE", "the upload token"},
     {"spool", 0, CLI_VALUE, OPT_SPOOL, "DIR", "runs not yet uploaded (default RETRACE_SPOOL or ~/.cache/retrace/spool)"},
     {"wrapper", 0, CLI_VALUE, OPT_WRAPPER, "'CMD ARGS'", "run each replay under CMD (e.g. 'valgrind -q')"},
@@ -102,6 +106,7 @@ static int parse_option(struct cli_args *p, int id, struct run_args *a)
     case OPT_WRAPPER: a->wrapper_text = strdup(p->value); return a->wrapper_text ? 0 : RT_ERR_INTERNAL;
     case OPT_WORK: a->o.work_dir = p->value; return 0;
     case OPT_KEEP: a->o.keep_work = true; return 0;
+    case OPT_PIPELINE: a->o.pipeline = p->value; return 0;
     }
     return 0;
 }
@@ -143,6 +148,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         return cli_usage_error(self, "needs --db FILE (or RETRACE_DB)");
     if (!!a->server != !!a->token_file)
         return cli_usage_error(self, "--server and --token-file go together");
+    const char *pipeline = getenv("CI_PIPELINE_ID");
+    if (!a->o.pipeline && pipeline && *pipeline)
+        a->o.pipeline = pipeline;
     return shard_from_env(self, a);
 }
 
@@ -196,18 +204,33 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
     printf("recorded as run %lld in %s\n", (long long)r->run_id, db);
 }
 
-/* Spools the run, then sends everything waiting: this run and any an earlier run left. */
-static void upload(const struct run_args *a, const struct rt_manifest *m, const struct rt_run_result *r)
+static rt_status spool_and_token(const struct run_args *a, char *spool, size_t spool_size, char *token,
+                                 size_t token_size)
 {
-    char spool[4096], token[1024];
-    rt_status s = a->spool ? rt_ok_status() : rt_upload_default_spool(spool, sizeof spool);
+    rt_status s = a->spool ? rt_ok_status() : rt_upload_default_spool(spool, spool_size);
     if (a->spool)
-        snprintf(spool, sizeof spool, "%s", a->spool);
-    if (rt_ok(&s))
-        s = rt_upload_read_token(a->token_file, token, sizeof token);
+        snprintf(spool, spool_size, "%s", a->spool);
+    return rt_ok(&s) ? rt_upload_read_token(a->token_file, token, token_size) : s;
+}
+
+static void upload_warning(const struct run_args *a, const char *spool, const rt_status *s)
+{
+    fprintf(stderr, "retrace run: warning: upload: %s; send it later with: retrace upload --server %s "
+                    "--token-file %s --spool %s\n", s->msg, a->server, a->token_file, spool);
+}
+
+/* Spools the run, then sends everything waiting: this run and any an earlier run left. */
+static void upload(const struct run_args *a, const struct rt_manifest *m, const struct rt_run_result *r,
+                   const struct rt_sync_result *synced)
+{
+    char spool[4096] = "", token[1024];
+    rt_status s = spool_and_token(a, spool, sizeof spool, token, sizeof token);
     char *body = NULL;
+    struct rt_upload_options uo = {.image_budget = RT_UPLOAD_IMAGE_BUDGET, .db_path = a->o.db_path,
+                                   .synced = synced, .pipeline = a->o.pipeline,
+                                   .golden_set = a->o.golden_set};
     if (rt_ok(&s))
-        s = rt_upload_body(m, r, RT_UPLOAD_IMAGE_BUDGET, &body);
+        s = rt_upload_body(m, r, &uo, &body);
     if (rt_ok(&s))
         s = rt_upload_spool_put(spool, r->uuid, body);
     free(body);
@@ -217,8 +240,41 @@ static void upload(const struct run_args *a, const struct rt_manifest *m, const 
     if (rt_ok(&s))
         fprintf(stderr, "retrace run: uploaded %zu run(s) to %s\n", counts.sent + counts.duplicates, a->server);
     else
-        fprintf(stderr, "retrace run: warning: upload: %s; send it later with: retrace upload --server %s "
-                        "--token-file %s --spool %s\n", s.msg, a->server, a->token_file, spool);
+        upload_warning(a, spool, &s);
+}
+
+/* Before the first job: what an earlier run left in the spool goes first (its
+ * goldens reach the server before the set is pulled), then the sync. */
+static bool sync_goldens(struct run_args *a, const struct rt_manifest *m, const char *key,
+                         struct rt_sync_result *out)
+{
+    char spool[4096] = "", token[1024];
+    struct rt_upload_counts counts = {0};
+    rt_status s = spool_and_token(a, spool, sizeof spool, token, sizeof token);
+    if (rt_ok(&s))
+        s = rt_upload_spool_send(spool, a->server, token, &counts);
+    if (!rt_ok(&s) && counts.kept)
+        upload_warning(a, spool, &s);
+    struct rt_run_sync o = {.server = a->server, .db_path = a->o.db_path, .device_key = key};
+    s = rt_run_sync_goldens(m, &o, out);
+    if (rt_ok(&s))
+        fprintf(stderr, "retrace run: goldens from %s: %s%zu golden(s), %zu expectation(s)%s\n", a->server,
+                out->unchanged ? "unchanged, " : "", out->goldens, out->expectations,
+                out->reverted ? " (some reverted there)" : "");
+    else if (!rt_ok(&s))
+        fprintf(stderr, "retrace run: warning: sync with %s failed: %s; running with the goldens the local "
+                        "store holds (%s)\n", a->server, s.msg, out->golden_set);
+    a->o.golden_set = out->golden_set;
+    return rt_ok(&s);
+}
+
+/* A store that cannot be opened or written stops the run before anything runs: one error. */
+static rt_status check_store(const char *path)
+{
+    struct rt_store *store = NULL;
+    rt_status s = rt_store_open(path, RT_STORE_CREATE, &store);
+    rt_store_close(store);
+    return s;
 }
 
 static int execute(struct run_args *a, const struct rt_manifest *m, const struct rt_run_plan *plan)
@@ -228,6 +284,9 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     if (n <= 0)
         return cli_fail(rt_errorf(RT_ERR_INTERNAL, "cannot find the retrace binary: %s", strerror(errno)));
     self[n] = 0;
+    rt_status s = check_store(a->o.db_path);
+    if (!rt_ok(&s))
+        return cli_fail(s);
     char *wrapper[33] = {0};
     size_t w = 0;
     for (char *tok = a->wrapper_text ? strtok(a->wrapper_text, " \t") : NULL; tok && w < 32; tok = strtok(NULL, " \t"))
@@ -238,8 +297,17 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     a->o.wrapper = w ? wrapper : NULL;
     a->o.shard = a->shard_n > 1 ? shard : NULL;
     a->o.progress = isatty(2) && !a->json;
+    a->o.golden_set = "local";
+    /* The device before the first job (expectations, globs and the sync need it);
+     * without a Vulkan device here the first replay's report still names it. */
+    struct rt_probed_device probed = {0};
+    if (rt_run_probe_device(self, a->o.device, &probed).code == RT_OK)
+        a->o.probed = &probed;
+    struct rt_sync_result synced = {0};
+    bool sync_ok = a->server && sync_goldens(a, m, a->o.device_key ? a->o.device_key
+                                                : probed.key ? probed.key : "", &synced);
     struct rt_run_result r;
-    rt_status s = rt_run_execute(m, plan, &a->o, &r);
+    s = rt_run_execute(m, plan, &a->o, &r);
     if (r.stale_aborted)
         fprintf(stderr, "retrace run: marked %zu earlier run(s) of this host aborted: their runner is gone\n",
                 r.stale_aborted);
@@ -249,16 +317,19 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
         s = rt_run_junit_write(m, &r, a->junit);
     if (a->json) {
         char *body = NULL;
-        if (rt_upload_body(m, &r, 0, &body).code == RT_OK)
+        struct rt_upload_options uo = {.pipeline = a->o.pipeline, .golden_set = a->o.golden_set};
+        if (rt_upload_body(m, &r, &uo, &body).code == RT_OK)
             printf("%s\n", body);
         free(body);
-    } else {
+    } else if (r.run_id) {
         print_table(m, &r, a->o.db_path);
     }
     if (a->server && r.run_id)
-        upload(a, m, &r);
+        upload(a, m, &r, sync_ok ? &synced : NULL);
     int rc = rt_ok(&s) ? (r.regressions ? RT_ERR_FAILED : 0) : cli_fail(s);
     rt_run_result_finish(&r);
+    rt_sync_result_finish(&synced);
+    rt_probed_device_finish(&probed);
     return rc;
 }
 

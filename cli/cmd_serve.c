@@ -11,7 +11,7 @@
 
 enum {
     OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
-    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT,
+    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT, OPT_TOKENS,
 };
 
 static const struct cli_option options[] = {
@@ -19,8 +19,12 @@ static const struct cli_option options[] = {
     {"listen", 0, CLI_VALUE, OPT_LISTEN, "ADDR",
      "HOST:PORT, [IPV6]:PORT or PORT (default 127.0.0.1:8470; only loopback unless you say otherwise; "
      "port 0 = any free)"},
+    {"tokens", 0, CLI_VALUE, OPT_TOKENS, "FILE",
+     "named write tokens, one 'NAME TOKEN' per line: the name is recorded as who approved, marked or "
+     "set an expectation"},
     {"token-file", 0, CLI_VALUE, OPT_TOKEN, "FILE",
-     "the bearer token that writes (upload, approve, known-bad) need; without it the server is read-only"},
+     "one bearer token (named 'token') that writes (upload, approve, known-bad) need; without this or "
+     "--tokens the server is read-only"},
     {"web", 0, CLI_VALUE, OPT_WEB, "DIR",
      "the pages (default $RETRACE_WEB_DIR, else the source tree's or the installed web/)"},
     {"threads", 0, CLI_VALUE, OPT_THREADS, "N", "worker threads, each with its own read connection (4)"},
@@ -38,7 +42,7 @@ static const struct cli_option options[] = {
 void cmd_serve_usage(FILE *out)
 {
     fprintf(out,
-            "usage: retrace serve [--db DB] [--listen ADDR] [--token-file FILE] [--web DIR]\n"
+            "usage: retrace serve [--db DB] [--listen ADDR] [--tokens FILE] [--token-file FILE] [--web DIR]\n"
             "                     [--threads N] [--max-connections N] [--timeout SECONDS]\n"
             "                     [--max-body BYTES] [--cache N] [--cache-bytes BYTES]\n"
             "                     [--max-per-address N] [--header-timeout SECONDS]\n"
@@ -82,6 +86,7 @@ static int parse(int argc, char **argv, struct rt_server_options *o)
         case OPT_DB: o->db_path = p.value; break;
         case OPT_LISTEN: o->listen = p.value; break;
         case OPT_TOKEN: o->token_file = p.value; break;
+        case OPT_TOKENS: o->tokens_file = p.value; break;
         case OPT_WEB: o->web_root = p.value; break;
         case OPT_THREADS: rc = cli_args_u32(&p, 1, 256, &u32), o->threads = u32; break;
         case OPT_CONNS: rc = cli_args_u32(&p, 1, 100000, &u32), o->max_connections = u32; break;
@@ -126,7 +131,7 @@ int cmd_serve_run(int argc, char **argv)
     if (!rt_ok(&s))
         return cli_fail(s);
     printf("retrace serve: dashboard at %s (store %s%s)\n", rt_server_url(server), o.db_path,
-           o.token_file ? "" : "; read-only: no --token-file");
+           o.token_file || o.tokens_file ? "" : "; read-only: no --tokens or --token-file");
     fflush(stdout);
     int sig = 0;
     while (sigwait(&stop, &sig) != 0 && errno == EINTR)

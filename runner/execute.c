@@ -77,7 +77,7 @@ static bool work_left(const struct rt_exec *x)
  */
 static bool learning_device(const struct rt_exec *x)
 {
-    return !x->first_done && x->replay_has_report;
+    return !x->first_done && x->replay_has_report && !x->out->device;
 }
 
 static size_t busy_count(const struct rt_exec *x)
@@ -182,6 +182,13 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
         return rt_errorf(RT_ERR_USAGE, "-j must be from 1 to 64");
     struct rt_exec x = {.m = manifest, .plan = plan, .o = options, .out = out, .t0 = rt_child_now()};
     out->label = options->label ? options->label : manifest->label;
+    out->pipeline = options->pipeline;
+    out->golden_set = options->golden_set;
+    if (options->probed) { /* known before the first job: expectations apply from it */
+        out->device = strdup(options->probed->name);
+        out->driver = strdup(options->probed->driver);
+        out->device_key = strdup(options->probed->key);
+    }
     rt_record_run_identity(out);
     snprintf(out->shard, sizeof out->shard, "%s", options->shard ? options->shard : "");
     rt_status s = rt_store_open(options->db_path, RT_STORE_CREATE, &x.store);

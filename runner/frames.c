@@ -214,6 +214,7 @@ static rt_status approve_new(struct rt_store *store, const struct rt_frame_check
                               .approved_by = "retrace run --update-goldens", .status = RT_GOLDEN_ACCEPTED};
     int64_t id;
     RT_TRY(rt_store_golden_put(store, &g, &id, NULL));
+    out->added_golden = id;
     set_message(out, "no golden yet; this image is now golden %lld%s%s", (long long)id,
                 check->device_key[0] ? " for " : " for any device", check->device_key);
     return rt_ok_status();
@@ -240,6 +241,9 @@ rt_status rt_frame_compare(struct rt_store *store, const struct rt_frame_check *
         set_message(out, "frame %u: %s", frame, s.msg);
         return rt_ok_status();
     }
+    /* The pixel hash groups identical failures across configurations and devices. */
+    rt_store_hash(actual.rgba, (size_t)actual.width * actual.height * 4, out->actual_hash);
+    out->r.actual_hash = NULL; /* set where the row is made (the struct moves) */
     struct rt_golden_list goldens = {0};
     s = rt_store_goldens_for(store, check->trace, frame, check->device_key, &goldens);
     if (rt_ok(&s) && goldens.count == 0) {

@@ -47,6 +47,20 @@ struct rt_http_answer {
     char error[256]; /* libcurl's reason when code is 0 */
 };
 
+/** An HTTP GET's answer: the whole body (at most 64 MiB) and its ETag. */
+struct rt_http_get {
+    long code; /* 0 when the server could not be reached */
+    char *body; /* NUL-terminated, malloc'd; NULL when empty */
+    size_t size;
+    char etag[200];
+    char error[256];
+};
+
+/** GETs URL (with If-None-Match when given). Never fails on an answer: look at code. */
+RT_MUST_CHECK rt_status rt_http_get(const char *url, const char *if_none_match,
+                                    struct rt_http_get *answer);
+void rt_http_get_finish(struct rt_http_get *answer);
+
 RT_MUST_CHECK rt_status rt_http_post_json(const char *url, const char *token, const char *body,
                                           struct rt_http_answer *answer);
 

@@ -16,6 +16,7 @@
 
 #include "exec.h"
 #include "replay_report.h"
+#include "wire.h"
 
 /* Wrapper words (32) + the fixed arguments + 2 per delay (32) + the seed, with room. */
 #define MAX_ARGS 128
@@ -121,10 +122,7 @@ static rt_status settle(struct rt_exec *x, size_t j, struct rt_run_frame *frames
             jr->reason = strdup(frames[i].message);
     if (!jr->reason)
         jr->reason = strdup("");
-    bool excused = jr->expected == RT_EXPECT_FLAKY ||
-                   (jr->expected == RT_EXPECT_CRASH && jr->status == RT_RESULT_CRASH) ||
-                   (jr->expected == RT_EXPECT_HANG && jr->status == RT_RESULT_TIMEOUT);
-    jr->regression = failing(jr->status) && !excused;
+    jr->regression = rt_wire_regression(jr->status, jr->expected); /* the server's rule too */
     x->out->regressions += jr->regression;
     x->failures += failing(jr->status);
     x->finished++;

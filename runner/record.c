@@ -14,6 +14,7 @@
 
 #include "exec.h"
 #include "replay_report.h"
+#include "wire.h"
 
 static void iso_now(char *buf, size_t size)
 {
@@ -85,7 +86,8 @@ static rt_status begin_run(struct rt_exec *x)
                                .device_key = rt_exec_device_key(x), .version = RT_VERSION,
                                .label = x->out->label, .shard = x->o->shard, .uuid = x->out->uuid,
                                .configurations = configs, .started_at = x->out->started_at,
-                               .pid = getpid(), .pid_start = x->pid_start};
+                               .pid = getpid(), .pid_start = x->pid_start,
+                               .pipeline = x->o->pipeline, .golden_set = x->o->golden_set};
     rt_status s = rt_store_run_begin(x->store, &info, &x->out->run_id);
     free(configs);
     return s;
@@ -105,6 +107,9 @@ rt_status rt_record_job(struct rt_exec *x, size_t j)
         rows[i].tile_threshold = t->tile_threshold;
         rows[i].golden_hash = jr->frames[i].golden_hash[0] ? jr->frames[i].golden_hash : NULL;
         rows[i].report = jr->report;
+        rows[i].actual_hash = jr->frames[i].actual_hash[0] ? jr->frames[i].actual_hash : NULL;
+        rows[i].expected = rt_expect_kind_name(jr->expected);
+        rows[i].regression = rt_wire_regression(rows[i].status, jr->expected);
     }
     rt_status s = rt_store_record_trace_results(x->store, x->out->run_id, t->name, rows, jr->frame_count);
     free(rows);

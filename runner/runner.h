@@ -138,12 +138,63 @@ struct rt_run_options {
     bool progress;              /* a progress line on stderr (a terminal) */
     const char *work_dir;       /* where children run; NULL: a fresh one under TMPDIR */
     bool keep_work;             /* leave the work directory for inspection */
+    const char *pipeline;       /* the CI pipeline (--pipeline, CI_PIPELINE_ID), or NULL */
+    const char *golden_set;     /* which goldens the run compares with ("URL seq N", "local") */
+    const struct rt_probed_device *probed; /* the device found before the first job, or NULL */
 };
+
+/** The device a run replays on, as `retrace devices --json` names it. */
+struct rt_probed_device {
+    char *name, *key, *driver;
+};
+
+/**
+ * Finds the device before the first job: `RETRACE devices --json` in a child,
+ * the device WANT names (--device INDEX or a substring of its name; NULL =
+ * the first). RT_ERR_CANNOT_REPLAY when there is none.
+ */
+RT_MUST_CHECK rt_status rt_run_probe_device(const char *retrace, const char *want,
+                                            struct rt_probed_device *out);
+void rt_probed_device_finish(struct rt_probed_device *device);
+
+/* ---- golden sync (docs/FORMATS.md section 5.1) --------------------------- */
+
+struct rt_run_sync {
+    const char *server;     /* the dashboard's URL */
+    const char *db_path;    /* the runner's store: the cache */
+    const char *device_key; /* this device's key ("" = device-independent goldens only) */
+};
+
+struct rt_sync_result {
+    bool unchanged;  /* 304: the cache already held the server's set */
+    bool cached;     /* the sync failed, and the cache holds an earlier sync's set */
+    int64_t seq;     /* the set's sequence number (0 before any sync) */
+    size_t goldens, expectations, fetched, reverted;
+    char golden_set[2200]; /* what the run records: "URL seq N" (+ why it is the cache) */
+    char (*server_hashes)[RT_STORE_HASH_HEX + 1]; /* the goldens the server listed */
+    size_t server_hash_count;
+};
+
+/**
+ * Pulls the goldens and expectations of O->device_key (and "any device") for
+ * MANIFEST's traces from O->server into the store at O->db_path. A failure
+ * (server down, a bad answer) is an error the caller reports as a warning:
+ * the store is left as it was, and out->golden_set says so.
+ */
+RT_MUST_CHECK rt_status rt_run_sync_goldens(const struct rt_manifest *manifest,
+                                            const struct rt_run_sync *o,
+                                            struct rt_sync_result *out);
+void rt_sync_result_finish(struct rt_sync_result *result);
+
+/** Whether the server listed a golden with HASH at the last sync. */
+bool rt_sync_result_has(const struct rt_sync_result *result, const char *hash);
 
 /** One frame's (or, frame 0, the whole job's) result. */
 struct rt_run_frame {
     struct rt_result r; /* what the store records; r.message, r.*_png point below */
     char golden_hash[RT_STORE_HASH_HEX + 1]; /* "" when none */
+    char actual_hash[RT_STORE_HASH_HEX + 1]; /* pixel hash of the actual image, "" when none */
+    int64_t added_golden; /* the golden --update-goldens made of this frame, 0 = none */
     uint8_t *actual_png, *diff_png;
     char *message;
 };
@@ -171,6 +222,7 @@ struct rt_run_result {
     char *device, *driver, *device_key; /* "" when no replay reported them */
     const char *label;
     char shard[32];               /* "I/N", or "" */
+    const char *pipeline, *golden_set; /* as the options gave them */
     struct rt_run_job_result *jobs;
     size_t job_count;
     size_t regressions, skipped;
@@ -212,17 +264,25 @@ RT_MUST_CHECK rt_status rt_run_junit_write(const struct rt_manifest *manifest,
  */
 #define RT_UPLOAD_IMAGE_BUDGET (40u << 20)
 
+/** What an upload carries beyond the run's results. */
+struct rt_upload_options {
+    size_t image_budget;  /* PNG bytes at most (0: no images, what `retrace run --json` prints) */
+    const char *db_path;  /* the store to read compared goldens from; NULL: send none */
+    const struct rt_sync_result *synced; /* the goldens the server listed; NULL: it lacks all */
+    const char *pipeline, *golden_set;
+};
+
 /**
- * The upload body of docs/FORMATS.md section 2, as JSON text (malloc'd),
- * with the actual and diff PNGs of failures and new frames until their bytes
- * would pass IMAGE_BUDGET (0: no images, what `retrace run --json` prints);
- * a result whose images were left out says so in "images_left_out". Each
- * result also carries "regression" and "expected" (readers ignore keys they
- * do not know).
+ * The upload body of docs/FORMATS.md sections 2 and 5.2, as JSON text
+ * (malloc'd, encoded by wire/), with the actual and diff PNGs of failures and
+ * new frames until their bytes would pass the image budget (a result whose
+ * images were left out says so in "images_left_out"), then every golden a
+ * result was compared with (or --update-goldens made) that the server did
+ * not list, while the budget lasts.
  */
 RT_MUST_CHECK rt_status rt_upload_body(const struct rt_manifest *manifest,
-                                       const struct rt_run_result *result, size_t image_budget,
-                                       char **json_out);
+                                       const struct rt_run_result *result,
+                                       const struct rt_upload_options *options, char **json_out);
 
 /** Writes BODY as SPOOL_DIR/UUID.json (a temporary file, then rename). */
 RT_MUST_CHECK rt_status rt_upload_spool_put(const char *spool_dir, const char *uuid,

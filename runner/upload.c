@@ -8,8 +8,6 @@
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-static cJSON *number_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
-
-static cJSON *base64(const void *data, size_t size)
-{
-    if (!data || !size)
-        return cJSON_CreateNull();
-    char *text = malloc(4 * ((size + 2) / 3) + 1);
-    if (!text)
-        return NULL;
-    EVP_EncodeBlock((unsigned char *)text, data, (int)size);
-    cJSON *s = cJSON_CreateString(text);
-    free(text);
-    return s;
-}
+#include "wire.h"
 
 static cJSON *string_array(const char *const *items, size_t n)
 {
@@ -63,83 +47,159 @@ char *rt_upload_configurations_json(const struct rt_manifest *m)
     return text;
 }
 
-static cJSON *run_object(const struct rt_manifest *m, const struct rt_run_result *r)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", r->uuid);
-    cJSON_AddStringToObject(o, "label", r->label ? r->label : "");
-    cJSON_AddItemToObject(o, "shard", r->shard[0] ? cJSON_CreateString(r->shard) : cJSON_CreateNull());
-    cJSON_AddStringToObject(o, "host", r->host);
-    cJSON_AddStringToObject(o, "device", r->device ? r->device : "");
-    cJSON_AddStringToObject(o, "driver", r->driver ? r->driver : "");
-    cJSON_AddStringToObject(o, "device_key", r->device_key ? r->device_key : "");
-    cJSON_AddStringToObject(o, "retrace_version", RT_VERSION);
-    cJSON_AddStringToObject(o, "started_at", r->started_at);
-    cJSON_AddStringToObject(o, "finished_at", r->finished_at);
-    cJSON_AddStringToObject(o, "outcome", rt_run_outcome(r));
-    cJSON_AddItemToObject(o, "configurations", configurations(m));
-    return o;
-}
-
 /* What is left of the image budget of one upload. */
 struct budget {
     size_t left;
     bool wanted; /* images were asked for at all */
 };
 
-static cJSON *result_object(const struct rt_manifest *m, const struct rt_run_job_result *jr,
-                            const struct rt_run_frame *f, struct budget *budget)
+static void fill_result(const struct rt_manifest *m, const struct rt_run_job_result *jr,
+                        const struct rt_run_frame *f, struct budget *budget,
+                        struct rt_trace_result *out, struct rt_wire_extra *extra)
 {
     const struct rt_manifest_trace *t = &m->traces[jr->job.trace];
-    const struct rt_result *r = &f->r;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "trace", t->name);
-    cJSON_AddStringToObject(o, "configuration", m->configs[jr->job.config].name);
-    cJSON_AddNumberToObject(o, "frame", r->frame);
-    cJSON_AddStringToObject(o, "status", rt_result_status_name(r->status));
-    cJSON_AddItemToObject(o, "ssim", number_or_null(r->ssim));
-    cJSON_AddItemToObject(o, "ssim_worst_tile", number_or_null(r->ssim_worst_tile));
-    cJSON_AddItemToObject(o, "psnr", number_or_null(r->psnr));
-    cJSON_AddItemToObject(o, "threshold", number_or_null(t->threshold));
-    cJSON_AddItemToObject(o, "tile_threshold", number_or_null(t->tile_threshold));
-    bool colour = r->colour_threshold > 0; /* measured: the colour gate's number and threshold */
-    cJSON_AddItemToObject(o, "delta_e", colour ? number_or_null(r->delta_e) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "colour_threshold", colour ? number_or_null(r->colour_threshold) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "diff_pixels", r->diff_pixels < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)r->diff_pixels));
-    cJSON_AddItemToObject(o, "max_diff", r->max_diff < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(r->max_diff));
-    cJSON_AddItemToObject(o, "replay_ms", number_or_null(r->replay_ms));
-    cJSON_AddNumberToObject(o, "attempts", r->attempts);
-    cJSON_AddItemToObject(o, "golden_hash", f->golden_hash[0] ? cJSON_CreateString(f->golden_hash) : cJSON_CreateNull());
-    cJSON_AddStringToObject(o, "message", f->message ? f->message : "");
-    cJSON *report = jr->report ? cJSON_Parse(jr->report) : NULL;
-    cJSON_AddItemToObject(o, "report", report ? report : cJSON_CreateNull());
+    out->trace = t->name;
+    out->r = f->r;
+    struct rt_result *r = &out->r;
+    r->configuration = m->configs[jr->job.config].name;
+    r->threshold = t->threshold;
+    r->tile_threshold = t->tile_threshold;
+    r->golden_hash = f->golden_hash[0] ? f->golden_hash : NULL;
+    r->actual_hash = f->actual_hash[0] ? f->actual_hash : NULL;
+    r->message = f->message ? f->message : "";
+    r->report = jr->report;
+    r->expected = rt_expect_kind_name(jr->expected);
+    r->regression = rt_wire_regression(r->status, jr->expected);
+    r->actual_png = f->actual_png, r->diff_png = f->diff_png;
     size_t images = (f->actual_png ? r->actual_png_size : 0) + (f->diff_png ? r->diff_png_size : 0);
     bool send = images && images <= budget->left;
     budget->left -= send ? images : 0;
-    cJSON_AddItemToObject(o, "actual_png", send ? base64(f->actual_png, r->actual_png_size) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "diff_png", send ? base64(f->diff_png, r->diff_png_size) : cJSON_CreateNull());
-    if (images && !send && budget->wanted)
-        cJSON_AddBoolToObject(o, "images_left_out", true);
-    cJSON_AddBoolToObject(o, "regression", jr->regression);
-    cJSON_AddStringToObject(o, "expected", rt_expect_kind_name(jr->expected));
-    return o;
+    if (!send)
+        r->actual_png = NULL, r->actual_png_size = 0, r->diff_png = NULL, r->diff_png_size = 0;
+    *extra = (struct rt_wire_extra){.expected = jr->expected, .expect_note = jr->expect_note,
+                                    .images_left_out = images && !send && budget->wanted};
 }
 
-rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result *r, size_t image_budget,
-                         char **json_out)
+static void fill_run(const struct rt_manifest *m, const struct rt_run_result *r,
+                     const struct rt_upload_options *o, struct rt_upload *u, char *configs)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "format", "retrace-run");
-    cJSON_AddNumberToObject(root, "version", 1);
-    cJSON_AddItemToObject(root, "run", run_object(m, r));
-    cJSON *results = cJSON_AddArrayToObject(root, "results");
-    struct budget budget = {.left = image_budget, .wanted = image_budget > 0};
-    for (size_t j = 0; results && j < r->job_count; j++)
-        for (size_t i = 0; i < r->jobs[j].frame_count; i++)
-            cJSON_AddItemToArray(results, result_object(m, &r->jobs[j], &r->jobs[j].frames[i], &budget));
-    *json_out = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return *json_out ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory building the upload");
+    u->rec.run = (struct rt_run_info){
+        .uuid = r->uuid, .label = r->label ? r->label : "", .shard = r->shard[0] ? r->shard : NULL,
+        .host = r->host, .device = r->device ? r->device : "", .driver = r->driver ? r->driver : "",
+        .device_key = r->device_key ? r->device_key : "", .version = RT_VERSION,
+        .started_at = r->started_at, .configurations = configs, .pipeline = o->pipeline,
+        .golden_set = o->golden_set};
+    u->rec.finished_at = r->finished_at[0] ? r->finished_at : NULL;
+    u->rec.outcome = rt_run_outcome(r);
+    (void)m;
+}
+
+/* The golden with local id ID unless the server has it or it is already listed. */
+static rt_status add_golden(struct rt_store *store, const struct rt_upload_options *o, int64_t id,
+                            struct rt_golden *list, size_t *count, struct budget *budget)
+{
+    if (id <= 0)
+        return rt_ok_status();
+    for (size_t i = 0; i < *count; i++)
+        if (list[i].id == id)
+            return rt_ok_status();
+    struct rt_golden g = {0};
+    rt_status s = rt_store_golden_get(store, id, true, &g);
+    if (!rt_ok(&s) || (o->synced && rt_sync_result_has(o->synced, g.hash)) || g.png_size > budget->left) {
+        rt_golden_finish(&g);
+        return rt_ok_status(); /* gone since, on the server, or past the budget: not sent */
+    }
+    budget->left -= g.png_size;
+    list[(*count)++] = g;
+    return rt_ok_status();
+}
+
+static rt_status collect_goldens(const struct rt_run_result *r, const struct rt_upload_options *o,
+                                 struct budget *budget, struct rt_golden **list_out, size_t *count_out)
+{
+    size_t frames = 0;
+    for (size_t j = 0; j < r->job_count; j++)
+        frames += r->jobs[j].frame_count;
+    *list_out = calloc(2 * frames + 1, sizeof **list_out);
+    *count_out = 0;
+    if (!*list_out)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    if (!o->db_path || !o->image_budget)
+        return rt_ok_status();
+    struct rt_store *store = NULL;
+    rt_status s = rt_store_open(o->db_path, RT_STORE_READ_ONLY, &store);
+    if (!rt_ok(&s))
+        return rt_ok_status(); /* the goldens stay behind; the results still go */
+    for (size_t j = 0; rt_ok(&s) && j < r->job_count; j++)
+        for (size_t i = 0; rt_ok(&s) && i < r->jobs[j].frame_count; i++) {
+            const struct rt_run_frame *f = &r->jobs[j].frames[i];
+            s = add_golden(store, o, f->r.golden_id, *list_out, count_out, budget);
+            if (rt_ok(&s))
+                s = add_golden(store, o, f->added_golden, *list_out, count_out, budget);
+        }
+    rt_store_close(store);
+    return s;
+}
+
+static rt_status build(const struct rt_manifest *m, const struct rt_run_result *r,
+                       struct rt_upload *u, struct rt_golden *goldens,
+                       size_t golden_count, struct budget *budget)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->job_count; j++)
+        n += r->jobs[j].frame_count;
+    u->rec.results = calloc(n + 1, sizeof *u->rec.results);
+    u->extra = calloc(n + 1, sizeof *u->extra);
+    u->rec.goldens = calloc(golden_count + 1, sizeof *u->rec.goldens);
+    if (!u->rec.results || !u->extra || !u->rec.goldens)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    for (size_t j = 0; j < r->job_count; j++)
+        for (size_t i = 0; i < r->jobs[j].frame_count; i++, u->rec.result_count++)
+            fill_result(m, &r->jobs[j], &r->jobs[j].frames[i], budget,
+                        &u->rec.results[u->rec.result_count], &u->extra[u->rec.result_count]);
+    for (size_t i = 0; i < golden_count; i++) {
+        const struct rt_golden *g = &goldens[i];
+        u->rec.goldens[i] = (struct rt_golden_new){
+            .trace = g->trace, .frame = g->frame, .device_key = g->device_key, .png = g->png,
+            .png_size = g->png_size, .approved_by = g->approved_by,
+            .approved_at = g->approved_at[0] ? g->approved_at : NULL, .status = g->status};
+    }
+    u->rec.golden_count = golden_count;
+    return rt_ok_status();
+}
+
+rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result *r,
+                         const struct rt_upload_options *o, char **json_out)
+{
+    *json_out = NULL;
+    struct rt_upload u = {0};
+    struct budget budget = {.left = o->image_budget, .wanted = o->image_budget > 0};
+    char *configs = rt_upload_configurations_json(m);
+    fill_run(m, r, o, &u, configs);
+    struct rt_golden *goldens = NULL;
+    size_t golden_count = 0;
+    rt_status s = rt_ok_status();
+    /* Results' images first (the failures are what the dashboard must show):
+     * a first pass learns what they leave of the budget for the goldens; the
+     * second makes the same choice of result images, then adds the goldens. */
+    struct budget results_budget = budget;
+    s = build(m, r, &u, NULL, 0, &results_budget);
+    free(u.rec.results), free(u.extra), free(u.rec.goldens);
+    u.rec.results = NULL, u.extra = NULL, u.rec.goldens = NULL, u.rec.result_count = 0;
+    if (rt_ok(&s))
+        s = collect_goldens(r, o, &results_budget, &goldens, &golden_count);
+    if (rt_ok(&s))
+        s = build(m, r, &u, goldens, golden_count, &budget);
+    if (rt_ok(&s))
+        s = rt_upload_encode(&u, json_out);
+    for (size_t i = 0; goldens && i < golden_count; i++)
+        rt_golden_finish(&goldens[i]);
+    free(goldens);
+    free(u.rec.results);
+    free(u.extra);
+    free(u.rec.goldens);
+    free(configs);
+    return s;
 }
 
 static rt_status make_dir(const char *path)

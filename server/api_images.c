@@ -39,9 +39,36 @@ static enum MHD_Result send_image(struct rt_request *req, uint8_t *png, size_t s
     return result;
 }
 
+static bool is_hash(const char *s)
+{
+    return strlen(s) == RT_STORE_HASH_HEX && strspn(s, "0123456789abcdef") == RT_STORE_HASH_HEX;
+}
+
+/* /api/images/hash/HASH: content-addressed, what the runner's sync fetches. */
+static enum MHD_Result by_hash(struct rt_request *req, const char *hash)
+{
+    if (!is_hash(hash))
+        return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such image: '%s'", hash);
+    struct rt_store *store = NULL;
+    uint8_t *png = NULL;
+    size_t size = 0;
+    rt_status s = rt_server_reader(req->server, &store);
+    if (rt_ok(&s))
+        s = rt_store_png_by_hash(store, hash, &png, &size);
+    if (!rt_ok(&s))
+        return rt_http_store_error(req, &s);
+    if (!png)
+        return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no golden with hash %s", hash);
+    char etag[RT_STORE_HASH_HEX + 1];
+    memcpy(etag, hash, sizeof etag);
+    return send_image(req, png, size, etag);
+}
+
 enum MHD_Result rt_api_image(struct rt_request *req, char **seg, int count)
 {
     enum rt_dash_image which;
+    if (count == 3 && !strcmp(seg[1], "hash"))
+        return by_hash(req, seg[2]);
     if (count == 3 && !strcmp(seg[1], "golden"))
         which = RT_DASH_IMAGE_GOLDEN;
     else if (count == 4 && !strcmp(seg[1], "result") && !strcmp(seg[3], "actual"))

@@ -163,6 +163,20 @@ static rt_status read_expectations(struct rt_store *store, struct rt_request *re
     return rt_store_dash_expectations(store, rt_http_arg(req, "trace"), json_out);
 }
 
+static rt_status read_golden_history(struct rt_store *store, struct rt_request *req,
+                                     const void *arg, cJSON **json_out)
+{
+    (void)req;
+    return rt_store_dash_golden_history(store, *(const int64_t *)arg, json_out);
+}
+
+static rt_status read_expectation_history(struct rt_store *store, struct rt_request *req,
+                                          const void *arg, cJSON **json_out)
+{
+    (void)req;
+    return rt_store_dash_expectation_history(store, arg, json_out);
+}
+
 static rt_status read_health(struct rt_store *store, struct rt_request *req, const void *arg,
                              cJSON **json_out)
 {
@@ -170,7 +184,7 @@ static rt_status read_health(struct rt_store *store, struct rt_request *req, con
     *json_out = cJSON_CreateObject();
     if (!*json_out || !cJSON_AddBoolToObject(*json_out, "ok", 1) ||
         !cJSON_AddStringToObject(*json_out, "version", RT_VERSION) ||
-        !cJSON_AddBoolToObject(*json_out, "writable", req->server->token_len > 0))
+        !cJSON_AddBoolToObject(*json_out, "writable", req->server->token_count > 0))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     return rt_ok_status();
 }
@@ -214,7 +228,15 @@ bool rt_api_read(struct rt_request *req, char **seg, int count, enum MHD_Result 
         *result = answer(req, read_goldens, NULL, "goldens");
     else if (count == 1 && !strcmp(seg[0], "expectations"))
         *result = answer(req, read_expectations, NULL, "expectations");
-    else if (count == 1 && !strcmp(seg[0], "health"))
+    else if (count == 1 && !strcmp(seg[0], "sync"))
+        *result = rt_api_sync(req);
+    else if (count == 3 && !strcmp(seg[0], "goldens") && !strcmp(seg[2], "history"))
+        *result = by_id(req, seg[1], read_golden_history, "golden");
+    else if (count == 2 && !strcmp(seg[0], "expectations") && !strcmp(seg[1], "history")) {
+        const char *trace = rt_http_arg(req, "trace");
+        *result = trace ? answer(req, read_expectation_history, trace, "trace")
+                        : rt_http_error(req, MHD_HTTP_BAD_REQUEST, "history needs ?trace=NAME");
+    } else if (count == 1 && !strcmp(seg[0], "health"))
         *result = answer(req, read_health, NULL, "health");
     else
         return false;

@@ -335,8 +335,7 @@ static rt_status start(struct rt_server *server, const struct rt_server_options 
     if (!(server->db_path = strdup(options->db_path)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     RT_TRY(set_web_root(server, options->web_root));
-    if (options->token_file)
-        RT_TRY(rt_auth_load(server, options->token_file));
+    RT_TRY(rt_auth_load(server, options));
     RT_TRY(open_store(server));
     RT_TRY(bind_socket(server, options->listen ? options->listen : DEFAULT_LISTEN));
     int fd = server->listen_fd;
@@ -381,7 +380,7 @@ void rt_server_stop(struct rt_server *server)
     rt_store_close(server->writer);
     pthread_mutex_destroy(&server->write_lock);
     pthread_mutex_destroy(&server->workers_lock);
-    explicit_bzero(server->token, sizeof server->token);
+    explicit_bzero(server->tokens, sizeof server->tokens);
     free(server->web_root);
     free(server->db_path);
     free(server);

@@ -32,7 +32,8 @@ struct rt_server_options {
     const char *db_path;      /* the store; created when missing */
     const char *listen;       /* "HOST:PORT", "[V6]:PORT" or "PORT"; default 127.0.0.1:8470 */
     const char *web_root;     /* folder of the pages; NULL = API only */
-    const char *token_file;   /* NULL = every write is refused (403) */
+    const char *token_file;   /* one token, named "token"; NULL = none */
+    const char *tokens_file;  /* "NAME TOKEN" per line; with neither, every write is 403 */
     unsigned threads;         /* worker threads (default 4) */
     unsigned max_connections; /* open connections at once (default 256); more get 503 */
     unsigned max_per_address; /* of them from one client address (default 32); more get 429 */

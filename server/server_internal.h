@@ -18,13 +18,22 @@
 struct cJSON;
 
 #define RT_SERVER_TOKEN_MAX 512
+#define RT_SERVER_TOKEN_NAME_MAX 64
+#define RT_SERVER_TOKENS 256
+
+/** A write token and whose it is (auth.c). */
+struct rt_server_token {
+    char name[RT_SERVER_TOKEN_NAME_MAX + 1];
+    char token[RT_SERVER_TOKEN_MAX];
+    size_t len;
+};
 
 struct rt_server {
     struct rt_server_options options; /* strings below are our own copies */
     char *db_path;
     char *web_root;  /* realpath of the web root, NULL = API only */
-    char token[RT_SERVER_TOKEN_MAX];
-    size_t token_len; /* 0 = writes refused */
+    struct rt_server_token tokens[RT_SERVER_TOKENS];
+    size_t token_count; /* 0 = writes refused */
     struct MHD_Daemon *daemon;
     int listen_fd;
     uint16_t port;
@@ -131,6 +140,9 @@ enum MHD_Result rt_server_route(struct rt_request *req);
 /** GET /api/... (api_read.c). False when PATH is no read route. */
 bool rt_api_read(struct rt_request *req, char **segments, int count, enum MHD_Result *result);
 
+/** GET /api/sync (api_sync.c, docs/FORMATS.md section 5.1). */
+enum MHD_Result rt_api_sync(struct rt_request *req);
+
 /** GET /api/images/... (api_images.c). */
 enum MHD_Result rt_api_image(struct rt_request *req, char **segments, int count);
 
@@ -155,11 +167,14 @@ enum MHD_Result rt_static_serve(struct rt_request *req);
 
 /* ---- tokens (auth.c) ---------------------------------------------------- */
 
-/** Reads the token file into SERVER (trailing white space dropped). */
-RT_MUST_CHECK rt_status rt_auth_load(struct rt_server *server, const char *path);
+/** Reads --token-file and --tokens into SERVER; a file without a token, a bad
+ * line or a name or token given twice is RT_ERR_BAD_INPUT naming the line. */
+RT_MUST_CHECK rt_status rt_auth_load(struct rt_server *server,
+                                     const struct rt_server_options *options);
 
-/** True when the request carries `Authorization: Bearer <the token>`. */
-bool rt_auth_check(struct rt_request *req);
+/** The name of the token the request carries (`Authorization: Bearer TOKEN`),
+ * NULL when it carries none of ours. */
+const char *rt_auth_check(struct rt_request *req);
 
 /** Compares two byte strings in time that depends only on EXPECTED_LEN. */
 bool rt_auth_equal(const char *given, size_t given_len, const char *expected,

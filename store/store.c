@@ -154,6 +154,11 @@ rt_status rt_store_trace_id(struct rt_store *store, const char *name, int64_t *i
     return rt_ok_status();
 }
 
+void rt_store_hash(const void *data, size_t size, char hex_out[RT_STORE_HASH_HEX + 1])
+{
+    rt_store_hash_hex(data, size, hex_out);
+}
+
 void rt_store_hash_hex(const void *data, size_t size, char *hex_out)
 {
     XXH128_canonical_t canon;

@@ -31,6 +31,7 @@
 #include "status.h"
 
 struct rt_store;
+struct cJSON;
 
 enum rt_store_mode {
     RT_STORE_READ_ONLY,  /* never writes; the schema must already be current */
@@ -69,6 +70,10 @@ bool rt_golden_status_parse(const char *name, enum rt_golden_status *status_out)
 
 #define RT_STORE_HASH_HEX 32 /* XXH3-128, lower-case hex, without the NUL */
 
+/** The store hash of SIZE bytes (XXH3-128, lower-case hex): a golden's PNG
+ * bytes, or (the pixel hash) an image's RGBA8 pixels. */
+void rt_store_hash(const void *data, size_t size, char hex_out[RT_STORE_HASH_HEX + 1]);
+
 struct rt_golden {
     int64_t id;
     char *trace;
@@ -81,6 +86,8 @@ struct rt_golden {
     char *approved_by;   /* "" when unknown */
     int64_t from_result; /* results.id it was approved from, 0 if none */
     char *created_at;    /* UTC, ISO 8601 */
+    char *approved_at;   /* when it was last approved or marked ("" when unknown) */
+    bool reverted;       /* no longer used (history only): never matched, never synced */
     uint8_t *png;        /* only when asked for; png_size bytes */
     size_t png_size;
 };
@@ -104,6 +111,7 @@ struct rt_golden_new {
     const char *approved_by;      /* may be NULL */
     int64_t from_result;          /* 0 = none */
     enum rt_golden_status status; /* used only when a new row is made */
+    const char *approved_at;      /* ISO 8601 UTC; NULL = now */
 };
 
 /**
@@ -130,12 +138,37 @@ RT_MUST_CHECK rt_status rt_store_golden_list(struct rt_store *store,
 RT_MUST_CHECK rt_status rt_store_golden_get(struct rt_store *store, int64_t id,
                                             bool with_png, struct rt_golden *golden_out);
 
-/** Deletes a golden. Unknown id: RT_ERR_BAD_INPUT. */
+/** Reverts a golden (never deletes it: ids are never reused, history is kept).
+ * Unknown id: RT_ERR_BAD_INPUT. */
 RT_MUST_CHECK rt_status rt_store_golden_remove(struct rt_store *store, int64_t id);
 
 /** Marks a golden accepted or known-bad. Unknown id: RT_ERR_BAD_INPUT. */
 RT_MUST_CHECK rt_status rt_store_golden_mark(struct rt_store *store, int64_t id,
                                              enum rt_golden_status status);
+
+/** As rt_store_golden_mark, recording BY in the history; *event_out (may be
+ * NULL) is the event's id, 0 when nothing changed. */
+RT_MUST_CHECK rt_status rt_store_golden_mark_by(struct rt_store *store, int64_t id,
+                                                enum rt_golden_status status, const char *by,
+                                                int64_t *event_out);
+
+/** Reverts golden ID as BY: kept for its history, never matched or synced again. */
+RT_MUST_CHECK rt_status rt_store_golden_revert(struct rt_store *store, int64_t id,
+                                               const char *by, int64_t *event_out);
+
+enum rt_store_event_kind { RT_EVENT_GOLDEN, RT_EVENT_EXPECTATION };
+
+struct rt_store_undo {
+    bool found;       /* the event exists */
+    bool conflict;    /* a later change of the same golden or expectation came after it */
+    int64_t event_id; /* the undo's own event */
+    int64_t golden_id;
+};
+
+/** Undoes one history event by putting back the state before it, as a new event by BY. */
+RT_MUST_CHECK rt_status rt_store_event_undo(struct rt_store *store, enum rt_store_event_kind kind,
+                                            int64_t event_id, const char *by,
+                                            struct rt_store_undo *out);
 
 /**
  * The accepted goldens (with PNG bytes) a replayed frame may match: those for
@@ -172,6 +205,13 @@ RT_MUST_CHECK rt_status rt_store_expectation_set(struct rt_store *store, const c
                                                  const char *device_key,
                                                  enum rt_expect_kind kind, const char *note);
 
+/** As rt_store_expectation_set, recording BY in the history; *event_out (may
+ * be NULL) is the event's id, 0 when nothing changed. */
+RT_MUST_CHECK rt_status rt_store_expectation_set_by(struct rt_store *store, const char *trace,
+                                                    const char *device_key,
+                                                    enum rt_expect_kind kind, const char *note,
+                                                    const char *by, int64_t *event_out);
+
 /**
  * The expectation for TRACE on DEVICE_KEY, falling back to the
  * device-independent one; kind RT_EXPECT_NONE when there is neither.
@@ -179,6 +219,99 @@ RT_MUST_CHECK rt_status rt_store_expectation_set(struct rt_store *store, const c
 RT_MUST_CHECK rt_status rt_store_expectation_get(struct rt_store *store, const char *trace,
                                                  const char *device_key,
                                                  struct rt_expectation *expectation_out);
+
+/* ---- golden sync (store_sync.c, docs/FORMATS.md section 5.1) --------------- */
+
+/** An expectation as listed for a sync. */
+struct rt_expectation_row {
+    char *trace, *device_key;
+    enum rt_expect_kind kind;
+    char *note, *set_by, *updated_at;
+};
+
+struct rt_expectation_rows {
+    struct rt_expectation_row *items;
+    size_t count;
+};
+
+void rt_expectation_rows_finish(struct rt_expectation_rows *rows);
+
+/** The server's side: what one device key syncs. */
+struct rt_store_sync_list {
+    int64_t seq; /* the newest history event in scope */
+    struct rt_golden_list goldens; /* no PNG bytes; reverted ones left out */
+    struct rt_expectation_rows expectations;
+};
+
+/**
+ * The goldens and expectations of DEVICE_KEY and of "any device" for the
+ * traces named in TRACES_JSON (a JSON array of names; NULL = every trace),
+ * read in one snapshot.
+ */
+RT_MUST_CHECK rt_status rt_store_sync_list(struct rt_store *store, const char *device_key,
+                                           const char *traces_json,
+                                           struct rt_store_sync_list *out);
+void rt_store_sync_list_finish(struct rt_store_sync_list *list);
+
+/** Only the newest history event in that scope (for ?since= answers). */
+RT_MUST_CHECK rt_status rt_store_sync_seq(struct rt_store *store, const char *device_key,
+                                          const char *traces_json, int64_t *seq_out);
+
+/** The PNG of any golden whose store hash is HASH (malloc'd), *png_out NULL when none. */
+RT_MUST_CHECK rt_status rt_store_png_by_hash(struct rt_store *store, const char *hash,
+                                             uint8_t **png_out, size_t *size_out);
+
+/** One golden of a sync answer: png NULL when this store already holds the bytes. */
+struct rt_store_sync_golden {
+    struct rt_golden_new golden;
+    const char *hash;
+};
+
+/** The runner's side: the set to make the cache exactly. */
+struct rt_store_sync_apply {
+    const char *server, *device_key, *traces_json, *etag;
+    int64_t seq;
+    const struct rt_store_sync_golden *goldens;
+    size_t golden_count;
+    const struct rt_expectation_row *expectations;
+    size_t expectation_count;
+};
+
+struct rt_store_sync_counts {
+    size_t goldens, expectations, reverted;
+};
+
+/**
+ * Makes the goldens and expectations in scope (A's device key and "any
+ * device", A's traces) exactly A's, in ONE transaction: missing goldens are
+ * stored (their bytes must hash to their hash), present ones take the
+ * server's status and approver, ones A does not name are reverted, local
+ * expectations A does not name are removed; records A's etag and seq.
+ */
+RT_MUST_CHECK rt_status rt_store_sync_apply(struct rt_store *store,
+                                            const struct rt_store_sync_apply *a,
+                                            struct rt_store_sync_counts *counts_out);
+
+struct rt_store_sync_state {
+    bool found;
+    char etag[128];
+    int64_t seq;
+    char synced_at[32];
+};
+
+/** The last sync recorded for SERVER, DEVICE_KEY and TRACES_JSON. */
+RT_MUST_CHECK rt_status rt_store_sync_state(struct rt_store *store, const char *server,
+                                            const char *device_key, const char *traces_json,
+                                            struct rt_store_sync_state *out);
+
+/** A golden's history ({"golden", "events"}); NULL for an unknown id. */
+RT_MUST_CHECK rt_status rt_store_dash_golden_history(struct rt_store *store, int64_t golden_id,
+                                                     struct cJSON **json_out);
+
+/** A trace's expectation history ({"trace", "events"}); NULL for an unknown trace. */
+RT_MUST_CHECK rt_status rt_store_dash_expectation_history(struct rt_store *store,
+                                                          const char *trace,
+                                                          struct cJSON **json_out);
 
 /* ---- runs and results ------------------------------------------------- */
 
@@ -194,6 +327,8 @@ struct rt_run_info {
     const char *started_at;  /* ISO 8601 UTC; NULL = now */
     int64_t pid;             /* the runner process on HOST; 0 = none (an upload) */
     const char *pid_start;   /* that process's start (opaque, tells a reused pid apart) */
+    const char *pipeline;    /* the CI pipeline the run belongs to (all its shards); NULL = none */
+    const char *golden_set;  /* which goldens it compared with ("URL seq N", "local"); NULL = unknown */
 };
 
 /**
@@ -263,6 +398,10 @@ struct rt_result {
     const char *report;        /* the replay report JSON (docs/FORMATS.md); may be NULL */
     double delta_e;            /* colour gate: largest CIEDE2000 of tile means */
     double colour_threshold;   /* its threshold; 0 or NAN = not recorded (nor is delta_e) */
+    const char *expected;      /* the expectation applied ("none", "flaky", ...); NULL = not
+                                  recorded, and then neither is regression */
+    bool regression;           /* it counted towards exit 1 */
+    const char *actual_hash;   /* pixel hash of the actual image (rt_store_pixel_hash); may be NULL */
 };
 
 /**
@@ -454,15 +593,53 @@ RT_MUST_CHECK rt_status rt_store_dash_review(struct rt_store *store, int64_t res
                                              enum rt_golden_status status,
                                              int64_t *golden_id_out);
 
+/** One result of a trace, named. */
+struct rt_trace_result {
+    const char *trace;
+    struct rt_result r;
+};
+
+/** A run upload (docs/FORMATS.md sections 2 and 5.2) as wire/ decodes it. */
+struct rt_store_upload {
+    struct rt_run_info run; /* run.uuid is required */
+    const char *finished_at, *outcome;
+    struct rt_trace_result *results;
+    size_t result_count;
+    struct rt_golden_new *goldens; /* goldens compared with that this store may lack */
+    size_t golden_count;
+};
+
 /**
- * Records a run upload (docs/FORMATS.md section 2, parsed: a cJSON object) in
- * ONE transaction. Idempotent by run.id: a run already recorded with that id
- * sets *duplicate_out and changes nothing. A malformed upload (a missing or
- * mistyped key, a bad UUID, an image that is not base64 PNG) is
- * RT_ERR_BAD_INPUT naming the field, and nothing is recorded.
+ * Records a run upload in ONE transaction: the goldens this store never had
+ * (any it had, even reverted, are left as they are; history "uploaded" by
+ * the run's host), the run and every result, each result's golden_id mapped
+ * from its golden_hash. Idempotent by run.uuid: a run already recorded with
+ * that id sets *duplicate_out and changes nothing.
  */
-RT_MUST_CHECK rt_status rt_store_upload_import(struct rt_store *store, const struct cJSON *upload,
+RT_MUST_CHECK rt_status rt_store_upload_import(struct rt_store *store,
+                                               const struct rt_store_upload *upload,
                                                int64_t *run_id_out, bool *duplicate_out);
+
+/** A review from the dashboard: the result's image becomes a golden. */
+struct rt_dash_review {
+    int64_t result_id;
+    bool any_device;        /* the golden is for every device, not the result's run's */
+    const char *device_key; /* an explicit key (overrides both); NULL = by ANY_DEVICE */
+    const char *by;         /* who (the token's name) */
+    enum rt_golden_status status;
+};
+
+struct rt_dash_reviewed {
+    int64_t golden_id; /* 0 when the result is unknown */
+    int64_t event_id;  /* the history event, 0 when nothing changed */
+    char device_key[512];
+};
+
+/** As rt_store_dash_review, with the scope rule (the result's device key by
+ * default) and the history event for undo. */
+RT_MUST_CHECK rt_status rt_store_dash_review_by(struct rt_store *store,
+                                                const struct rt_dash_review *review,
+                                                struct rt_dash_reviewed *out);
 
 /**
  * A number that changes whenever another connection has committed to the

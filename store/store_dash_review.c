@@ -4,6 +4,7 @@
  */
 #include "store_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +57,11 @@ rt_status rt_store_dash_image(struct rt_store *store, enum rt_dash_image which, 
 /* ---- approve / known-bad ------------------------------------------------- */
 
 static const char sql_result_image[] =
-    "SELECT t.name, r.frame, r.actual_png FROM results r JOIN traces t ON t.id = r.trace_id"
-    " WHERE r.id = ?1";
+    "SELECT t.name, r.frame, r.actual_png, coalesce(u.device_key, '') FROM results r"
+    " JOIN traces t ON t.id = r.trace_id JOIN runs u ON u.id = r.run_id WHERE r.id = ?1";
 
-/* Reads result RESULT_ID's trace, frame and actual image; *found false if unknown. */
+/* Reads result RESULT_ID's trace, frame, actual image and its run's device
+ * key (into out->device_key); *found false if unknown. */
 static rt_status read_result_image(struct rt_store *store, int64_t result_id,
                                    struct rt_golden *out, bool *found)
 {
@@ -73,11 +75,12 @@ static rt_status read_result_image(struct rt_store *store, int64_t result_id,
         int bytes = sqlite3_column_bytes(stmt, 2);
         out->trace = rt_store_column_strdup(stmt, 0);
         out->frame = (uint32_t)sqlite3_column_int64(stmt, 1);
+        out->device_key = rt_store_column_strdup(stmt, 3);
         if (bytes > 0 && (out->png = malloc((size_t)bytes))) {
             memcpy(out->png, sqlite3_column_blob(stmt, 2), (size_t)bytes);
             out->png_size = (size_t)bytes;
         }
-        if (!out->trace || (bytes > 0 && !out->png))
+        if (!out->trace || !out->device_key || (bytes > 0 && !out->png))
             s = rt_errorf(RT_ERR_INTERNAL, "out of memory reading result %lld",
                           (long long)result_id);
         else if (bytes <= 0)
@@ -93,35 +96,49 @@ static rt_status read_result_image(struct rt_store *store, int64_t result_id,
     return s;
 }
 
-static rt_status review(struct rt_store *store, int64_t result_id, const char *device_key,
-                        const char *approved_by, enum rt_golden_status status,
-                        int64_t *golden_id_out)
+static rt_status review(struct rt_store *store, const struct rt_dash_review *r,
+                        struct rt_dash_reviewed *out)
 {
     struct rt_golden actual = {0};
     bool found = false;
-    rt_status s = read_result_image(store, result_id, &actual, &found);
+    rt_status s = read_result_image(store, r->result_id, &actual, &found);
     if (rt_ok(&s) && found) {
+        /* Scope: the result's own device unless any device was asked for. */
+        const char *key = r->device_key ? r->device_key : r->any_device ? "" : actual.device_key;
+        snprintf(out->device_key, sizeof out->device_key, "%s", key);
         struct rt_golden_new g = {
-            .trace = actual.trace, .frame = actual.frame, .device_key = device_key,
-            .png = actual.png, .png_size = actual.png_size, .approved_by = approved_by,
-            .from_result = result_id, .status = status};
-        s = rt_store_golden_put(store, &g, golden_id_out, NULL);
-        /* The same image may already be stored with the other status. */
-        if (rt_ok(&s))
-            s = rt_store_golden_mark(store, *golden_id_out, status);
+            .trace = actual.trace, .frame = actual.frame, .device_key = out->device_key,
+            .png = actual.png, .png_size = actual.png_size, .approved_by = r->by,
+            .from_result = r->result_id, .status = r->status};
+        struct rt_golden_put put = {
+            .in = &g, .action = r->status == RT_GOLDEN_ACCEPTED ? "approved" : "known-bad",
+            .force_status = true, .set_approver = true};
+        s = rt_store_golden_put_tx(store, &put);
+        out->golden_id = put.id;
+        out->event_id = put.event_id;
     }
     rt_golden_finish(&actual);
     return s;
+}
+
+rt_status rt_store_dash_review_by(struct rt_store *store, const struct rt_dash_review *r,
+                                  struct rt_dash_reviewed *out)
+{
+    memset(out, 0, sizeof *out);
+    RT_TRY(rt_store_tx_begin(store));
+    return rt_store_tx_end(store, review(store, r, out));
 }
 
 rt_status rt_store_dash_review(struct rt_store *store, int64_t result_id,
                                const char *device_key, const char *approved_by,
                                enum rt_golden_status status, int64_t *golden_id_out)
 {
-    *golden_id_out = 0;
-    RT_TRY(rt_store_tx_begin(store));
-    rt_status s = review(store, result_id, device_key, approved_by, status, golden_id_out);
-    return rt_store_tx_end(store, s);
+    struct rt_dash_review r = {.result_id = result_id, .device_key = device_key ? device_key : "",
+                               .by = approved_by, .status = status};
+    struct rt_dash_reviewed out;
+    rt_status s = rt_store_dash_review_by(store, &r, &out);
+    *golden_id_out = rt_ok(&s) ? out.golden_id : 0;
+    return s;
 }
 
 bool rt_store_status_busy(const rt_status *s)

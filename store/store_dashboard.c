@@ -136,12 +136,14 @@ static const char sql_result_one[] =
     RESULT_COLUMNS ", r.report AS report_json" RESULT_FROM " WHERE r.id = ?1";
 #define GOLDEN_COLUMNS                                                                  \
     "SELECT g.id, t.name AS trace, g.frame, g.device_key, g.status, g.hash, g.size,"   \
-    " g.width, g.height, g.approved_by, g.from_result, g.created_at"                   \
+    " g.width, g.height, g.approved_by, g.from_result, g.created_at,"                  \
+    " coalesce(g.approved_at, g.created_at) AS approved_at, g.reverted_at"              \
     " FROM goldens g JOIN traces t ON t.id = g.trace_id"
 static const char sql_goldens_of_frame[] =
     GOLDEN_COLUMNS " WHERE t.name = ?1 AND g.frame = ?2 ORDER BY g.device_key, g.id";
+static const char sql_golden_compared[] = GOLDEN_COLUMNS " WHERE g.id = ?1";
 #define EXPECTATION_COLUMNS                                                              \
-    "SELECT t.name AS trace, e.device_key, e.kind, e.note, e.updated_at"               \
+    "SELECT t.name AS trace, e.device_key, e.kind, e.note, e.updated_at, e.set_by"     \
     " FROM expectations e JOIN traces t ON t.id = e.trace_id"
 static const char sql_expectations_of[] =
     EXPECTATION_COLUMNS " WHERE (?1 IS NULL OR t.name = ?1) ORDER BY t.name, e.device_key";
@@ -177,6 +179,16 @@ static rt_status fill_result(struct rt_store *store, int64_t result_id, cJSON *r
         cJSON_Delete(run);
         return rt_errorf(RT_ERR_INTERNAL, "out of memory reading a result");
     }
+    /* The golden this result was compared with, and no other (issue 17). */
+    const cJSON *golden_id = cJSON_GetObjectItemCaseSensitive(result, "golden_id");
+    cJSON *compared = NULL;
+    if (cJSON_IsNumber(golden_id)) {
+        RT_TRY(rt_store_stmt(store, sql_golden_compared, &stmt));
+        sqlite3_bind_int64(stmt, 1, (int64_t)golden_id->valuedouble);
+        RT_TRY(rt_dash_row_into(store, stmt, &compared, "reading the golden compared"));
+    }
+    if (!cJSON_AddItemToObject(result, "golden", compared ? compared : cJSON_CreateNull()))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory reading a result");
     RT_TRY(add_rows(store, result, "goldens", sql_goldens_of_frame, trace, frame,
                     "reading a result's goldens"));
     return add_rows(store, result, "expectations", sql_expectations_of, trace, 0,

@@ -11,23 +11,30 @@
 
 #define GOLDEN_COLUMNS                                                                    \
     "SELECT g.id, t.name, g.frame, g.device_key, g.status, g.hash, g.size, g.width,"     \
-    " g.height, g.approved_by, coalesce(g.from_result, 0), g.created_at"
+    " g.height, g.approved_by, coalesce(g.from_result, 0), g.created_at,"                 \
+    " coalesce(g.approved_at, g.created_at), g.reverted_at IS NOT NULL"
 #define GOLDEN_FROM " FROM goldens g JOIN traces t ON t.id = g.trace_id"
 #define GOLDEN_ORDER " ORDER BY t.name, g.frame, g.device_key, g.id"
 
 static const char sql_golden_list[] =
     GOLDEN_COLUMNS GOLDEN_FROM
     " WHERE (?1 IS NULL OR t.name = ?1) AND (?2 = 0 OR g.frame = ?2)"
-    " AND (?3 IS NULL OR g.device_key = ?3)" GOLDEN_ORDER;
+    " AND (?3 IS NULL OR g.device_key = ?3) AND g.reverted_at IS NULL" GOLDEN_ORDER;
 static const char sql_golden_get[] = GOLDEN_COLUMNS ", g.png" GOLDEN_FROM " WHERE g.id = ?1";
 static const char sql_golden_for[] =
     GOLDEN_COLUMNS ", g.png" GOLDEN_FROM
     " WHERE t.name = ?1 AND g.frame = ?2 AND g.device_key = ?3 AND g.status = 'accepted'"
+    " AND g.reverted_at IS NULL"
     GOLDEN_ORDER;
 static const char sql_golden_insert[] =
     "INSERT INTO goldens (trace_id, frame, device_key, status, png, hash, size, width,"
-    " height, approved_by, from_result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-    " nullif(?11, 0)) ON CONFLICT (trace_id, frame, device_key, hash) DO NOTHING";
+    " height, approved_by, from_result, approved_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+    " ?9, ?10, nullif(?11, 0), coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')))"
+    " ON CONFLICT (trace_id, frame, device_key, hash) DO NOTHING";
+static const char sql_golden_approver[] =
+    "UPDATE goldens SET approved_by = ?2, approved_at = coalesce(?3,"
+    " strftime('%Y-%m-%dT%H:%M:%SZ','now')), from_result = coalesce(nullif(?4, 0), from_result)"
+    " WHERE id = ?1";
 static const char sql_golden_find[] =
     "SELECT id FROM goldens WHERE trace_id = ?1 AND frame = ?2 AND device_key = ?3"
     " AND hash = ?4";
@@ -55,6 +62,7 @@ void rt_golden_finish(struct rt_golden *golden)
     free(golden->device_key);
     free(golden->approved_by);
     free(golden->created_at);
+    free(golden->approved_at);
     free(golden->png);
     memset(golden, 0, sizeof *golden);
 }
@@ -82,7 +90,7 @@ static rt_status read_png_column(sqlite3_stmt *stmt, int column, struct rt_golde
     return rt_ok_status();
 }
 
-/* Fills G from a row of GOLDEN_COLUMNS (plus the PNG in column 12 when WITH_PNG). */
+/* Fills G from a row of GOLDEN_COLUMNS (plus the PNG in column 14 when WITH_PNG). */
 static rt_status read_golden_row(sqlite3_stmt *stmt, bool with_png, struct rt_golden *g)
 {
     memset(g, 0, sizeof *g);
@@ -101,9 +109,11 @@ static rt_status read_golden_row(sqlite3_stmt *stmt, bool with_png, struct rt_go
     g->approved_by = rt_store_column_strdup(stmt, 9);
     g->from_result = sqlite3_column_int64(stmt, 10);
     g->created_at = rt_store_column_strdup(stmt, 11);
-    if (!g->trace || !g->device_key || !g->approved_by || !g->created_at)
+    g->approved_at = rt_store_column_strdup(stmt, 12);
+    g->reverted = sqlite3_column_int(stmt, 13) != 0;
+    if (!g->trace || !g->device_key || !g->approved_by || !g->created_at || !g->approved_at)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory reading golden %lld", (long long)g->id);
-    return with_png ? read_png_column(stmt, 12, g) : rt_ok_status();
+    return with_png ? read_png_column(stmt, 14, g) : rt_ok_status();
 }
 
 /* Steps STMT to the end, appending each row to LIST. Resets STMT. */
@@ -227,6 +237,7 @@ static rt_status insert_golden(struct rt_store *store, const struct rt_golden_ne
     sqlite3_bind_int64(ins, 9, height);
     sqlite3_bind_text(ins, 10, in->approved_by ? in->approved_by : "", -1, SQLITE_STATIC);
     sqlite3_bind_int64(ins, 11, in->from_result);
+    sqlite3_bind_text(ins, 12, in->approved_at, -1, SQLITE_STATIC);
     RT_TRY(rt_store_exec_stmt(store, ins, "storing a golden"));
     *created_out = sqlite3_changes(store->db) > 0;
     RT_TRY(rt_store_stmt(store, sql_golden_find, &find));
@@ -241,6 +252,52 @@ static rt_status insert_golden(struct rt_store *store, const struct rt_golden_ne
     return rc == SQLITE_ROW ? rt_ok_status() : rt_store_sql_error(store, rc, "finding a golden");
 }
 
+rt_status rt_store_golden_set_approver(struct rt_store *store, int64_t id, const char *by,
+                                       const char *at, int64_t from_result)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_golden_approver, &stmt));
+    sqlite3_bind_int64(stmt, 1, id);
+    sqlite3_bind_text(stmt, 2, by ? by : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, at, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 4, from_result);
+    return rt_store_exec_stmt(store, stmt, "recording who approved a golden");
+}
+
+rt_status rt_store_golden_put_tx(struct rt_store *store, struct rt_golden_put *put)
+{
+    const struct rt_golden_new *in = put->in;
+    uint32_t width = 0, height = 0;
+    RT_TRY(rt_status_wrap(check_png(in, &width, &height), "golden for %s frame %u", in->trace,
+                          in->frame));
+    struct rt_golden_change c = {.action = put->action, .by = in->approved_by,
+                                 .result_id = in->from_result};
+    put->event_id = 0;
+    RT_TRY(insert_golden(store, in, width, height, &put->id, &put->created));
+    c.golden_id = put->id;
+    RT_TRY(rt_store_golden_state(store, put->id, &c.after));
+    if (put->created) {
+        c.before = (struct rt_golden_state){0}; /* it did not exist */
+    } else {
+        c.before = c.after;
+        if (put->never_restore && c.before.reverted)
+            return rt_ok_status();
+        if (c.before.reverted && !strcmp(c.action, "added"))
+            c.action = "restored";
+        c.after.reverted = false;
+        if (put->force_status)
+            c.after.status = in->status;
+        if (rt_golden_state_same(&c.before, &c.after) && !put->set_approver)
+            return rt_ok_status();
+    }
+    if (put->set_approver || put->created)
+        RT_TRY(rt_store_golden_set_approver(store, put->id, in->approved_by, in->approved_at,
+                                            in->from_result));
+    if (rt_golden_state_same(&c.before, &c.after))
+        return rt_ok_status();
+    return rt_store_golden_event(store, &c, &put->event_id);
+}
+
 rt_status rt_store_golden_put(struct rt_store *store, const struct rt_golden_new *golden,
                               int64_t *id_out, bool *created_out)
 {
@@ -248,46 +305,23 @@ rt_status rt_store_golden_put(struct rt_store *store, const struct rt_golden_new
         return rt_errorf(RT_ERR_USAGE, "a golden needs a trace name");
     if (golden->frame < 1)
         return rt_errorf(RT_ERR_USAGE, "frames are numbered from 1");
-    uint32_t width = 0, height = 0;
-    RT_TRY(rt_status_wrap(check_png(golden, &width, &height), "golden for %s frame %u",
-                          golden->trace, golden->frame));
-    bool created = false;
+    struct rt_golden_put put = {.in = golden, .action = "added"};
     RT_TRY(rt_store_tx_begin(store));
-    rt_status s = insert_golden(store, golden, width, height, id_out, &created);
-    RT_TRY(rt_store_tx_end(store, s));
+    RT_TRY(rt_store_tx_end(store, rt_store_golden_put_tx(store, &put)));
+    *id_out = put.id;
     if (created_out)
-        *created_out = created;
+        *created_out = put.created;
     return rt_ok_status();
-}
-
-/* Runs SQL (binding ID, and TEXT when not NULL) that must change one golden. */
-static rt_status change_golden(struct rt_store *store, const char *sql, int64_t id,
-                               const char *text, const char *what)
-{
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_tx_begin(store));
-    rt_status s = rt_store_stmt(store, sql, &stmt);
-    if (rt_ok(&s)) {
-        sqlite3_bind_int64(stmt, 1, id);
-        if (text)
-            sqlite3_bind_text(stmt, 2, text, -1, SQLITE_STATIC);
-        s = rt_store_exec_stmt(store, stmt, what);
-    }
-    if (rt_ok(&s) && sqlite3_changes(store->db) == 0)
-        s = rt_errorf(RT_ERR_BAD_INPUT, "no golden with id %lld", (long long)id);
-    return rt_store_tx_end(store, s);
 }
 
 rt_status rt_store_golden_remove(struct rt_store *store, int64_t id)
 {
-    return change_golden(store, "DELETE FROM goldens WHERE id = ?1", id, NULL,
-                         "removing a golden");
+    return rt_store_golden_revert(store, id, "", NULL);
 }
 
 rt_status rt_store_golden_mark(struct rt_store *store, int64_t id, enum rt_golden_status status)
 {
-    return change_golden(store, "UPDATE goldens SET status = ?2 WHERE id = ?1", id,
-                         rt_golden_status_name(status), "marking a golden");
+    return rt_store_golden_mark_by(store, id, status, "", NULL);
 }
 
 /* ---- expectations ------------------------------------------------------ */
@@ -318,44 +352,136 @@ void rt_expectation_finish(struct rt_expectation *expectation)
 }
 
 static const char sql_expect_upsert[] =
-    "INSERT INTO expectations (trace_id, device_key, kind, note) VALUES (?1, ?2, ?3, ?4)"
+    "INSERT INTO expectations (trace_id, device_key, kind, note, set_by, updated_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, strftime('%Y-%m-%dT%H:%M:%SZ','now')))"
     " ON CONFLICT (trace_id, device_key) DO UPDATE SET kind = excluded.kind,"
-    " note = excluded.note, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ','now')";
+    " note = excluded.note, set_by = excluded.set_by, updated_at = excluded.updated_at";
 static const char sql_expect_delete[] =
     "DELETE FROM expectations WHERE trace_id = ?1 AND device_key = ?2";
+static const char sql_expect_exact[] =
+    "SELECT kind, note FROM expectations WHERE trace_id = ?1 AND device_key = ?2";
+static const char sql_expect_event[] =
+    "INSERT INTO expectation_events (trace_id, device_key, kind_before, note_before,"
+    " kind_after, note_after, by, undoes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0))";
 /* The device's own row sorts first (false < true), then the generic one. */
 static const char sql_expect_get[] =
     "SELECT e.kind, e.device_key, e.note FROM expectations e"
     " JOIN traces t ON t.id = e.trace_id WHERE t.name = ?1 AND e.device_key IN (?2, '')"
     " ORDER BY e.device_key = '' LIMIT 1";
 
-static rt_status write_expectation(struct rt_store *store, const char *trace,
-                                   const char *device, enum rt_expect_kind kind,
-                                   const char *note)
+/* The expectation stored for exactly (TRACE_ID, DEVICE): "none" when there is none. */
+static rt_status read_exact(struct rt_store *store, int64_t trace_id, const char *device,
+                            char kind[16], char note[RT_EXPECT_NOTE_MAX])
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_expect_exact, &stmt));
+    sqlite3_bind_int64(stmt, 1, trace_id);
+    sqlite3_bind_text(stmt, 2, device, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    snprintf(kind, 16, "none");
+    note[0] = '\0';
+    if (rc == SQLITE_ROW) {
+        snprintf(kind, 16, "%s", (const char *)sqlite3_column_text(stmt, 0));
+        snprintf(note, RT_EXPECT_NOTE_MAX, "%s", (const char *)sqlite3_column_text(stmt, 1));
+    }
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? rt_ok_status() : rt_store_sql_error(store, rc, "reading an expectation");
+}
+
+rt_status rt_store_expectation_write(struct rt_store *store, const struct rt_expect_write *w,
+                                     int64_t *event_out)
 {
     int64_t trace_id = 0;
-    RT_TRY(rt_store_trace_id(store, trace, &trace_id));
+    char kind_before[16], note_before[RT_EXPECT_NOTE_MAX];
+    const char *device = w->device_key ? w->device_key : "", *note = w->note ? w->note : "";
+    *event_out = 0;
+    RT_TRY(rt_store_trace_id(store, w->trace, &trace_id));
+    RT_TRY(read_exact(store, trace_id, device, kind_before, note_before));
+    const char *kind = rt_expect_kind_name(w->kind);
+    if (!strcmp(kind_before, kind) && (w->kind == RT_EXPECT_NONE || !strcmp(note_before, note)))
+        return rt_ok_status(); /* no change: no event */
     sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, kind == RT_EXPECT_NONE ? sql_expect_delete : sql_expect_upsert,
+    RT_TRY(rt_store_stmt(store, w->kind == RT_EXPECT_NONE ? sql_expect_delete : sql_expect_upsert,
                          &stmt));
     sqlite3_bind_int64(stmt, 1, trace_id);
     sqlite3_bind_text(stmt, 2, device, -1, SQLITE_STATIC);
-    if (kind != RT_EXPECT_NONE) {
-        sqlite3_bind_text(stmt, 3, rt_expect_kind_name(kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 4, note ? note : "", -1, SQLITE_STATIC);
+    if (w->kind != RT_EXPECT_NONE) {
+        sqlite3_bind_text(stmt, 3, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 4, note, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 5, w->by ? w->by : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 6, w->updated_at, -1, SQLITE_STATIC);
     }
-    return rt_store_exec_stmt(store, stmt, "storing an expectation");
+    RT_TRY(rt_store_exec_stmt(store, stmt, "storing an expectation"));
+    RT_TRY(rt_store_stmt(store, sql_expect_event, &stmt));
+    const char *texts[] = {device, kind_before, note_before, kind,
+                           w->kind == RT_EXPECT_NONE ? "" : note, w->by ? w->by : ""};
+    sqlite3_bind_int64(stmt, 1, trace_id);
+    for (int i = 0; i < 6; i++)
+        sqlite3_bind_text(stmt, i + 2, texts[i], -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 8, w->undoes);
+    RT_TRY(rt_store_exec_stmt(store, stmt, "recording an expectation's history"));
+    *event_out = sqlite3_last_insert_rowid(store->db);
+    return rt_ok_status();
+}
+
+rt_status rt_store_expectation_set_by(struct rt_store *store, const char *trace,
+                                      const char *device_key, enum rt_expect_kind kind,
+                                      const char *note, const char *by, int64_t *event_out)
+{
+    if ((unsigned)kind >= EXPECT_COUNT)
+        return rt_errorf(RT_ERR_USAGE, "unknown expectation kind %d", (int)kind);
+    if (note && strlen(note) >= RT_EXPECT_NOTE_MAX)
+        return rt_errorf(RT_ERR_USAGE, "an expectation's note is at most %d bytes",
+                         RT_EXPECT_NOTE_MAX - 1);
+    int64_t event = 0;
+    struct rt_expect_write w = {.trace = trace, .device_key = device_key, .kind = kind,
+                                .note = note, .by = by};
+    RT_TRY(rt_store_tx_begin(store));
+    rt_status s = rt_store_expectation_write(store, &w, &event);
+    if (event_out)
+        *event_out = event;
+    return rt_store_tx_end(store, s);
 }
 
 rt_status rt_store_expectation_set(struct rt_store *store, const char *trace,
                                    const char *device_key, enum rt_expect_kind kind,
                                    const char *note)
 {
-    if ((unsigned)kind >= EXPECT_COUNT)
-        return rt_errorf(RT_ERR_USAGE, "unknown expectation kind %d", (int)kind);
-    RT_TRY(rt_store_tx_begin(store));
-    rt_status s = write_expectation(store, trace, device_key ? device_key : "", kind, note);
-    return rt_store_tx_end(store, s);
+    return rt_store_expectation_set_by(store, trace, device_key, kind, note, "", NULL);
+}
+
+static const char sql_expect_event_get[] =
+    "SELECT e.device_key, e.kind_before, e.note_before, t.name, (SELECT count(*) FROM"
+    " expectation_events l WHERE l.trace_id = e.trace_id AND l.device_key = e.device_key AND"
+    " l.id > e.id) FROM expectation_events e JOIN traces t ON t.id = e.trace_id WHERE e.id = ?1";
+
+rt_status rt_store_expectation_undo(struct rt_store *store, int64_t event_id, const char *by,
+                                    struct rt_store_undo *out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_expect_event_get, &stmt));
+    sqlite3_bind_int64(stmt, 1, event_id);
+    int rc = sqlite3_step(stmt);
+    char device[512] = "", kind[16] = "", note[RT_EXPECT_NOTE_MAX] = "", trace[1024] = "";
+    int64_t later = 0;
+    if (rc == SQLITE_ROW) {
+        snprintf(device, sizeof device, "%s", (const char *)sqlite3_column_text(stmt, 0));
+        snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(stmt, 1));
+        snprintf(note, sizeof note, "%s", (const char *)sqlite3_column_text(stmt, 2));
+        snprintf(trace, sizeof trace, "%s", (const char *)sqlite3_column_text(stmt, 3));
+        later = sqlite3_column_int64(stmt, 4);
+    }
+    rt_store_stmt_done(stmt);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, "reading an event");
+    out->found = true;
+    out->conflict = later > 0;
+    struct rt_expect_write w = {.trace = trace, .device_key = device, .note = note, .by = by,
+                                .undoes = event_id};
+    if (out->conflict || !rt_expect_kind_parse(kind, &w.kind))
+        return rt_ok_status();
+    return rt_store_expectation_write(store, &w, &out->event_id);
 }
 
 rt_status rt_store_expectation_get(struct rt_store *store, const char *trace,

@@ -28,9 +28,9 @@ bool rt_result_status_parse(const char *name, enum rt_result_status *status_out)
 
 static const char sql_run_insert[] =
     "INSERT INTO runs (host, device, driver, device_key, workarounds, delays, version,"
-    " label, shard, uuid, configurations, started_at, pid, pid_start) VALUES (?1, ?2, ?3,"
-    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
-    " nullif(?13, 0), ?14)";
+    " label, shard, uuid, configurations, started_at, pid, pid_start, pipeline, golden_set)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+    " coalesce(?12, strftime('%Y-%m-%dT%H:%M:%SZ','now')), nullif(?13, 0), ?14, ?15, ?16)";
 static const char sql_run_by_uuid[] = "SELECT id FROM runs WHERE uuid = ?1";
 static const char sql_run_finish[] =
     "UPDATE runs SET finished_at = coalesce(?3, strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
@@ -39,9 +39,9 @@ static const char sql_result_insert[] =
     "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
     " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
     " attempts, message, configuration, tile_threshold, golden_hash, report, delta_e,"
-    " colour_threshold)"
+    " colour_threshold, expected, regression, actual_hash)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), ?12, ?13, ?14, ?15,"
-    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22)";
+    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
 static const char sql_result_count[] =
     "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
     " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
@@ -62,6 +62,8 @@ static rt_status insert_run(struct rt_store *store, const struct rt_run_info *in
         sqlite3_bind_text(stmt, i + 1, fields[i], -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 13, info->pid);
     sqlite3_bind_text(stmt, 14, info->pid_start, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 15, info->pipeline, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 16, info->golden_set, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
     rt_store_stmt_done(stmt);
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
@@ -219,6 +221,12 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
     bool colour = r->colour_threshold > 0;
     bind_real(stmt, 21, colour ? r->delta_e : NAN);
     bind_real(stmt, 22, colour ? r->colour_threshold : NAN);
+    sqlite3_bind_text(stmt, 23, r->expected, -1, SQLITE_STATIC);
+    if (r->expected)
+        sqlite3_bind_int(stmt, 24, r->regression);
+    else
+        sqlite3_bind_null(stmt, 24);
+    sqlite3_bind_text(stmt, 25, r->actual_hash, -1, SQLITE_STATIC);
     return rt_store_exec_stmt(store, stmt, "recording a result");
 }
 

@@ -95,7 +95,56 @@ static const char migration_4[] =
     "ALTER TABLE runs ADD COLUMN pid_start TEXT;"
     "CREATE INDEX runs_unfinished ON runs (host) WHERE finished_at IS NULL;";
 
-static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4};
+/* Version 5 (docs/FORMATS.md section 5.4): the dashboard is the farm's source
+ * of goldens and expectations. A golden is never deleted, only reverted, so
+ * ids are never reused and every change can be undone from its history
+ * (golden_events, expectation_events: AUTOINCREMENT, so an event id is never
+ * given twice either). Runs name their CI pipeline and the golden set they
+ * compared with; results keep the expectation applied, whether they were a
+ * regression, and the actual image's pixel hash, by which identical failures
+ * are grouped. sync_state is the runner's side: the last answer's ETag. */
+static const char migration_5[] =
+    "ALTER TABLE goldens ADD COLUMN reverted_at TEXT;"
+    "ALTER TABLE goldens ADD COLUMN approved_at TEXT;"
+    "UPDATE goldens SET approved_at = created_at;"
+    "CREATE TABLE golden_events ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  golden_id INTEGER NOT NULL REFERENCES goldens(id),"
+    "  action TEXT NOT NULL CHECK (action IN ('added','approved','known-bad','reverted',"
+    "    'restored','uploaded','synced','undo')),"
+    "  existed_before INTEGER NOT NULL,"
+    "  status_before TEXT, reverted_before INTEGER NOT NULL DEFAULT 0,"
+    "  status_after TEXT NOT NULL, reverted_after INTEGER NOT NULL DEFAULT 0,"
+    "  by TEXT NOT NULL DEFAULT '',"
+    "  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  result_id INTEGER, undoes INTEGER);"
+    "CREATE INDEX golden_events_by_golden ON golden_events (golden_id, id);"
+    "ALTER TABLE expectations ADD COLUMN set_by TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE expectation_events ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  trace_id INTEGER NOT NULL REFERENCES traces(id),"
+    "  device_key TEXT NOT NULL DEFAULT '',"
+    "  kind_before TEXT NOT NULL, note_before TEXT NOT NULL DEFAULT '',"
+    "  kind_after TEXT NOT NULL, note_after TEXT NOT NULL DEFAULT '',"
+    "  by TEXT NOT NULL DEFAULT '',"
+    "  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  undoes INTEGER);"
+    "CREATE INDEX expectation_events_by_key ON expectation_events (trace_id, device_key, id);"
+    "ALTER TABLE runs ADD COLUMN pipeline TEXT;"
+    "ALTER TABLE runs ADD COLUMN golden_set TEXT;"
+    "CREATE INDEX runs_by_pipeline ON runs (pipeline, started_at) WHERE pipeline IS NOT NULL;"
+    "CREATE INDEX runs_by_start ON runs (started_at, id);"
+    "ALTER TABLE results ADD COLUMN expected TEXT;"
+    "ALTER TABLE results ADD COLUMN regression INTEGER;"
+    "ALTER TABLE results ADD COLUMN actual_hash TEXT;"
+    "CREATE INDEX results_by_actual ON results (actual_hash) WHERE actual_hash IS NOT NULL;"
+    "CREATE TABLE sync_state ("
+    "  server TEXT NOT NULL, device_key TEXT NOT NULL, traces TEXT NOT NULL,"
+    "  etag TEXT, seq INTEGER, synced_at TEXT,"
+    "  PRIMARY KEY (server, device_key, traces));";
+
+static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
+                                         migration_5};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -19,7 +19,7 @@
 /* The newest golden made from each result through the dashboard. */
 #define REVIEWS                                                                        \
     "(SELECT from_result, status, max(id) FROM goldens WHERE from_result IS NOT NULL"  \
-    " GROUP BY from_result)"
+    " AND reverted_at IS NULL GROUP BY from_result)"
 
 #define RESULT_COLUMNS                                                                   \
     "SELECT r.id, r.run_id, t.name AS trace, r.frame, r.status, r.ssim, r.ssim_worst_tile," \

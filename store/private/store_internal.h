@@ -64,4 +64,73 @@ RT_MUST_CHECK rt_status rt_store_schema_migrate(sqlite3 *db, int target);
 /** strdup of a column's text, "" for NULL; NULL only when memory runs out. */
 char *rt_store_column_strdup(sqlite3_stmt *stmt, int column);
 
+/* ---- history (store_history.c) ------------------------------------------ */
+
+struct rt_golden_state {
+    bool exists, reverted;
+    enum rt_golden_status status;
+};
+
+/** One change of a golden: its state before and after, who, why. */
+struct rt_golden_change {
+    int64_t golden_id;
+    const char *action; /* a golden_events.action */
+    struct rt_golden_state before, after;
+    const char *by;
+    int64_t result_id, undoes; /* 0 = none */
+};
+
+RT_MUST_CHECK rt_status rt_store_golden_state(struct rt_store *store, int64_t id,
+                                              struct rt_golden_state *out);
+bool rt_golden_state_same(const struct rt_golden_state *a, const struct rt_golden_state *b);
+
+/** Puts the golden in C->after and records C as an event (inside a transaction). */
+RT_MUST_CHECK rt_status rt_store_golden_event(struct rt_store *store,
+                                              const struct rt_golden_change *c,
+                                              int64_t *event_out);
+
+#define RT_EXPECT_NOTE_MAX 4097
+
+/** One expectation change (a kind of RT_EXPECT_NONE removes it). */
+struct rt_expect_write {
+    const char *trace, *device_key;
+    enum rt_expect_kind kind;
+    const char *note, *by;
+    const char *updated_at; /* NULL = now */
+    int64_t undoes;
+};
+
+/** Writes W and its history event (inside a transaction); *event_out 0 when
+ * nothing changed. */
+RT_MUST_CHECK rt_status rt_store_expectation_write(struct rt_store *store,
+                                                   const struct rt_expect_write *w,
+                                                   int64_t *event_out);
+
+/** Undoes expectation event EVENT_ID (inside a transaction; store_golden.c). */
+RT_MUST_CHECK rt_status rt_store_expectation_undo(struct rt_store *store, int64_t event_id,
+                                                  const char *by, struct rt_store_undo *out);
+
+/** Appends ROW(stmt) for every row of STMT to ARRAY; resets STMT. */
+RT_MUST_CHECK rt_status rt_store_rows_json(struct rt_store *store, sqlite3_stmt *stmt,
+                                           struct cJSON *(*row)(sqlite3_stmt *),
+                                           struct cJSON *array, const char *what);
+
+/** Inserts or finds golden IN and brings it to IN's status, not reverted, as one
+ * event ACTION (none when nothing changed). FORCE_STATUS false keeps the
+ * status of an existing row. NEVER_RESTORE leaves a reverted row reverted
+ * (an upload must not bring back what the dashboard reverted). */
+struct rt_golden_put {
+    const struct rt_golden_new *in;
+    const char *action;
+    bool force_status, never_restore, set_approver;
+    int64_t id, event_id;
+    bool created;
+};
+/** Records who approved golden ID and when (AT NULL = now), and from which result. */
+RT_MUST_CHECK rt_status rt_store_golden_set_approver(struct rt_store *store, int64_t id,
+                                                     const char *by, const char *at,
+                                                     int64_t from_result);
+
+RT_MUST_CHECK rt_status rt_store_golden_put_tx(struct rt_store *store, struct rt_golden_put *put);
+
 #endif

@@ -215,8 +215,8 @@ static const char upload[] =
     "\"retrace-replay-report\"},\"actual_png\":\"%s\",\"diff_png\":null},"
     "{\"trace\":\"other\",\"frame\":0,\"status\":\"crash\",\"message\":\"SIGSEGV\"}]}";
 
-/* A 1x1 PNG, base64. */
-#define TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg=="
+/* A 1x1 PNG, base64 (with correct CRCs: the server decodes uploaded images). */
+#define TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
 
 Test(api, upload_is_recorded_once)
 {

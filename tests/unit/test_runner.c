@@ -225,7 +225,8 @@ Test(upload, body_follows_section_2_and_keeps_within_the_image_budget)
     uint8_t bytes[100] = {0x89, 'P', 'N', 'G'};
     fake_run(&r, jobs, frames, bytes);
     char *body = NULL;
-    s = rt_upload_body(&m, &r, 200, &body);
+    struct rt_upload_options budget200 = {.image_budget = 200}, none = {0};
+    s = rt_upload_body(&m, &r, &budget200, &body);
     cr_assert(rt_ok(&s), "%s", s.msg);
     cJSON *root = cJSON_Parse(body);
     cr_assert_str_eq(cJSON_GetObjectItem(root, "format")->valuestring, "retrace-run");
@@ -241,7 +242,7 @@ Test(upload, body_follows_section_2_and_keeps_within_the_image_budget)
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(first, "psnr")), "not measured is null, never NaN");
     cJSON_Delete(root);
     free(body);
-    s = rt_upload_body(&m, &r, 0, &body);
+    s = rt_upload_body(&m, &r, &none, &body);
     cr_assert(rt_ok(&s));
     cr_assert_null(strstr(body, "images_left_out"), "--json asks for no images and hears nothing of them");
     free(body);
