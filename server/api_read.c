@@ -47,7 +47,7 @@ struct cache_key {
 static bool make_key(struct rt_request *req, struct cache_key *key)
 {
     static const char *const known[] = {"label", "device", "status", "limit",
-                                        "offset", "trace", "date"};
+                                        "offset", "trace", "date", "pipeline"};
     size_t n = (size_t)snprintf(key->text, sizeof key->text, "%s?", req->url);
     for (size_t i = 0; n < sizeof key->text && i < sizeof known / sizeof *known; i++) {
         const char *value = rt_http_arg(req, known[i]);
@@ -125,7 +125,8 @@ static rt_status read_history(struct rt_store *store, struct rt_request *req, co
 static rt_status read_joined(struct rt_store *store, struct rt_request *req, const void *arg,
                              cJSON **json_out)
 {
-    (void)arg;
+    if (arg)
+        return rt_store_dash_pipeline(store, arg, json_out);
     return rt_store_dash_joined(store, rt_http_arg(req, "label"), rt_http_arg(req, "date"),
                                 json_out);
 }
@@ -144,8 +145,11 @@ static bool is_date(const char *text)
 
 static enum MHD_Result joined(struct rt_request *req)
 {
+    const char *pipeline = rt_http_arg(req, "pipeline");
+    if (pipeline)
+        return answer(req, read_joined, pipeline, "runs of that pipeline");
     if (!rt_http_arg(req, "label") || !is_date(rt_http_arg(req, "date")))
-        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "joined needs ?label=L&date=YYYY-MM-DD");
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "joined needs ?pipeline=ID, or ?label=L&date=YYYY-MM-DD");
     return answer(req, read_joined, NULL, "runs with that label and date");
 }
 

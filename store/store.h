@@ -562,6 +562,11 @@ RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char
 RT_MUST_CHECK rt_status rt_store_dash_joined(struct rt_store *store, const char *label,
                                              const char *date, struct cJSON **json_out);
 
+/** The runs of one CI pipeline (every shard), joined as rt_store_dash_joined
+ * joins them; NULL when there is none. */
+RT_MUST_CHECK rt_status rt_store_dash_pipeline(struct rt_store *store, const char *pipeline,
+                                               struct cJSON **json_out);
+
 /** Goldens without their bytes ({"goldens": [...]}); TRACE NULL = all. */
 RT_MUST_CHECK rt_status rt_store_dash_goldens(struct rt_store *store, const char *trace,
                                               struct cJSON **json_out);

@@ -1,23 +1,32 @@
 /*
  * store/store_dash_joined.c — one nightly job run as shards on many machines
  * (`retrace run --shard I/N`) arrives as one upload per shard, each with its
- * own run id. The dashboard joins the runs that share a label and a start
- * date (docs/FORMATS.md section 2): their counts summed, their results in
- * one list, failures first.
+ * own run id. The dashboard joins the runs of one CI pipeline (--pipeline,
+ * docs/FORMATS.md section 5.5), or, for runs without one, those that share
+ * a label and a start date: their counts summed, their results in one list,
+ * failures first, with triage and groups across the shards' devices.
  */
 #include "store_dash.h"
 
+/* ?3 a pipeline: its runs; else ?1 label and ?2 date. */
+#define JOINED_RUNS                                                                      \
+    " WHERE CASE WHEN ?3 IS NOT NULL THEN pipeline = ?3"                                  \
+    " ELSE label = ?1 AND substr(started_at, 1, 10) = ?2 END"
 static const char sql_joined_runs[] =
-    RUN_COLUMNS " FROM runs u WHERE u.label = ?1 AND substr(u.started_at, 1, 10) = ?2"
-    " ORDER BY u.id";
+    RUN_COLUMNS " FROM runs u" JOINED_RUNS " ORDER BY u.started_at, u.id";
 static const char sql_joined_results[] =
-    RESULT_COLUMNS RESULT_FROM " WHERE r.run_id IN (SELECT id FROM runs"
-    " WHERE label = ?1 AND substr(started_at, 1, 10) = ?2)" RESULTS_FAILURES_FIRST;
+    RESULT_COLUMNS ", coalesce((SELECT device_key FROM runs WHERE id = r.run_id), '') AS device_key"
+    RESULT_FROM " WHERE r.run_id IN (SELECT id FROM runs" JOINED_RUNS ")" RESULTS_FAILURES_FIRST;
 
-static void bind_key(sqlite3_stmt *stmt, const char *label, const char *date)
+struct joined_key {
+    const char *label, *date, *pipeline;
+};
+
+static void bind_key(sqlite3_stmt *stmt, const struct joined_key *k)
 {
-    sqlite3_bind_text(stmt, 1, label, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 2, date, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 1, k->label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, k->date, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, k->pipeline, -1, SQLITE_STATIC);
 }
 
 /* "counts": every run's counts added up. */
@@ -43,15 +52,16 @@ static rt_status sum_counts(cJSON *json, cJSON *runs)
     return rt_ok_status();
 }
 
-static rt_status fill(struct rt_store *store, const char *label, const char *date, cJSON *json)
+static rt_status fill(struct rt_store *store, const struct joined_key *k, cJSON *json)
 {
     cJSON *runs = cJSON_AddArrayToObject(json, "runs");
-    if (!runs || !cJSON_AddStringToObject(json, "label", label) ||
-        !cJSON_AddStringToObject(json, "date", date))
+    if (!runs || !cJSON_AddStringToObject(json, k->pipeline ? "pipeline" : "label",
+                                          k->pipeline ? k->pipeline : k->label) ||
+        (!k->pipeline && !cJSON_AddStringToObject(json, "date", k->date)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory joining runs");
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_joined_runs, &stmt));
-    bind_key(stmt, label, date);
+    bind_key(stmt, k);
     RT_TRY(rt_dash_rows_into(store, stmt, runs, "joining runs"));
     if (cJSON_GetArraySize(runs) == 0)
         return rt_ok_status();
@@ -61,17 +71,17 @@ static rt_status fill(struct rt_store *store, const char *label, const char *dat
     if (!results)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory joining runs");
     RT_TRY(rt_store_stmt(store, sql_joined_results, &stmt));
-    bind_key(stmt, label, date);
-    return rt_dash_rows_into(store, stmt, results, "joining results");
+    bind_key(stmt, k);
+    RT_TRY(rt_dash_rows_into(store, stmt, results, "joining results"));
+    return rt_dash_add_triage(store, json, results, NULL);
 }
 
-static rt_status joined_now(struct rt_store *store, const char *label, const char *date,
-                            cJSON **json_out)
+static rt_status joined_now(struct rt_store *store, const struct joined_key *k, cJSON **json_out)
 {
     *json_out = cJSON_CreateObject();
     if (!*json_out)
         return rt_dash_out_of_memory(NULL);
-    rt_status s = fill(store, label, date, *json_out);
+    rt_status s = fill(store, k, *json_out);
     if (!rt_ok(&s) || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(*json_out, "runs")) == 0) {
         cJSON_Delete(*json_out); /* an error, or no such runs: NULL */
         *json_out = NULL;
@@ -82,5 +92,12 @@ static rt_status joined_now(struct rt_store *store, const char *label, const cha
 rt_status rt_store_dash_joined(struct rt_store *store, const char *label, const char *date,
                                cJSON **json_out)
 {
-    IN_SNAPSHOT(store, joined_now(store, label, date, json_out));
+    struct joined_key k = {.label = label, .date = date};
+    IN_SNAPSHOT(store, joined_now(store, &k, json_out));
+}
+
+rt_status rt_store_dash_pipeline(struct rt_store *store, const char *pipeline, cJSON **json_out)
+{
+    struct joined_key k = {.pipeline = pipeline};
+    IN_SNAPSHOT(store, joined_now(store, &k, json_out));
 }

@@ -159,8 +159,10 @@ static const char sql_run_counts[] =
     " WHERE r.run_id BETWEEN ?1 AND ?2 GROUP BY r.run_id, bucket";
 
 static const char sql_run_history[] =
-    "SELECT id, outcome, started_at FROM runs WHERE id <= ?1 AND label IS ?2"
-    " AND device_key IS ?3 ORDER BY id DESC LIMIT 10";
+    "SELECT id, outcome, started_at FROM runs WHERE label IS ?2 AND device_key IS ?3"
+    " AND (started_at < (SELECT started_at FROM runs WHERE id = ?1) OR (started_at ="
+    " (SELECT started_at FROM runs WHERE id = ?1) AND id <= ?1))"
+    " ORDER BY started_at DESC, id DESC LIMIT 10";
 
 static const char *const count_keys[] = {"pass",  "fail",    "flaky", "new",
                                          "crash", "timeout", "error", "approved"};

@@ -17,7 +17,7 @@
     "  OR EXISTS (SELECT 1 FROM results r WHERE r.run_id = u.id AND r.status = ?3))"
 
 static const char sql_runs_page[] =
-    RUN_COLUMNS RUNS_MATCHING " ORDER BY u.id DESC LIMIT ?4 OFFSET ?5";
+    RUN_COLUMNS RUNS_MATCHING " ORDER BY u.started_at DESC, u.id DESC LIMIT ?4 OFFSET ?5";
 static const char sql_runs_total[] = "SELECT count(*)" RUNS_MATCHING;
 static const char sql_run_one[] = RUN_COLUMNS " FROM runs u WHERE u.id = ?1";
 
@@ -101,7 +101,8 @@ static rt_status fill_run(struct rt_store *store, int64_t run_id, cJSON *run)
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_run_results, &stmt));
     sqlite3_bind_int64(stmt, 1, run_id);
-    return rt_dash_rows_into(store, stmt, results, "reading a run's results");
+    RT_TRY(rt_dash_rows_into(store, stmt, results, "reading a run's results"));
+    return rt_dash_add_triage(store, run, results, rt_dash_text_field(run, "device_key"));
 }
 
 typedef rt_status (*fill_fn)(struct rt_store *store, int64_t id, cJSON *row);
@@ -207,10 +208,11 @@ static const char sql_trace_exists[] = "SELECT id FROM traces WHERE name = ?1";
 static const char sql_history[] =
     "SELECT u.id AS run_id, u.started_at, u.label, u.device,"
     " coalesce(u.device_key, '') AS device_key, r.id AS result_id, r.frame, r.status,"
-    " r.ssim, r.ssim_worst_tile, r.threshold, r.tile_threshold, r.configuration"
+    " r.ssim, r.ssim_worst_tile, r.threshold, r.tile_threshold, r.configuration,"
+    " r.delta_e, r.colour_threshold, r.expected"
     " FROM results r JOIN runs u ON u.id = r.run_id"
     " WHERE r.trace_id = ?1 AND (?2 IS NULL OR u.device_key = ?2)"
-    " ORDER BY u.id, r.frame LIMIT 10000";
+    " ORDER BY u.started_at, u.id, r.frame LIMIT 10000";
 static const char sql_goldens_of[] =
     GOLDEN_COLUMNS " WHERE (?1 IS NULL OR t.name = ?1) ORDER BY t.name, g.frame, g.device_key, g.id";
 

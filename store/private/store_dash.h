@@ -14,7 +14,7 @@
 #define RUN_COLUMNS                                                                    \
     "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver," \
     " u.device_key, u.workarounds, u.delays, u.version AS retrace_version, u.label, u.shard," \
-    " u.uuid, u.configurations AS configurations_json"
+    " u.uuid, u.configurations AS configurations_json, u.pipeline, u.golden_set"
 
 /* The newest golden made from each result through the dashboard. */
 #define REVIEWS                                                                        \
@@ -27,7 +27,7 @@
     " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
     " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
     " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash,"          \
-    " r.delta_e, r.colour_threshold"
+    " r.delta_e, r.colour_threshold, r.expected, r.regression, r.actual_hash"
 #define RESULT_FROM                                                                      \
     " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
     " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"
@@ -55,6 +55,12 @@ const char *rt_dash_text_field(cJSON *obj, const char *key);
 /** Adds "counts" (by status; approved failures as "approved") to every run of
  * RUNS, in any order. */
 RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs);
+
+/** Adds "triage" (new, still failing since run N, fixed) to every result of
+ * RESULTS and "groups" (failures with the same actual image) to JSON;
+ * DEVICE_KEY names the results' device when they carry none of their own. */
+RT_MUST_CHECK rt_status rt_dash_add_triage(struct rt_store *store, cJSON *json, cJSON *results,
+                                           const char *device_key);
 
 /** Adds "history": RUN and up to 9 earlier runs of its label and device, oldest first. */
 RT_MUST_CHECK rt_status rt_dash_add_history(struct rt_store *store, cJSON *run);

@@ -2,9 +2,13 @@
 // chromium, headless, driven by playwright-core (no browser download). It
 // builds a test store (make_store), starts `retrace serve` on a free port,
 // then: opens the runs list, opens the failing run and its failing result,
-// toggles flicker and the slider, zooms to the worst tile, approves the
-// result with the token, and checks that the run's counts changed. Every
-// page's screenshot is saved under BUILD/tests/server/screenshots/.
+// toggles flicker and the slider, zooms to the worst tile (its caption gives
+// the recorded values; the diff has a legend), approves the result (asked to
+// confirm, refused without a token, then done as the token's name, for this
+// device), undoes it and approves again, reads the golden's history, sets an
+// expectation, checks triage (new failure) and that the run's counts
+// changed, and joins the shards of one pipeline with identical failing images
+// grouped. Every page's screenshot is saved under BUILD/tests/server/screenshots/.
 // Exit 77 (skipped) when chromium or playwright-core is missing.
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -152,67 +156,118 @@ try {
   ok("result: slider overlay, moved with the mouse and the arrows");
   await page.keyboard.press("z");
   await page.waitForFunction(() => document.querySelector("#zoom").getAttribute("aria-pressed") === "true");
-  assert.match(await page.locator("#zoom-note").innerText(), /tile at \d+,\d+/);
+  assert.match(await page.locator("#zoom-note").innerText(), /tile at \d+,\d+ \(\d+×\d+\) · recorded: /);
+  assert.match(await page.locator("#zoom-note").innerText(), /worst tile SSIM \d\.\d+ \(threshold/);
+  assert.match(await page.locator("#diff-legend").innerText(), /cyan box: the worst SSIM tile/);
+  assert.match(await page.locator("figure").first().innerText(), /compared · [0-9a-f]{12}… · approved by make_store/);
   await page.waitForTimeout(300); // the zoom's CSS transition, for the screenshot only
   await shot("result-zoom");
   ok("result: zoom to the worst tile");
 
-  // 3. approve: without the token first, then with it
+  // 3. approve: it asks first (Cancel does nothing); without the token refused, then done with it
+  const key = await page.evaluate(async () => (await (await fetch(`/api/results/${new URLSearchParams(location.search).get("id")}`)).json()).run.device_key);
+  assert.ok(await page.isChecked("#review-scope-device"), "the scope defaults to this device");
   await page.click("#approve");
+  await page.waitForSelector("#review-status [role=alertdialog]");
+  assert.match(await page.locator("#review-status").innerText(), new RegExp(`on ${key.replace(/[.()/]/g, "\\$&")}\\?`));
+  await shot("result-confirm");
+  await page.click("#cancel");
+  assert.equal(await page.locator("#review-status").innerText(), "");
+  await page.click("#approve");
+  await page.click("#confirm");
   await page.waitForSelector("#review-status .notice.err");
   await page.fill("#token", TOKEN);
   await page.click("#token-form button");
   await page.click("#approve");
+  await page.click("#confirm");
   await page.waitForSelector("#review-status .notice.ok");
-  assert.match(await page.locator("#review-status").innerText(), /Approved: golden #\d+/);
+  assert.match(await page.locator("#review-status").innerText(), new RegExp(`Approved by token: golden #\\d+ now accepts this image on ${key.replace(/[.()/]/g, "\\$&")}`));
   await page.waitForFunction(() => document.querySelectorAll("#goldens figure").length === 2);
   await shot("result-approved");
-  ok("result: approve refused without the token, done with it");
+  ok("result: approve asks first, is refused without the token, done with it for this device by the token's name");
+  // undo takes it back (the badge goes), and the history says both, by whom
+  await page.click("#undo");
+  await page.waitForSelector("#undone");
+  await page.waitForFunction(() => document.querySelector("#review-badge").textContent === "");
+  await page.click("#approve");
+  await page.click("#confirm");
+  await page.waitForSelector("#review-status .notice.ok");
+  const history = await page.evaluate(async () => {
+    const answer = await (await fetch(`/api/results/${new URLSearchParams(location.search).get("id")}`)).json();
+    const approved = answer.goldens.find((g) => g.approved_by === "token" && !g.reverted_at);
+    return (await (await fetch(`/api/goldens/${approved.id}/history`)).json()).events.map((e) => `${e.action}:${e.by}`);
+  });
+  assert.deepEqual(history, ["approved:token", "undo:token", "approved:token"]);
+  await shot("result-undone-and-again");
+  ok("result: undo takes the approval back; the golden's history has approved, undo, approved, by the token's name");
+  // an expectation from the result page, with the same rules
+  await page.selectOption("#expect-kind", "flaky");
+  await page.fill("#expect-note", "bug 1234");
+  await page.click("#expect-set");
+  await page.click("#confirm");
+  await page.waitForSelector("#expect-status .notice.ok");
+  assert.match(await page.locator("#expectations").innerText(), /flaky on .* \(bug 1234\), set by token/);
+  await page.click("#expect-status #undo");
+  await page.waitForSelector("#expect-status #undone");
+  assert.doesNotMatch(await page.locator("#expectations").innerText(), /bug 1234/);
+  ok("result: an expectation set (confirmed, by the token's name) and undone");
 
-  // 4. the run's counts changed
-  await page.click("#review-status a");
+  // 4. the run's counts changed; triage says the failure is new
+  await page.click(".crumbs a[href^='/run.html']");
   await page.waitForSelector("#counts");
   const counts = await page.locator("#counts").innerText();
   assert.match(counts, /0 fail/);
   assert.match(counts, /1 approved/);
+  const states = await page.evaluate(async () => (await (await fetch(`/api/runs/${new URLSearchParams(location.search).get("id")}`)).json())
+    .results.filter((r) => r.triage && r.triage.state !== "fixed").map((r) => r.triage.state));
+  assert.ok(states.length > 0, "failures carry their triage");
+  const firstTriage = await page.locator("#results .card").first().locator(".triage").innerText();
+  assert.match(firstTriage, states.includes("new") ? /new failure/ : /still failing since run #\d+/);
   await shot("run-after-approve");
   await page.goto(url);
   await page.waitForSelector("#runs tbody tr");
   assert.match(await page.locator("#runs tbody tr").first().innerText(), /1 approved/);
-  ok("the run's counts changed: fail 1 -> 0, approved 0 -> 1");
+  ok("the run's counts changed: fail 1 -> 0, approved 0 -> 1; triage lists new failures first");
 
   // 5. the trace's history chart
   await page.goto(`${url}trace.html?trace=vkcube&frame=1`);
   await page.waitForSelector("#chart circle");
-  assert.equal(await page.locator("#chart path").count(), 4); // 2 devices x (SSIM, worst tile)
+  // one line per configuration x device key: 2 x 2 series x (SSIM, worst tile)
+  assert.equal(await page.locator("#chart path").count(), 8);
   assert.equal(await page.locator("#points tbody tr").count(), 12);
+  assert.ok(await page.locator("#delta-chart").count() === 1, "ΔE is plotted beside SSIM");
   await shot("trace");
   ok("trace page: SSIM history per device");
-  // 6. two shards of one job, uploaded as the runner does, joined
+  // 6. two shards of one pipeline, uploaded as the runner does, joined; the same failing image on both is one group
+  const same = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
   for (const [i, status] of [[1, "pass"], [2, "fail"]]) {
     const upload = { format: "retrace-run", version: 1,
       run: { id: `00000000-0000-4000-8000-0000000000a${i}`, label: "sharded", shard: `${i}/2`, host: `farm-0${i}`,
-        device: "llvmpipe", device_key: "10005:0000/22.3.6", started_at: "2026-11-30T02:00:00Z",
+        device: "llvmpipe", device_key: `10005:0000/22.3.${i}`, started_at: "2026-11-30T02:00:00Z", pipeline: "p-4242",
         finished_at: "2026-11-30T02:10:00Z", outcome: status === "pass" ? "passed" : "failed",
         configurations: [{ name: "default", workarounds: [], delays: [] }] },
-      results: [{ trace: `shard${i}`, frame: 1, status, ssim: status === "pass" ? 1 : 0.9, threshold: 0.99 }] };
+      results: [{ trace: `shard${i}`, frame: 1, status, ssim: status === "pass" ? 1 : 0.9, threshold: 0.99 },
+        { trace: "common", frame: 1, status: "fail", ssim: 0.5, threshold: 0.99, actual_hash: same, configuration: `c${i}` }] };
     const answer = await fetch(`${url}api/runs`, { method: "POST", body: JSON.stringify(upload),
       headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } });
     assert.equal(answer.status, 201);
   }
   await page.goto(url);
   await page.waitForSelector("#runs tbody tr");
-  await page.locator("#runs tbody tr").first().getByText("all shards").click();
+  await page.locator("#runs tbody tr").first().getByText("all shards of pipeline p-4242").click();
   await page.waitForSelector("#shards tbody tr");
   assert.equal(await page.locator("#shards tbody tr").count(), 2);
-  assert.match(await page.locator("#counts").innerText(), /1 fail/);
+  assert.match(await page.locator("#counts").innerText(), /3 fail/);
+  assert.equal(await page.locator("#groups tr.group").count(), 1);
+  assert.match(await page.locator("#groups tr.group").innerText(), /2 results\s+c1, c2\s+10005:0000\/22\.3\.1, 10005:0000\/22\.3\.2/);
   assert.equal(await page.locator("#results .card").first().getAttribute("data-status"), "fail");
   await shot("joined");
-  ok("shards of one job joined on one page");
+  ok("the shards of one pipeline joined on one page; the same failing image on two devices is one row");
   assert.deepEqual(errors, []);
   ok("no script errors");
 } catch (error) {
   console.log(`not ok ${++n} - ${error.message.split("\n")[0]}`);
+  if (errors.length) console.error("page errors:", errors);
   console.error(error);
   status = 1;
 } finally {

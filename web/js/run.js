@@ -14,6 +14,8 @@ function configuration(run) {
     ["retrace", run.retrace_version || "—"],
   ];
   if (run.shard) rows.push(["Shard", run.shard]);
+  if (run.pipeline) rows.push(["Pipeline", run.pipeline]);
+  if (run.golden_set) rows.push(["Goldens compared with", run.golden_set]);
   if (run.workarounds) rows.push(["Workaround set", run.workarounds]);
   if (run.delays) rows.push(["Delays", run.delays]);
   for (const config of run.configurations || [])
@@ -32,6 +34,38 @@ function thumbnail(result) {
     : h("span", {}, result.frame ? "no image" : "no frame: trace-level result"));
 }
 
+// New, still failing since run N (last passed in run M), or fixed: from the result's own history.
+function triage(result) {
+  const t = result.triage;
+  if (!t) return null;
+  if (t.state === "new") return h("div", { class: "triage new" }, badge("new-failure", "new failure"));
+  if (t.state === "fixed") return h("div", { class: "triage fixed" }, badge("fixed", "fixed"));
+  return h("div", { class: "triage still" }, "still failing since ",
+    h("a", { href: `/run.html?id=${t.since_run}` }, `run #${t.since_run}`),
+    t.last_pass_run ? [", last passed in ", h("a", { href: `/run.html?id=${t.last_pass_run}` }, `run #${t.last_pass_run}`)] : ", never passed");
+}
+
+// New failures first, then those still failing, then the rest (the API's order within each).
+function triageOrder(results) {
+  const rank = (r) => (r.triage && r.triage.state === "new" ? 0 : r.triage && r.triage.state === "still-failing" ? 1 : 2);
+  return results.map((r, i) => [r, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([r]) => r);
+}
+
+// One row per actual image that fails in more than one place (configurations, devices).
+function groups(data) {
+  const many = (data.groups || []).filter((g) => g.count > 1);
+  if (!many.length) return null;
+  const byId = new Map(data.results.map((r) => [r.id, r]));
+  return h("section", { id: "groups" }, h("h2", {}, "The same image fails in several places"),
+    h("table", { class: "list" },
+      h("thead", {}, h("tr", {}, ["Image", "Fails", "Configurations", "Devices", "Results"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, many.map((g) => h("tr", { class: "group" },
+        h("td", {}, h("code", {}, g.actual_hash.slice(0, 12))), h("td", {}, `${g.count} results`),
+        h("td", {}, g.configurations.join(", ")), h("td", {}, g.device_keys.map((k) => k || "—").join(", ")),
+        h("td", {}, g.result_ids.map((id) => h("a", { href: `/result.html?id=${id}` },
+          `${byId.get(id)?.trace || ""} #${id} `))))))));
+}
+
 function card(result, joined) {
   const status = result.review === "accepted" && result.status !== "pass" ? "approved" : result.status;
   return h("a", { class: "card", href: `/result.html?id=${result.id}`, "data-status": result.status,
@@ -43,6 +77,7 @@ function card(result, joined) {
         result.delta_e === null || result.delta_e === undefined ? null
           : h("span", { class: result.delta_e > result.colour_threshold ? "bad" : null }, ` · ΔE ${num(result.delta_e, 2)}`)),
       h("div", { class: "muted" }, `${joined ? `run #${result.run_id} · ` : ""}${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
+      triage(result),
       result.message ? h("div", { class: "msg", title: result.message }, result.message) : null));
 }
 
@@ -75,17 +110,20 @@ function shardTable(runs) {
       h("td", {}, run.outcome ? badge(run.outcome) : h("span", { class: "muted" }, "running"))))));
 }
 
-async function joined(label, date) {
-  const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › ${label} ${date}`));
+async function joined(query) {
+  const what = query.pipeline ? `pipeline ${query.pipeline}` : `${query.label} ${query.date}`;
+  const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › ${what}`));
   try {
-    const data = await get("/api/joined", { label, date });
-    document.title = `${label} ${date} · retrace`;
-    const cards = data.results.map((r) => card(r, true));
+    const data = await get("/api/joined", query);
+    document.title = `${what} · retrace`;
+    const cards = triageOrder(data.results).map((r) => card(r, true));
     main.append(
-      h("h1", {}, `${label} `, h("span", { class: "muted" }, `${date} · ${data.runs.length} runs joined`)),
+      h("h1", {}, `${query.pipeline ? "Pipeline " + query.pipeline : query.label} `,
+        h("span", { class: "muted" }, `${query.date || ""} · ${data.runs.length} runs joined`)),
       h("div", { id: "counts" }, counts(data.counts, { all: true })),
       h("h2", {}, "Runs (shards)"), shardTable(data.runs),
-      h("h2", {}, `Results (${data.results.length}), failures first`),
+      groups(data),
+      h("h2", {}, `Results (${data.results.length}), new failures first`),
       filterBar(data, cards), h("div", { class: "grid", id: "results" }, cards));
     listKeys(cards);
   } catch (error) {
@@ -95,22 +133,25 @@ async function joined(label, date) {
 
 async function main() {
   const q = params();
-  if (!q.get("id") && q.get("label") && q.get("date")) return joined(q.get("label"), q.get("date"));
+  if (!q.get("id") && q.get("pipeline")) return joined({ pipeline: q.get("pipeline") });
+  if (!q.get("id") && q.get("label") && q.get("date")) return joined({ label: q.get("label"), date: q.get("date") });
   const id = q.get("id");
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › run #${id}`));
   try {
     const run = await get(`/api/runs/${encodeURIComponent(id)}`);
     document.title = `Run #${run.id} · retrace`;
-    const cards = run.results.map((r) => card(r, false));
+    const cards = triageOrder(run.results).map((r) => card(r, false));
     main.append(
       h("h1", {}, `Run #${run.id} `, h("span", { class: "muted" }, `${run.label || "unlabelled"} · ${run.device || ""}`), " ",
         run.outcome ? badge(run.outcome) : h("span", { class: "muted" }, "running")),
-      ...(run.shard ? [h("p", {}, `Shard ${run.shard} of a job: `, h("a", {
-        href: `/run.html?label=${encodeURIComponent(run.label || "")}&date=${(run.started_at || "").slice(0, 10)}` },
-        "every run of this label and day, joined"))] : []),
+      // "All shards" joins one pipeline's runs, never every run of a label on a day.
+      ...(run.pipeline ? [h("p", {}, `${run.shard ? `Shard ${run.shard} of` : "Part of"} pipeline ${run.pipeline}: `,
+        h("a", { id: "all-shards", href: `/run.html?pipeline=${encodeURIComponent(run.pipeline)}` }, "all shards of this pipeline, joined"))]
+        : run.shard ? [h("p", { class: "muted" }, `Shard ${run.shard}; the run names no pipeline (retrace run --pipeline, or CI_PIPELINE_ID), so its shards cannot be joined.`)] : []),
       h("div", { id: "counts" }, counts(run.counts, { all: true })),
       h("h2", {}, "Configuration"), h("div", { class: "panel" }, configuration(run)),
-      h("h2", {}, `Results (${run.results.length}), failures first`),
+      groups(run),
+      h("h2", {}, `Results (${run.results.length}), new failures first`),
       filterBar(run, cards),
       h("div", { class: "grid", id: "results" }, cards),
       h("p", { class: "keys" }, h("kbd", {}, "j"), " / ", h("kbd", {}, "k"), " move through the results, ", h("kbd", {}, "Enter"), " opens one."));

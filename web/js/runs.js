@@ -20,9 +20,10 @@ function row(run) {
   return h("tr", { "data-run": run.id },
     h("td", {}, h("a", { href: `/run.html?id=${run.id}` }, `#${run.id}`)),
     h("td", {}, when(run.started_at)),
-    h("td", {}, run.label || "—", run.shard ? h("div", { class: "muted" }, `shard ${run.shard} · `,
-      h("a", { href: `/run.html?label=${encodeURIComponent(run.label || "")}&date=${(run.started_at || "").slice(0, 10)}` },
-        "all shards")) : null),
+    // "all shards" is one pipeline's runs (never every run of a label on a day)
+    h("td", {}, run.label || "—", run.shard || run.pipeline ? h("div", { class: "muted" },
+      run.shard ? `shard ${run.shard}` : "", run.pipeline ? [run.shard ? " · " : "",
+        h("a", { href: `/run.html?pipeline=${encodeURIComponent(run.pipeline)}` }, `all shards of pipeline ${run.pipeline}`)] : null) : null),
     h("td", {}, run.device || "—", h("div", { class: "muted" }, run.device_key || "")),
     h("td", {}, counts(run.counts)),
     h("td", {}, strip(run)),
