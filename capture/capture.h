@@ -50,6 +50,9 @@ struct capture_device {
     pthread_mutex_t present_lock;
     struct rt_hashmap swapchains;     /* VkSwapchainKHR -> struct capture_swapchain * */
     struct rt_hashmap queue_families; /* VkQueue -> family index */
+    /* Templates are the device's own: handles of two devices may be equal. */
+    pthread_mutex_t template_lock;
+    struct rt_hashmap templates; /* VkDescriptorUpdateTemplate -> struct capture_template * */
 };
 
 /* What screenshots need to know of a swapchain (cmd_present.c). */
@@ -118,6 +121,9 @@ const VkMemoryAllocateInfo *capture_address_record(struct capture_device *dev, c
 void capture_new_memory(struct capture_device *dev, const VkMemoryAllocateInfo *info, VkDeviceMemory memory);
 void capture_forget_import(VkDeviceMemory memory);
 void capture_collect_imports(void);
+
+/* cmd_templates.c: frees the device's templates (at vkDestroyDevice). */
+void capture_forget_templates(struct capture_device *dev);
 
 /* cmd_memory.c: frees what the device's allocations left (at vkDestroyDevice). */
 void capture_forget_memories(struct capture_device *device);

@@ -3,7 +3,9 @@
  * which vk.xml cannot describe, so the layer remembers every template and
  * records each templated update as the vkUpdateDescriptorSets (or
  * vkCmdPushDescriptorSetKHR) call it stands for, with an annotation saying
- * so. A replay then needs nothing but the codec. */
+ * so. A replay then needs nothing but the codec. Templates are kept per
+ * device (struct capture_device), keyed by handle: two devices' handles may
+ * be equal. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +23,17 @@ struct capture_template {
     VkDescriptorUpdateTemplateEntry entries[];
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rt_hashmap templates; /* VkDescriptorUpdateTemplate -> struct capture_template * */
-
-static struct capture_template *template_of(VkDescriptorUpdateTemplate handle)
+static struct capture_template *template_of(struct capture_device *dev, VkDescriptorUpdateTemplate handle)
 {
     uint64_t value = 0;
-    pthread_mutex_lock(&lock);
-    bool found = rt_hashmap_get(&templates, (uint64_t)(uintptr_t)handle, &value);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&dev->template_lock);
+    bool found = rt_hashmap_get(&dev->templates, (uint64_t)(uintptr_t)handle, &value);
+    pthread_mutex_unlock(&dev->template_lock);
     return found ? (struct capture_template *)(uintptr_t)value : NULL;
 }
 
-static void remember(VkDescriptorUpdateTemplate handle, const VkDescriptorUpdateTemplateCreateInfo *info)
+static void remember(struct capture_device *dev, VkDescriptorUpdateTemplate handle,
+                     const VkDescriptorUpdateTemplateCreateInfo *info)
 {
     struct capture_template *t = malloc(sizeof *t + info->descriptorUpdateEntryCount * sizeof t->entries[0]);
     if (!t)
@@ -41,19 +41,33 @@ static void remember(VkDescriptorUpdateTemplate handle, const VkDescriptorUpdate
     *t = (struct capture_template){info->templateType, info->pipelineBindPoint, info->pipelineLayout, info->set,
                                    info->descriptorUpdateEntryCount};
     memcpy(t->entries, info->pDescriptorUpdateEntries, info->descriptorUpdateEntryCount * sizeof t->entries[0]);
-    pthread_mutex_lock(&lock);
-    if (!rt_hashmap_put(&templates, (uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)t))
+    pthread_mutex_lock(&dev->template_lock);
+    uint64_t old = 0;
+    if (rt_hashmap_get(&dev->templates, (uint64_t)(uintptr_t)handle, &old))
+        free((void *)(uintptr_t)old); /* a handle the driver reused */
+    if (!rt_hashmap_put(&dev->templates, (uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)t))
         free(t);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&dev->template_lock);
 }
 
-static void forget(VkDescriptorUpdateTemplate handle)
+static void forget(struct capture_device *dev, VkDescriptorUpdateTemplate handle)
 {
-    struct capture_template *t = template_of(handle);
-    pthread_mutex_lock(&lock);
-    rt_hashmap_remove(&templates, (uint64_t)(uintptr_t)handle);
-    pthread_mutex_unlock(&lock);
-    free(t);
+    uint64_t value = 0;
+    pthread_mutex_lock(&dev->template_lock);
+    if (rt_hashmap_get(&dev->templates, (uint64_t)(uintptr_t)handle, &value))
+        rt_hashmap_remove(&dev->templates, (uint64_t)(uintptr_t)handle);
+    pthread_mutex_unlock(&dev->template_lock);
+    free((void *)(uintptr_t)value);
+}
+
+void capture_forget_templates(struct capture_device *dev)
+{
+    struct rt_hashmap_iter it;
+    rt_hashmap_iter_init(&it, &dev->templates);
+    uint64_t value = 0;
+    while (rt_hashmap_iter_next(&it, NULL, &value))
+        free((void *)(uintptr_t)value);
+    rt_hashmap_finish(&dev->templates);
 }
 
 static VkResult create_template(PFN_vkCreateDescriptorUpdateTemplate next, enum rt_vk_cmd cmd, VkDevice device,
@@ -62,7 +76,7 @@ static VkResult create_template(PFN_vkCreateDescriptorUpdateTemplate next, enum 
 {
     VkResult result = next(device, info, allocator, template_out);
     if (result == VK_SUCCESS)
-        remember(*template_out, info);
+        remember(capture_device_of(device), *template_out, info);
     struct rt_vk_args_vkCreateDescriptorUpdateTemplate args = {device, info, allocator, template_out, result};
     capture_record_call(cmd, &args, (uint64_t)(int64_t)result);
     return result;
@@ -88,7 +102,7 @@ static void destroy_template(PFN_vkDestroyDescriptorUpdateTemplate next, enum rt
                              VkDescriptorUpdateTemplate handle, const VkAllocationCallbacks *allocator)
 {
     next(device, handle, allocator);
-    forget(handle);
+    forget(capture_device_of(device), handle);
     struct rt_vk_args_vkDestroyDescriptorUpdateTemplate args = {device, handle, allocator};
     capture_record_call(cmd, &args, 0);
 }
@@ -184,9 +198,9 @@ static VkWriteDescriptorSet *writes_of(struct rt_arena *arena, const struct capt
 static void record_update(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate handle, const void *data,
                           const char *name)
 {
-    struct capture_template *t = template_of(handle);
+    struct capture_template *t = template_of(capture_device_of(device), handle);
     struct rt_arena arena;
-    rt_arena_init(&arena, 0, 0);
+    rt_arena_init(&arena, 4096, 0); /* a few writes: not the default 64 KiB per call */
     VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, set, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkUpdateDescriptorSets args = {device, t->entry_count, writes, 0, NULL};
@@ -220,10 +234,11 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdPushDescriptorSetWithTemplateKHR(VkComma
                                                                         VkPipelineLayout layout, uint32_t set,
                                                                         const void *data)
 {
-    capture_device_of(cmd)->dispatch.vkCmdPushDescriptorSetWithTemplateKHR(cmd, handle, layout, set, data);
-    struct capture_template *t = template_of(handle);
+    struct capture_device *dev = capture_device_of(cmd);
+    dev->dispatch.vkCmdPushDescriptorSetWithTemplateKHR(cmd, handle, layout, set, data);
+    struct capture_template *t = template_of(dev, handle);
     struct rt_arena arena;
-    rt_arena_init(&arena, 0, 0);
+    rt_arena_init(&arena, 4096, 0); /* a few writes: not the default 64 KiB per call */
     VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, VK_NULL_HANDLE, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkCmdPushDescriptorSetKHR args = {cmd, t->bind_point, layout, set, t->entry_count, writes};

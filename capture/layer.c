@@ -254,6 +254,8 @@ static struct capture_device *new_device(struct capture_instance *instance, VkPh
                                     .next_gdpa = gdpa};
     pthread_mutex_init(&data->memory_lock, NULL);
     pthread_mutex_init(&data->present_lock, NULL);
+    pthread_mutex_init(&data->template_lock, NULL);
+    rt_hashmap_init(&data->templates);
     rt_hashmap_init(&data->memories);
     rt_hashmap_init(&data->swapchains);
     rt_hashmap_init(&data->queue_families);
@@ -316,8 +318,10 @@ VKAPI_ATTR void VKAPI_CALL capture_vkDestroyDevice(VkDevice device, const VkAllo
     capture_record_call(RT_VK_CMD_vkDestroyDevice, &args, 0);
     capture_forget_memories(data);
     capture_forget_swapchains(data);
+    capture_forget_templates(data);
     pthread_mutex_destroy(&data->memory_lock);
     pthread_mutex_destroy(&data->present_lock);
+    pthread_mutex_destroy(&data->template_lock);
     free(data);
 }
 

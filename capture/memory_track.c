@@ -1,6 +1,9 @@
-/* capture/memory_track.c — shadow pages and a fault handler (see memory_track.h). */
+/* capture/memory_track.c — shadow pages and the fault handling behind them
+ * (see memory_track.h). The signal handler itself lives in signals.c. */
 #include "memory_track.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "signals.h"
 #include "uffd.h"
 
 enum page_state { PAGE_UNFETCHED, PAGE_CLEAN, PAGE_DIRTY, PAGE_BUSY };
@@ -31,6 +35,14 @@ struct region {
     uint64_t *fetch_hash; /* hash of each page's bytes when fetched */
     _Atomic uint8_t *read_back; /* 1: the application read the page since it was fetched */
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
+    _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty) */
+};
+
+/* A tracker's regions sorted by app_view, published whole: readers never
+ * lock (see read_begin). Full-mode regions have no view and sort first. */
+struct region_set {
+    size_t count;
+    struct region *items[];
 };
 
 struct rt_memory_tracker {
@@ -41,28 +53,168 @@ struct rt_memory_tracker {
     rt_track_verify_fn verify_fn;
     void *verify_ctx;
     _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported; /* collects run on many threads */
+    pthread_mutex_t change_lock; /* map, unmap: one at a time */
+    _Atomic(struct region_set *) set;
 };
 
-/* The fault handler must find regions without locks: a fixed table of
- * atomic pointers. Mapping and unmapping (rare) take slots with CAS. */
-#define MAX_REGIONS 8192
-static _Atomic(struct region *) regions[MAX_REGIONS];
-static struct sigaction previous_action;
-static atomic_bool handler_installed;
 static size_t page_size;
 
-/* --- the fault handler ------------------------------------------------- */
+/* --- lock-free lookup ------------------------------------------------------ */
 
-static struct region *region_at(uintptr_t addr)
+/* Fault handlers find their region from every tracker of the process; a
+ * tracker takes a slot at create and gives it back at destroy. */
+#define MAX_TRACKERS 64
+static _Atomic(struct rt_memory_tracker *) trackers[MAX_TRACKERS];
+
+/* Readers (fault handlers, collect, refresh, verification points) take no
+ * lock: they enter the current epoch, load a published set and leave. A
+ * change publishes its new set, moves the epoch on and waits until the old
+ * epoch's readers have left before it frees what only the old set held.
+ * Writers are one at a time (retire_lock), so two epochs are enough. */
+static _Atomic unsigned epoch;
+static _Atomic long in_epoch[2];
+static pthread_mutex_t retire_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void cpu_relax(void)
 {
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *r = atomic_load_explicit(&regions[i], memory_order_acquire);
-        if (r && addr >= (uintptr_t)r->app_view &&
-            addr < (uintptr_t)r->app_view + r->page_count * page_size)
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/* One step of a wait for another thread: a few pauses first (the holder is
+ * usually running on the other core), then the core is given away (it may be
+ * preempted, and on a small machine it needs ours). Async-signal-safe. */
+static void backoff(unsigned *spins)
+{
+    if (++*spins < 64)
+        cpu_relax();
+    else
+        sched_yield();
+}
+
+static unsigned read_begin(void)
+{
+    for (;;) {
+        unsigned e = atomic_load(&epoch);
+        atomic_fetch_add(&in_epoch[e & 1], 1);
+        if (atomic_load(&epoch) == e)
+            return e;
+        atomic_fetch_sub(&in_epoch[e & 1], 1); /* moved on meanwhile: join the new one */
+    }
+}
+
+static void read_end(unsigned e)
+{
+    atomic_fetch_sub(&in_epoch[e & 1], 1);
+}
+
+/* After a new set is published: no reader may still hold the old one. Never
+ * called inside a read section (it would wait for itself). */
+static void wait_for_readers(void)
+{
+    pthread_mutex_lock(&retire_lock);
+    unsigned e = atomic_fetch_add(&epoch, 1);
+    for (unsigned spins = 0; atomic_load(&in_epoch[e & 1]) != 0;)
+        backoff(&spins);
+    pthread_mutex_unlock(&retire_lock);
+}
+
+static const struct region_set empty_set = {0};
+
+static struct region_set *set_of(struct rt_memory_tracker *t)
+{
+    return atomic_load_explicit(&t->set, memory_order_acquire);
+}
+
+static void set_free(struct region_set *set)
+{
+    if (set != &empty_set)
+        free(set);
+}
+
+/* The region whose view holds addr, by binary search. */
+static struct region *set_find(const struct region_set *set, uintptr_t addr)
+{
+    size_t lo = 0, hi = set->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct region *r = set->items[mid];
+        uintptr_t start = (uintptr_t)r->app_view;
+        if (addr < start)
+            hi = mid;
+        else if (addr >= start + r->page_count * page_size)
+            lo = mid + 1;
+        else
             return r;
     }
     return NULL;
 }
+
+/* A copy of set with r added in view order (add) or without r. */
+static struct region_set *set_changed(const struct region_set *set, struct region *r, bool add)
+{
+    struct region_set *out = malloc(sizeof *out + (set->count + 1) * sizeof out->items[0]);
+    if (!out)
+        return NULL;
+    out->count = 0;
+    bool placed = !add;
+    for (size_t i = 0; i < set->count; i++) {
+        struct region *cur = set->items[i];
+        if (!placed && (uintptr_t)r->app_view < (uintptr_t)cur->app_view) {
+            out->items[out->count++] = r;
+            placed = true;
+        }
+        if (cur != r)
+            out->items[out->count++] = cur;
+    }
+    if (!placed)
+        out->items[out->count++] = r;
+    return out;
+}
+
+/* Publishes a new set of t (change_lock held); the old one goes once no
+ * reader can hold it. */
+static bool publish_change(struct rt_memory_tracker *t, struct region *r, bool add)
+{
+    struct region_set *old = set_of(t);
+    struct region_set *next = set_changed(old, r, add);
+    if (!next)
+        return false;
+    atomic_store_explicit(&t->set, next, memory_order_release);
+    wait_for_readers();
+    set_free(old);
+    return true;
+}
+
+/* In a read section: the region of any tracker whose view holds addr. */
+static struct region *region_at(uintptr_t addr)
+{
+    for (size_t k = 0; k < MAX_TRACKERS; k++) {
+        struct rt_memory_tracker *t = atomic_load_explicit(&trackers[k], memory_order_acquire);
+        struct region *r = t ? set_find(set_of(t), addr) : NULL;
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* After storing PAGE_DIRTY: collect visits only pages whose bit is set. */
+static void mark_dirty(struct region *r, size_t i)
+{
+    atomic_fetch_or_explicit(&r->dirty_bits[i / 64], 1ull << (i % 64), memory_order_release);
+}
+
+static void store_state(struct region *r, size_t i, uint8_t state)
+{
+    atomic_store(&r->state[i], state);
+    if (state == PAGE_DIRTY)
+        mark_dirty(r, i);
+}
+
+/* --- the fault handler ------------------------------------------------- */
 
 static bool fault_was_write(void *uctx)
 {
@@ -119,12 +271,15 @@ static void note_read_back(struct region *r, size_t i, const uint8_t *page)
 static void handle_page_fault(struct region *r, size_t i, bool write)
 {
     uint8_t *page = r->app_view + i * page_size;
-    for (;;) {
+    for (unsigned spins = 0;; backoff(&spins)) {
         uint8_t s = atomic_load(&r->state[i]);
         if (s == PAGE_BUSY)
             continue; /* another thread is fetching or collecting it */
-        if (s == PAGE_DIRTY || (s == PAGE_CLEAN && !write))
+        if (s == PAGE_DIRTY)
             return; /* already handled by another thread */
+        /* A clean page is readable: its fault is a write, whatever the
+         * error code says (valgrind's is always a read). */
+        write = write || s == PAGE_CLEAN;
         if (!atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
             continue;
         if (s == PAGE_UNFETCHED)
@@ -132,7 +287,7 @@ static void handle_page_fault(struct region *r, size_t i, bool write)
         if (s == PAGE_UNFETCHED && !write)
             note_read_back(r, i, r->rw_view + i * page_size);
         mprotect(page, page_size, write ? PROT_READ | PROT_WRITE : PROT_READ);
-        atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
+        store_state(r, i, write ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         return;
     }
@@ -145,7 +300,7 @@ static void handle_page_fault(struct region *r, size_t i, bool write)
 static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bounce)
 {
     uint8_t *page = r->app_view + i * page_size;
-    for (;;) {
+    for (unsigned spins = 0;; backoff(&spins)) {
         uint8_t s = atomic_load(&r->state[i]);
         if (s == PAGE_BUSY)
             continue; /* a collect or refresh has it: wait for its end */
@@ -173,7 +328,7 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bo
         }
         /* The state before the wake: the woken thread may submit at once,
          * and its collect must find the page dirty. */
-        atomic_store(&r->state[i], write ? PAGE_DIRTY : PAGE_CLEAN);
+        store_state(r, i, write ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         rt_uffd_wake(page, page_size);
         return;
@@ -185,52 +340,23 @@ static void on_uffd_fault(uintptr_t addr, bool write)
     static uint8_t *bounce; /* only the fault thread comes here */
     if (!bounce)
         bounce = aligned_alloc(page_size, page_size);
+    unsigned e = read_begin();
     struct region *r = region_at(addr);
-    if (!r || !bounce) {
+    if (r && bounce)
+        serve_uffd_fault(r, (addr - (uintptr_t)r->app_view) / page_size, write, bounce);
+    else
         rt_uffd_wake((void *)(addr & ~(uintptr_t)(page_size - 1)), page_size);
-        return;
-    }
-    serve_uffd_fault(r, (addr - (uintptr_t)r->app_view) / page_size, write, bounce);
+    read_end(e);
 }
 
-static void chain_to_previous(int sig, siginfo_t *info, void *uctx)
+bool rt_tracker_handle_fault(void *addr, void *uctx)
 {
-    if (previous_action.sa_flags & SA_SIGINFO) {
-        if (previous_action.sa_sigaction) {
-            previous_action.sa_sigaction(sig, info, uctx);
-            return;
-        }
-    } else if (previous_action.sa_handler != SIG_DFL && previous_action.sa_handler != SIG_IGN) {
-        previous_action.sa_handler(sig);
-        return;
-    }
-    /* Default action: returning re-executes the access, which now kills us. */
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    sigaction(sig, &dfl, NULL);
-}
-
-static void on_segv(int sig, siginfo_t *info, void *uctx)
-{
-    struct region *r = region_at((uintptr_t)info->si_addr);
-    if (!r) {
-        chain_to_previous(sig, info, uctx);
-        return;
-    }
-    size_t i = ((uintptr_t)info->si_addr - (uintptr_t)r->app_view) / page_size;
-    handle_page_fault(r, i, fault_was_write(uctx));
-}
-
-static rt_status install_handler(void)
-{
-    if (atomic_exchange(&handler_installed, true))
-        return rt_ok_status();
-    struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER};
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &previous_action) != 0) {
-        atomic_store(&handler_installed, false);
-        return rt_errorf(RT_ERR_INTERNAL, "cannot install the page-guard SIGSEGV handler");
-    }
-    return rt_ok_status();
+    unsigned e = read_begin();
+    struct region *r = region_at((uintptr_t)addr);
+    if (r)
+        handle_page_fault(r, ((uintptr_t)addr - (uintptr_t)r->app_view) / page_size, fault_was_write(uctx));
+    read_end(e);
+    return r != NULL;
 }
 
 /* --- lifecycle ---------------------------------------------------------- */
@@ -262,9 +388,19 @@ static rt_status choose_backend(struct rt_memory_tracker *t)
         return rt_ok_status();
     }
     t->backend = RT_TRACK_SIGNALS;
-    RT_TRY(install_handler());
+    RT_TRY(capture_signals_install());
     warn_signal_fallback(why);
     return rt_ok_status();
+}
+
+static bool take_tracker_slot(struct rt_memory_tracker *t)
+{
+    for (size_t k = 0; k < MAX_TRACKERS; k++) {
+        struct rt_memory_tracker *expected = NULL;
+        if (atomic_compare_exchange_strong(&trackers[k], &expected, t))
+            return true;
+    }
+    return false;
 }
 
 rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **out)
@@ -276,12 +412,15 @@ rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     t->mode = mode;
     t->backend = RT_TRACK_NO_GUARD;
-    if (mode == RT_TRACK_PAGE_GUARD) {
-        rt_status s = choose_backend(t);
-        if (!rt_ok(&s)) {
-            free(t);
-            return s;
-        }
+    pthread_mutex_init(&t->change_lock, NULL);
+    atomic_init(&t->set, (struct region_set *)&empty_set);
+    rt_status s = mode == RT_TRACK_PAGE_GUARD ? choose_backend(t) : rt_ok_status();
+    if (rt_ok(&s) && !take_tracker_slot(t))
+        s = rt_errorf(RT_ERR_INTERNAL, "more than %d memory trackers at once", MAX_TRACKERS);
+    if (!rt_ok(&s)) {
+        pthread_mutex_destroy(&t->change_lock);
+        free(t);
+        return s;
     }
     *out = t;
     return rt_ok_status();
@@ -302,29 +441,24 @@ static void region_free(struct region *r)
     free(r->fetch_hash);
     free((void *)r->read_back);
     free(r->piece_hash);
+    free((void *)r->dirty_bits);
     free(r);
-}
-
-static void release_slot(struct region *r)
-{
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *expected = r;
-        if (atomic_compare_exchange_strong(&regions[i], &expected, NULL))
-            return;
-    }
 }
 
 void rt_tracker_destroy(struct rt_memory_tracker *tracker)
 {
     if (!tracker)
         return;
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *r = atomic_load(&regions[i]);
-        if (r && r->owner == tracker) {
-            release_slot(r);
-            region_free(r);
-        }
+    for (size_t k = 0; k < MAX_TRACKERS; k++) {
+        struct rt_memory_tracker *expected = tracker;
+        atomic_compare_exchange_strong(&trackers[k], &expected, NULL);
     }
+    wait_for_readers(); /* no fault handler still looks at its regions */
+    struct region_set *set = set_of(tracker);
+    for (size_t i = 0; i < set->count; i++)
+        region_free(set->items[i]);
+    set_free(set);
+    pthread_mutex_destroy(&tracker->change_lock);
     free(tracker);
 }
 
@@ -382,12 +516,11 @@ static rt_status make_views(struct region *r)
 
 static rt_status publish(struct region *r)
 {
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *expected = NULL;
-        if (atomic_compare_exchange_strong(&regions[i], &expected, r))
-            return rt_ok_status();
-    }
-    return rt_errorf(RT_ERR_INTERNAL, "more than %d memory objects mapped at once", MAX_REGIONS);
+    struct rt_memory_tracker *t = r->owner;
+    pthread_mutex_lock(&t->change_lock);
+    bool ok = publish_change(t, r, true);
+    pthread_mutex_unlock(&t->change_lock);
+    return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
 }
 
 rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, void *real,
@@ -415,7 +548,8 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     r->read_back = calloc(r->page_count, 1);
     /* Untouched until pages are read back: calloc's pages stay unallocated. */
     r->piece_hash = calloc(r->page_count * (page_size / RT_TRACK_PIECE), sizeof *r->piece_hash);
-    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash ? make_views(r)
+    r->dirty_bits = calloc((r->page_count + 63) / 64, sizeof *r->dirty_bits);
+    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash && r->dirty_bits ? make_views(r)
                                              : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     if (rt_ok(&s))
         s = publish(r);
@@ -427,13 +561,13 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     return rt_ok_status();
 }
 
+/* In a read section, or with change_lock held. */
 static struct region *find_mapping(struct rt_memory_tracker *tracker, uint64_t memory_id)
 {
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *r = atomic_load(&regions[i]);
-        if (r && r->owner == tracker && r->memory_id == memory_id)
-            return r;
-    }
+    struct region_set *set = set_of(tracker);
+    for (size_t i = 0; i < set->count; i++)
+        if (set->items[i]->memory_id == memory_id)
+            return set->items[i];
     return NULL;
 }
 
@@ -463,9 +597,28 @@ static void report_run(struct reporter *rep)
         size_t page_lo, page_hi;
         page_span(r, i, &page_lo, &page_hi);
         bool whole = rep->view_lo <= page_lo && rep->view_hi >= page_hi;
-        atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
+        store_state(r, i, whole ? PAGE_CLEAN : PAGE_DIRTY);
     }
     rep->run_lo = rep->run_hi = 0;
+}
+
+/* Takes page i from DIRTY to BUSY and clears its dirty bit. A bit whose page
+ * is not dirty (set after another collect took the page) is cleared, unless
+ * the page became dirty again meanwhile: the bit is set after the state. */
+static bool take_dirty_page(struct region *r, size_t i)
+{
+    uint8_t s = PAGE_DIRTY;
+    uint64_t bit = 1ull << (i % 64);
+    if (atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY)) {
+        atomic_fetch_and(&r->dirty_bits[i / 64], ~bit);
+        return true;
+    }
+    if (s == PAGE_BUSY)
+        return false; /* its holder sets the bit again if it leaves it dirty */
+    atomic_fetch_and(&r->dirty_bits[i / 64], ~bit);
+    if (atomic_load(&r->state[i]) == PAGE_DIRTY)
+        mark_dirty(r, i);
+    return false;
 }
 
 /* Collects page i's bytes in [lo, hi) (view offsets). Returns true when they
@@ -473,8 +626,7 @@ static void report_run(struct reporter *rep)
  * page then stays BUSY until report_run has recorded it. */
 static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
 {
-    uint8_t s = PAGE_DIRTY;
-    if (!atomic_compare_exchange_strong(&r->state[i], &s, PAGE_BUSY))
+    if (!take_dirty_page(r, i))
         return false;
     size_t page_lo, page_hi;
     page_span(r, i, &page_lo, &page_hi);
@@ -498,8 +650,19 @@ static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
     if (whole)
         r->fetch_hash[i] = hash;
     if (!changed)
-        atomic_store(&r->state[i], whole ? PAGE_CLEAN : PAGE_DIRTY);
+        store_state(r, i, whole ? PAGE_CLEAN : PAGE_DIRTY);
     return changed;
+}
+
+/* The dirty bits of word w of the region, limited to pages [first, end). */
+static uint64_t dirty_word(struct region *r, size_t w, size_t first, size_t end)
+{
+    uint64_t bits = atomic_load_explicit(&r->dirty_bits[w], memory_order_acquire);
+    if (first > w * 64)
+        bits &= ~0ull << (first - w * 64);
+    if (end < (w + 1) * 64)
+        bits &= (1ull << (end - w * 64)) - 1;
+    return bits;
 }
 
 /* Collects the mapping's bytes in [lo, hi), offsets relative to the map. */
@@ -516,17 +679,20 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
     }
     size_t view_lo = lo + r->lead, view_hi = hi + r->lead;
     struct reporter rep = {.r = r, .fn = fn, .ctx = ctx, .view_lo = view_lo, .view_hi = view_hi};
-    for (size_t i = view_lo / page_size; i * page_size < view_hi; i++) {
-        size_t span_lo = i * page_size > view_lo ? i * page_size : view_lo;
-        size_t span_hi = (i + 1) * page_size < view_hi ? (i + 1) * page_size : view_hi;
-        if (collect_page(r, i, span_lo, span_hi)) {
-            if (rep.run_hi != span_lo) {
-                report_run(&rep);
-                rep.run_lo = span_lo;
+    size_t first = view_lo / page_size, end = (view_hi + page_size - 1) / page_size;
+    /* Only pages with their dirty bit set: 64 clean pages cost one load. */
+    for (size_t w = first / 64; w * 64 < end; w++) {
+        for (uint64_t bits = dirty_word(r, w, first, end); bits; bits &= bits - 1) {
+            size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+            size_t span_lo = i * page_size > view_lo ? i * page_size : view_lo;
+            size_t span_hi = (i + 1) * page_size < view_hi ? (i + 1) * page_size : view_hi;
+            if (rep.run_hi != span_lo)
+                report_run(&rep); /* a gap ends the pending run */
+            if (collect_page(r, i, span_lo, span_hi)) {
+                if (rep.run_hi != span_lo)
+                    rep.run_lo = span_lo;
+                rep.run_hi = span_hi;
             }
-            rep.run_hi = span_hi;
-        } else {
-            report_run(&rep);
         }
     }
     report_run(&rep);
@@ -535,38 +701,43 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
 void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn, void *ctx)
 {
     rt_tracker_take_read_back(tracker);
-    for (size_t i = 0; i < MAX_REGIONS; i++) {
-        struct region *r = atomic_load(&regions[i]);
-        if (r && r->owner == tracker && r->coherent)
-            collect_region(r, 0, r->size, fn, ctx);
-    }
+    unsigned e = read_begin();
+    struct region_set *set = set_of(tracker);
+    for (size_t i = 0; i < set->count; i++)
+        if (set->items[i]->coherent)
+            collect_region(set->items[i], 0, set->items[i]->size, fn, ctx);
+    read_end(e);
 }
 
 void rt_tracker_flush_range(struct rt_memory_tracker *tracker, uint64_t memory_id,
                             uint64_t offset, uint64_t size, rt_track_dirty_fn fn, void *ctx)
 {
+    unsigned e = read_begin();
     struct region *r = find_mapping(tracker, memory_id);
-    if (!r || offset + size < offset)
-        return;
-    /* Ranges are relative to the memory object; VK_WHOLE_SIZE is ~0. */
-    uint64_t lo = offset > r->map_offset ? offset - r->map_offset : 0;
-    uint64_t hi = size > UINT64_MAX - offset ? UINT64_MAX : offset + size;
-    hi = hi > r->map_offset ? hi - r->map_offset : 0;
-    collect_region(r, (size_t)(lo < r->size ? lo : r->size), (size_t)(hi < r->size ? hi : r->size),
-                   fn, ctx);
+    if (r) {
+        /* Ranges are relative to the memory object; VK_WHOLE_SIZE is ~0. */
+        uint64_t lo = offset > r->map_offset ? offset - r->map_offset : 0;
+        uint64_t hi = size > UINT64_MAX - offset ? UINT64_MAX : offset + size;
+        hi = hi > r->map_offset ? hi - r->map_offset : 0;
+        collect_region(r, (size_t)(lo < r->size ? lo : r->size), (size_t)(hi < r->size ? hi : r->size),
+                       fn, ctx);
+    }
+    read_end(e);
 }
 
 void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
                       rt_track_dirty_fn fn, void *ctx)
 {
-    struct region *r = find_mapping(tracker, memory_id);
-    if (!r)
-        return;
     rt_tracker_take_read_back(tracker);
-    if (r->coherent && fn)
+    pthread_mutex_lock(&tracker->change_lock);
+    struct region *r = find_mapping(tracker, memory_id);
+    if (r && r->coherent && fn)
         collect_region(r, 0, r->size, fn, ctx);
-    release_slot(r);
-    region_free(r);
+    /* Without memory for a smaller set the region stays found, but unused. */
+    bool gone = r && publish_change(tracker, r, false);
+    pthread_mutex_unlock(&tracker->change_lock);
+    if (gone)
+        region_free(r); /* publish_change waited for its last reader */
 }
 
 /* Takes page i from CLEAN to BUSY. A page BUSY in another thread's hands
@@ -574,7 +745,7 @@ void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,
  * returns, no page may still show bytes from before the wait that called it. */
 static bool take_clean_page(struct region *r, size_t i)
 {
-    for (;;) {
+    for (unsigned spins = 0;; backoff(&spins)) {
         uint8_t s = atomic_load(&r->state[i]);
         if (s == PAGE_BUSY)
             continue;
@@ -628,12 +799,11 @@ void rt_tracker_refresh(struct rt_memory_tracker *tracker)
     if (tracker->mode == RT_TRACK_FULL)
         return;
     rt_tracker_take_read_back(tracker);
-    for (size_t k = 0; k < MAX_REGIONS; k++) {
-        struct region *r = atomic_load(&regions[k]);
-        if (!r || r->owner != tracker)
-            continue;
-        refresh_region(r);
-    }
+    unsigned e = read_begin();
+    struct region_set *set = set_of(tracker);
+    for (size_t i = 0; i < set->count; i++)
+        refresh_region(set->items[i]);
+    read_end(e);
 }
 
 struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker)
@@ -706,7 +876,7 @@ static bool append_hashes(struct range_list *l, const uint64_t *hashes, size_t n
  * meanwhile; returns the state to put back. */
 static uint8_t claim_page(struct region *r, size_t i)
 {
-    for (;;) {
+    for (unsigned spins = 0;; backoff(&spins)) {
         uint8_t s = atomic_load(&r->state[i]);
         if (s != PAGE_BUSY && atomic_compare_exchange_weak(&r->state[i], &s, PAGE_BUSY))
             return s;
@@ -757,11 +927,12 @@ void rt_tracker_take_read_back(struct rt_memory_tracker *tracker)
         return;
     struct range_list l = {0};
     bool ok = true;
-    for (size_t k = 0; k < MAX_REGIONS && ok; k++) {
-        struct region *r = atomic_load(&regions[k]);
-        if (r && r->owner == tracker && r->read_back)
-            ok = take_region(&l, r);
-    }
+    unsigned e = read_begin();
+    struct region_set *set = set_of(tracker);
+    for (size_t k = 0; k < set->count && ok; k++)
+        if (set->items[k]->read_back)
+            ok = take_region(&l, set->items[k]);
+    read_end(e);
     for (size_t k = 0; ok && k < l.count; k++)
         l.items[k].hashes = l.hashes + l.hash_at[k];
     if (ok && l.count && tracker->verify_fn)

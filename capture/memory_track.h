@@ -2,10 +2,14 @@
  * capture/memory_track.h — finds the bytes an application wrote into mapped
  * Vulkan memory, so the capture can record them before the GPU may read them.
  *
- * Owns: the shadow mappings handed to the application, the SIGSEGV handler
- * that tracks page accesses, and per-page state. Must not touch: Vulkan (it
- * only sees pointers and sizes), the trace writer (dirty ranges go to a
- * callback).
+ * Owns: the shadow mappings handed to the application, what a page fault on
+ * them means, per-page state, and each tracker's regions: a sorted array
+ * published whole, so fault handlers, collects and refreshes find regions
+ * without a lock (a change waits for the readers of the old array), and a
+ * dirty bit per page, so a collect visits written pages only. Must not touch:
+ * Vulkan (it only sees pointers and sizes), the trace writer (dirty ranges go
+ * to a callback), signal dispositions (signals.c owns the SIGSEGV handler and
+ * calls rt_tracker_handle_fault first).
  *
  * Modes:
  *  - RT_TRACK_PAGE_GUARD (default): the application gets a shadow copy of the
@@ -67,6 +71,11 @@ enum rt_track_backend rt_tracker_backend(const struct rt_memory_tracker *tracker
 rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, void *real,
                          uint64_t map_offset, size_t size, bool coherent,
                          void **app_ptr_out) RT_MUST_CHECK;
+
+/** For the SIGSEGV handler (signals.c; async-signal-safe): serves a fault at
+ * addr on a page some tracker guards with signals and returns true (the
+ * access is then retried); false when no tracker owns addr. */
+bool rt_tracker_handle_fault(void *addr, void *uctx);
 
 /** Reports what is still dirty (coherent memory only), then stops tracking. */
 void rt_tracker_unmap(struct rt_memory_tracker *tracker, uint64_t memory_id,

@@ -1,5 +1,6 @@
 /* capture/objects.c — instance and device data found by dispatch key. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "capture.h"
@@ -16,19 +17,36 @@ static uint64_t dispatch_key(const void *dispatchable)
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct rt_hashmap instances, devices;
 
-static void *find(struct rt_hashmap *map, const void *dispatchable)
+/* Every recorded call looks its device up: each thread remembers its last
+ * answer per map, valid while no object was added or removed since (the
+ * generation), so the common case is one atomic load and no shared write. */
+static _Atomic uint64_t generation;
+struct last_found {
+    uint64_t key, generation;
+    void *data;
+};
+static _Thread_local struct last_found last_instance, last_device;
+
+static void *find(struct rt_hashmap *map, struct last_found *last, const void *dispatchable)
 {
+    uint64_t key = dispatch_key(dispatchable);
+    uint64_t gen = atomic_load_explicit(&generation, memory_order_acquire);
+    if (last->data && last->key == key && last->generation == gen)
+        return last->data;
     uint64_t value = 0;
     pthread_rwlock_rdlock(&lock);
-    bool found = rt_hashmap_get(map, dispatch_key(dispatchable), &value);
+    bool found = rt_hashmap_get(map, key, &value);
     pthread_rwlock_unlock(&lock);
-    return found ? (void *)(uintptr_t)value : NULL;
+    void *data = found ? (void *)(uintptr_t)value : NULL;
+    *last = (struct last_found){key, gen, data};
+    return data;
 }
 
 static bool add(struct rt_hashmap *map, const void *dispatchable, void *data)
 {
     pthread_rwlock_wrlock(&lock);
     bool ok = rt_hashmap_put(map, dispatch_key(dispatchable), (uint64_t)(uintptr_t)data);
+    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
     pthread_rwlock_unlock(&lock);
     return ok;
 }
@@ -37,6 +55,7 @@ static void drop(struct rt_hashmap *map, const void *dispatchable)
 {
     pthread_rwlock_wrlock(&lock);
     rt_hashmap_remove(map, dispatch_key(dispatchable));
+    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
     pthread_rwlock_unlock(&lock);
 }
 
@@ -57,12 +76,12 @@ bool capture_any_instance_gives(const char *name, bool *gives_out)
 
 struct capture_instance *capture_instance_of(const void *dispatchable)
 {
-    return find(&instances, dispatchable);
+    return find(&instances, &last_instance, dispatchable);
 }
 
 struct capture_device *capture_device_of(const void *dispatchable)
 {
-    return find(&devices, dispatchable);
+    return find(&devices, &last_device, dispatchable);
 }
 
 bool capture_instance_add(struct capture_instance *instance)

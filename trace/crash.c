@@ -1,6 +1,10 @@
 /*
  * trace/crash.c — finishing a trace when the process dies without closing it.
  *
+ * Owns: the emergency flush and the flush at exit() without close. Must not
+ * touch: signal dispositions; whoever owns the process's handlers (the
+ * capture layer's capture/signals.c) calls the flush from them.
+ *
  * The emergency flush runs inside signal handlers, so it only uses
  * async-signal-safe calls (pwrite, ftruncate, fsync, rename, nanosleep) and
  * atomics: no locks, no malloc, no zstd. Blocks the writer thread has not
@@ -10,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,19 +27,6 @@
 #define MAX_WRITERS 8
 #define WAIT_STEP_NS 1000000L /* 1 ms */
 #define WAIT_STEPS 5000       /* give a stuck write 5 s, then take over */
-
-/* Every signal whose default action ends the process, but SIGTRAP (debuggers)
- * and the profiling timers (SIGPROF, SIGVTALRM: profilers own them). */
-static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
-                                    SIGUSR2, SIGXCPU, SIGXFSZ, SIGABRT, SIGSEGV, SIGBUS, SIGILL,
-                                    SIGFPE, SIGSYS};
-#define SIGNAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
-
-static _Atomic(struct rt_trace_writer *) registry[MAX_WRITERS];
-static struct sigaction previous[SIGNAL_COUNT];
-static bool handlers_installed;
-static _Atomic int handlers_running; /* handlers that may hold a registry pointer */
-static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void sleep_step(void)
 {
@@ -180,187 +170,40 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     return true;
 }
 
-/* -------------------------------------------------------- handler registry */
+/* ------------------------------------------- for the owner of the handlers */
 
-/* A flush another thread runs (it took a signal at the same moment, or
- * exit() is finishing the file) is waited for: returning would let this
- * thread's signal end the process halfway through it. */
-static void flush_or_wait(struct rt_trace_writer *w)
+bool rt_trace_writer_emergency_flush_or_wait(struct rt_trace_writer *w)
 {
-    if (!w || rt_trace_writer_emergency_flush(w))
-        return;
+    if (rt_trace_writer_emergency_flush(w))
+        return true;
     if (atomic_load(&w->emergency_tid) == gettid())
-        return; /* a fault inside our own flush */
+        return false; /* a fault inside our own flush */
     for (int step = 0; step < 2 * WAIT_STEPS && !atomic_load(&w->emergency_done); step++)
         sleep_step();
+    return false;
 }
 
-static void flush_registered(void)
+void rt_trace_writer_exit_flush(struct rt_trace_writer *w)
 {
-    atomic_fetch_add(&handlers_running, 1);
-    for (int i = 0; i < MAX_WRITERS; i++)
-        flush_or_wait(atomic_load(&registry[i]));
-    atomic_fetch_sub(&handlers_running, 1);
-}
-
-void rt_writer_wait_for_handlers(void)
-{
-    for (int step = 0; step < WAIT_STEPS && atomic_load(&handlers_running) > 0; step++)
+    if (atomic_load(&w->emergency)) {
+        rt_trace_writer_emergency_flush_or_wait(w); /* a signal's flush on another thread */
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    bool finished = w->finished;
+    pthread_mutex_unlock(&w->lock);
+    if (finished)
+        return; /* closed cleanly: nothing left to do */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    if (pthread_mutex_timedlock(&w->lock, &deadline) == 0) {
+        rt_writer_seal_locked(w);
+        pthread_mutex_unlock(&w->lock);
+    }
+    for (int step = 0; step < 2000 && atomic_load(&w->write_index) < atomic_load(&w->seal_index); step++)
         sleep_step();
-}
-
-static bool is_handler(const struct sigaction *sa)
-{
-    if (sa->sa_flags & SA_SIGINFO)
-        return sa->sa_sigaction != NULL;
-    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
-}
-
-static bool now_default(int sig)
-{
-    struct sigaction current;
-    return sigaction(sig, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
-           current.sa_handler == SIG_DFL;
-}
-
-/* The default action, for real: re-raised on this thread, delivered when the
- * handler returns, so the exit status and core dump are the true ones. */
-static void die_by_default(int sig)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    raise(sig);
-}
-
-/*
- * The program's own handler decides (it may quit cleanly, ignore the signal
- * or, like Mono, turn a fault into an exception): the trace is finished here
- * only if the signal is going to end the process, either because nobody
- * handles it or because the program's handler gave it back to the default
- * action (a crash reporter that resets the handler and re-raises).
- */
-static void on_fatal_signal(int sig, siginfo_t *info, void *context)
-{
-    int saved_errno = errno;
-    for (size_t k = 0; k < SIGNAL_COUNT; k++) {
-        if (fatal_signals[k] != sig)
-            continue;
-        const struct sigaction *prev = &previous[k];
-        if (is_handler(prev)) {
-            if (prev->sa_flags & SA_SIGINFO)
-                prev->sa_sigaction(sig, info, context);
-            else
-                prev->sa_handler(sig);
-            if (now_default(sig))
-                flush_registered();
-        } else if (prev->sa_handler != SIG_IGN) {
-            flush_registered();
-            die_by_default(sig);
-        }
-    }
-    errno = saved_errno;
-}
-
-/* exit() without close: not a signal context, so the in-progress block can be
- * sealed and the writer thread given a moment to write what is queued
- * (compressed) before the emergency flush finishes the file. */
-static void on_exit_without_close(void)
-{
-    for (int i = 0; i < MAX_WRITERS; i++) {
-        struct rt_trace_writer *w = atomic_load(&registry[i]);
-        if (!w)
-            continue;
-        if (atomic_load(&w->emergency)) {
-            flush_or_wait(w); /* a signal's flush on another thread */
-            continue;
-        }
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += 1;
-        if (pthread_mutex_timedlock(&w->lock, &deadline) == 0) {
-            rt_writer_seal_locked(w);
-            pthread_mutex_unlock(&w->lock);
-        }
-        for (int step = 0; step < 2000 && atomic_load(&w->write_index) <
-                                              atomic_load(&w->seal_index); step++)
-            sleep_step();
-        flush_or_wait(w);
-    }
-}
-
-static void install_handlers_locked(void)
-{
-    for (size_t k = 0; k < SIGNAL_COUNT; k++) {
-        struct sigaction current;
-        if (sigaction(fatal_signals[k], NULL, &current) != 0)
-            continue;
-        /* An ignored SIGINT (nohup, background jobs) must stay ignored. */
-        if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN)
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_fatal_signal;
-        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        sigaction(fatal_signals[k], &sa, &previous[k]);
-    }
-    static bool atexit_registered;
-    if (!atexit_registered)
-        atexit(on_exit_without_close);
-    atexit_registered = true;
-    handlers_installed = true;
-}
-
-rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w)
-{
-    if (!w)
-        return rt_errorf(RT_ERR_USAGE, "trace writer: install handlers for NULL");
-    pthread_mutex_lock(&install_lock);
-    int free_slot = -1;
-    for (int i = 0; i < MAX_WRITERS; i++) {
-        struct rt_trace_writer *cur = atomic_load(&registry[i]);
-        if (cur == w) {
-            pthread_mutex_unlock(&install_lock);
-            return rt_ok_status();
-        }
-        if (!cur && free_slot < 0)
-            free_slot = i;
-    }
-    if (free_slot < 0) {
-        pthread_mutex_unlock(&install_lock);
-        return rt_errorf(RT_ERR_INTERNAL, "more than %d trace writers with exit handlers",
-                         MAX_WRITERS);
-    }
-    atomic_store(&registry[free_slot], w);
-    if (!handlers_installed)
-        install_handlers_locked();
-    pthread_mutex_unlock(&install_lock);
-    return rt_ok_status();
-}
-
-void rt_trace_writer_uninstall_exit_handlers(void)
-{
-    pthread_mutex_lock(&install_lock);
-    for (size_t k = 0; handlers_installed && k < SIGNAL_COUNT; k++) {
-        struct sigaction current;
-        /* Only where ours is still the handler: a later one chains to us. */
-        if (sigaction(fatal_signals[k], NULL, &current) == 0 &&
-            (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_fatal_signal)
-            sigaction(fatal_signals[k], &previous[k], NULL);
-    }
-    handlers_installed = false;
-    pthread_mutex_unlock(&install_lock);
-}
-
-void rt_writer_unregister(struct rt_trace_writer *w)
-{
-    for (int i = 0; i < MAX_WRITERS; i++) {
-        struct rt_trace_writer *expected = w;
-        atomic_compare_exchange_strong(&registry[i], &expected, NULL);
-    }
+    rt_trace_writer_emergency_flush_or_wait(w);
 }
 
 /* ------------------------------------------- a .part a dead process left */

@@ -1,7 +1,8 @@
 /*
  * trace/trace.h — the .rtrace file: a thread-safe streaming writer, a
- * streaming reader that is safe on untrusted input, and abnormal-exit
- * flushing. The byte layout is trace/FORMAT.md (constants in format.h).
+ * streaming reader that is safe on untrusted input, and the flush that
+ * finishes a file on abnormal exit (the caller owns the signal handlers that
+ * call it: capture/signals.c in the layer). The byte layout is trace/FORMAT.md (constants in format.h).
  *
  * Owns: the file header (application, capture settings, capture device
  * identity as plain integers, the trace's command-name table), blocks (zstd or
@@ -10,7 +11,7 @@
  * Must not touch: Vulkan (no Vulkan headers, no Vulkan calls): call parameters
  * are opaque bytes encoded by the generated codec.
  * Entry points: rt_trace_writer_create / _call / _frame_end / _close,
- * rt_trace_writer_install_exit_handlers, rt_trace_reader_open / _next.
+ * rt_trace_writer_emergency_flush, rt_trace_reader_open / _next.
  */
 #ifndef RT_TRACE_H
 #define RT_TRACE_H
@@ -96,6 +97,12 @@ struct rt_trace_writer_options {
     enum rt_trace_compression compression;
     int compression_level; /* zstd level; 0 = 3 */
     size_t block_size;     /* raw bytes per block before it is sealed; 0 = 1 MiB */
+    /* A FRAME_END seals the block only once the block has been open this
+     * long (0: at every FRAME_END). Fewer, larger blocks compress better
+     * (frames repeat) and cost fewer hand-overs to the writer thread; a
+     * SIGKILL then loses up to this long of frames, a signal or exit()
+     * nothing (the emergency flush writes the open block). */
+    uint32_t frame_seal_ms;
     const char *application_name, *engine_name; /* may be NULL */
     uint32_t application_version, engine_version, api_version;
     uint32_t vk_header_version; /* VK_HEADER_VERSION_COMPLETE of the capture */
@@ -176,38 +183,28 @@ RT_MUST_CHECK rt_status rt_trace_writer_finish(struct rt_trace_writer *w,
                                                struct rt_trace_writer_stats *stats_out);
 
 /**
- * Registers w for abnormal-exit flushing. On a signal whose default action
- * ends the process (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
- * SIGUSR1/2, SIGXCPU, SIGXFSZ, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
- * SIGSYS), on whichever thread, and on exit() without close: every sealed
- * block is written (uncompressed if it was still queued), then the block in
- * progress unless a thread was inside an append, an end block marked
- * "emergency", and the file is renamed; then the default action runs. A
- * handler the program installed before us runs instead, and the file is
- * flushed only if that handler leaves the signal to its default action (a
- * program that handles SIGINT, or SIGSEGV as Mono does, goes on capturing).
- * A second thread taking a signal while the flush runs waits for it. Signals
- * that were ignored stay ignored. A later SIGSEGV handler (page guarding)
- * should chain to the one it replaced for faults it does not own.
- */
-RT_MUST_CHECK rt_status rt_trace_writer_install_exit_handlers(struct rt_trace_writer *w);
-
-/**
- * Restores the signal dispositions found at install time, where ours is still
- * the installed handler. A shared library (the capture layer) calls it before
- * it can be unloaded, so no handler points into unmapped code. The atexit
- * hook stays (glibc runs a library's atexit hooks at dlclose) and finds no
- * registered writer once all were closed.
- */
-void rt_trace_writer_uninstall_exit_handlers(void);
-
-/**
- * Async-signal-safe (see crash.c for the one caveat, a trylock): writes what
- * rt_trace_writer_install_exit_handlers describes and renames the file. Runs
- * at most once per writer; later appends fail and close reports it. Returns
+ * Async-signal-safe (see crash.c for the one caveat, a trylock), for a
+ * handler of a signal that is about to end the process (SIGTERM, SIGSEGV,
+ * ...), on whichever thread: writes every sealed block (uncompressed if it
+ * was still queued), then the block in progress unless a thread was inside
+ * an append, an end block marked "emergency", and renames the file. Runs at
+ * most once per writer; later appends fail and close reports it. Returns
  * false if w was already flushed.
  */
 bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w);
+
+/** The same, but when another thread's flush is under way (it took a signal
+ * at the same moment), waits for it to finish: returning would let this
+ * thread's signal end the process halfway through it. */
+bool rt_trace_writer_emergency_flush_or_wait(struct rt_trace_writer *w);
+
+/**
+ * For exit() without close (an atexit hook; not a signal context): seals the
+ * block in progress, gives the writer thread a moment to write what is
+ * queued (compressed), then finishes the file with the emergency flush.
+ * Does nothing for a writer already finished.
+ */
+void rt_trace_writer_exit_flush(struct rt_trace_writer *w);
 
 /** True once the emergency flush has finished w's file: appends after it
  * fail by design (other threads go on until the process ends). */

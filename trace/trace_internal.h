@@ -98,6 +98,8 @@ struct rt_trace_writer {
     int compression; /* enum rt_format_compression */
     int level;
     size_t block_size;
+    uint32_t frame_seal_ms;   /* see rt_trace_writer_options */
+    uint64_t block_opened_ms; /* CLOCK_MONOTONIC_COARSE at the block's first packet */
 
     /* Under lock. */
     struct rt_trace_header header; /* strings owned (strdup), names too */
@@ -133,13 +135,6 @@ void rt_writer_seal_locked(struct rt_trace_writer *w);
 
 /** Records the writer's first error (lock held) and returns s. */
 rt_status rt_writer_fail_locked(struct rt_trace_writer *w, rt_status s);
-
-/** Removes w from the exit-handler registry (finish calls it after the rename). */
-void rt_writer_unregister(struct rt_trace_writer *w);
-
-/** Waits (briefly, bounded) until no signal handler is looking at a writer
- * it found in the registry, so an unregistered writer can be freed. */
-void rt_writer_wait_for_handlers(void);
 
 /** pwrite(2) until all SIZE bytes are at OFFSET (retrying EINTR and short
  * writes). Async-signal-safe: the emergency flush uses it too. */

@@ -351,6 +351,7 @@ rt_status rt_trace_writer_create(const struct rt_trace_writer_options *o,
     w->compression = o->compression == RT_TRACE_COMPRESSION_NONE ? RT_FORMAT_COMPRESSION_NONE
                                                                   : RT_FORMAT_COMPRESSION_ZSTD;
     w->level = o->compression_level ? o->compression_level : DEFAULT_LEVEL;
+    w->frame_seal_ms = o->frame_seal_ms;
     size_t bs = o->block_size ? o->block_size : DEFAULT_BLOCK_SIZE;
     w->block_size = bs < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE
                     : bs > RT_FORMAT_MAX_RAW_BLOCK ? RT_FORMAT_MAX_RAW_BLOCK : bs;
@@ -420,8 +421,8 @@ rt_status rt_trace_writer_finish(struct rt_trace_writer *w, struct rt_trace_writ
     pthread_cond_broadcast(&w->wake_writer);
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);
-    /* Still registered: a fatal signal before the rename finishes the file
-     * itself. The flush may have started meanwhile; then it owns the file. */
+    /* A fatal signal before the rename may still finish the file itself (the
+     * handlers' owner calls the flush); then it owns the file. */
     rt_status s;
     if (emergency || atomic_load(&w->emergency)) {
         wait_for_emergency(w);
@@ -430,7 +431,6 @@ rt_status rt_trace_writer_finish(struct rt_trace_writer *w, struct rt_trace_writ
     } else {
         s = finish_file(w);
     }
-    rt_writer_unregister(w);
     if (stats_out)
         *stats_out = w->stats;
     return s;
@@ -448,7 +448,6 @@ rt_status rt_trace_writer_close(struct rt_trace_writer *w, struct rt_trace_write
         s = rt_trace_writer_finish(w, stats_out);
     else if (stats_out)
         *stats_out = w->stats;
-    rt_writer_wait_for_handlers();
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->wake_writer);
     pthread_cond_destroy(&w->slot_freed);

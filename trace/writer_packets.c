@@ -4,10 +4,25 @@
  * sequence number and its place in the file agree.
  */
 #include <string.h>
+#include <time.h>
 
 #include "trace_internal.h"
 
 #define MAX_PACKET_BODY (RT_FORMAT_MAX_RAW_BLOCK - RT_FORMAT_PACKET_HEADER_SIZE)
+
+/* A coarse clock (no system call): block ages are tens of milliseconds. */
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A FRAME_END seals the block when it has been open frame_seal_ms (lock held). */
+static bool frame_seal_due(const struct rt_trace_writer *w)
+{
+    return !w->frame_seal_ms || now_ms() - w->block_opened_ms >= w->frame_seal_ms;
+}
 
 /* Checks the writer can take a packet of body_size bytes, seals the block if
  * the packet would overflow it, and writes the packet header. Lock held. */
@@ -27,8 +42,11 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
     if (atomic_load(&w->failed))
         return w->error;
     *seq_out = w->next_seq++;
-    if (w->packets++ == 0)
+    if (w->packets++ == 0) {
         w->first_seq = *seq_out;
+        if (w->frame_seal_ms)
+            w->block_opened_ms = now_ms();
+    }
     w->stats.packets++;
     rt_enc_u16(&w->block, type);
     rt_enc_u32(&w->block, (uint32_t)body_size);
@@ -121,7 +139,7 @@ rt_status rt_trace_writer_frame_end(struct rt_trace_writer *w)
         rt_enc_u64(&w->block, ++w->frame_number);
         w->frames++;
         w->stats.frames++;
-        s = packet_end(w, true);
+        s = packet_end(w, frame_seal_due(w));
     }
     pthread_mutex_unlock(&w->lock);
     return s;

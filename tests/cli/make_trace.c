@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "trace.h"
 
 static const char *const names[] = {"vkCreateInstance", "vkCreateDevice", "vkQueueSubmit",
@@ -127,8 +128,10 @@ static rt_status run(const struct options *o)
         .device = o->late_device ? NULL : &dev};
     struct rt_trace_writer *w;
     RT_TRY(rt_trace_writer_create(&wo, &w));
-    if (o->die)
-        RT_TRY(rt_trace_writer_install_exit_handlers(w));
+    if (o->die) { /* the capture layer's handlers, which call the trace's flush */
+        RT_TRY(capture_signals_install());
+        capture_signals_set_trace(w);
+    }
     rt_status s = rt_ok_status();
     for (int f = 1; f <= o->frames && rt_ok(&s); f++) {
         s = write_frame(w, o, f);

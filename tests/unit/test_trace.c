@@ -957,21 +957,33 @@ Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
     free(data);
 }
 
-Test(trace, exit_handlers_chain_and_uninstall_restores_the_previous_disposition)
+/* The capture's setting: frames that repeat share a block (and a zstd frame)
+ * until the block has been open frame_seal_ms; 0 seals at every frame end. */
+Test(trace, frame_seal_ms_joins_frames_into_one_block)
 {
-    struct sigaction before, during, after;
-    cr_assert_eq(sigaction(SIGTERM, NULL, &before), 0);
-    struct rt_trace_writer *w = open_writer(tmp_path("h.rtrace"), RT_TRACE_COMPRESSION_DEFAULT,
-                                            0, true);
-    OK(rt_trace_writer_install_exit_handlers(w));
-    OK(rt_trace_writer_install_exit_handlers(w)); /* idempotent */
-    cr_assert_eq(sigaction(SIGTERM, NULL, &during), 0);
-    cr_assert(during.sa_flags & SA_SIGINFO, "no handler installed");
-    OK(rt_trace_writer_close(w, NULL));
-    rt_trace_writer_uninstall_exit_handlers();
-    cr_assert_eq(sigaction(SIGTERM, NULL, &after), 0);
-    cr_assert_eq(after.sa_handler, before.sa_handler);
-    cr_assert_eq(after.sa_flags & SA_SIGINFO, before.sa_flags & SA_SIGINFO);
+    for (int joined = 0; joined < 2; joined++) {
+        char *path = tmp_path(joined ? "joined.rtrace" : "per_frame.rtrace");
+        static struct rt_trace_device_info dev;
+        test_device(&dev);
+        struct rt_trace_writer_options o = {
+            .path = path, .compression = RT_TRACE_COMPRESSION_ZSTD, .command_names = names,
+            .command_count = NAME_COUNT, .device = &dev, .frame_seal_ms = joined ? 600000 : 0};
+        struct rt_trace_writer *w;
+        OK(rt_trace_writer_create(&o, &w));
+        write_frames(w, 6, 10);
+        struct rt_trace_writer_stats st;
+        OK(rt_trace_writer_close(w, &st));
+        cr_assert_eq(st.frames, 6);
+        cr_assert_eq(st.blocks, joined ? 1 : 6, "frame_seal_ms %u: %llu blocks", o.frame_seal_ms,
+                     (unsigned long long)st.blocks);
+        size_t size;
+        uint8_t *data = slurp(path, &size);
+        struct summary sum;
+        read_all(data, size, &sum);
+        cr_assert(rt_ok(&sum.status), "%s", sum.status.msg);
+        cr_assert_eq(sum.frames, 6);
+        free(data);
+    }
 }
 
 /* -------------------------------------------------------- compatibility */

@@ -1,8 +1,8 @@
 /*
  * Unit tests for finishing traces: rt_trace_finish_part on what a dead
  * process leaves (cut mid-block, whole, empty, junk, still locked by a live
- * writer), rt_trace_writer_finish (a writer other threads may still call),
- * and the exit handlers leaving a signal the program handles to the program.
+ * writer) and rt_trace_writer_finish (a writer other threads may still call).
+ * The signal handlers that call the flush are capture's: test_capture_signals.c.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -209,35 +209,3 @@ Test(finish, a_finished_writer_stays_valid_and_refuses_appends)
     OK(rt_trace_writer_close(w, NULL)); /* only frees now */
 }
 
-static volatile sig_atomic_t program_saw;
-
-static void program_handler(int sig)
-{
-    program_saw = sig;
-}
-
-/* A program that handles a signal itself (mpv quits cleanly on SIGINT, Mono
- * turns faults into exceptions) decides: the capture goes on. */
-Test(finish, a_signal_the_program_handles_is_left_to_it)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = program_handler;
-    sigemptyset(&sa.sa_mask);
-    cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-    char path[160];
-    path_of(path, sizeof path, "handled.rtrace");
-    struct rt_trace_writer *w = open_writer(path);
-    OK(rt_trace_writer_install_exit_handlers(w));
-    write_frames(w, 1);
-    raise(SIGUSR1);
-    cr_assert_eq(program_saw, SIGUSR1, "the program's handler ran");
-    write_frames(w, 1); /* still capturing */
-    cr_assert_neq(access(path, F_OK), 0, "not finished by the signal");
-    OK(rt_trace_writer_close(w, NULL));
-    rt_trace_writer_uninstall_exit_handlers();
-    rt_status s;
-    struct rt_trace_progress read = read_through(path, &s);
-    cr_assert(rt_ok(&s) && !read.emergency);
-    cr_assert_eq(read.frames, 2);
-}
