@@ -196,3 +196,22 @@ bench_failures() {
 file_size() {
     if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo -; fi
 }
+
+# bench_ratio NAME GOAL FILE WHAT: FILE holds one ratio per run (lower is
+# better; GOAL is the most the goal allows). Prints min/median/max and, when
+# ./run bench set BENCH_RATIOS, appends "NAME<TAB>GOAL<TAB>WHAT<TAB>values"
+# there for bench/summary.sh's table and JSON.
+bench_ratio() {
+    values=$(sort -n "$3" | tr '\n' ' ' | sed 's/ $//')
+    printf '  %-28s %s (goal <= %s): %s\n' "$1" "$4" "$2" "$values"
+    if [ -n "${BENCH_RATIOS:-}" ]; then
+        printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$4" "$values" >>"$BENCH_RATIOS"
+    fi
+}
+
+# pair_ratio A B COLUMN: per-run ratios A/B of COLUMN (1 wall, 2 CPU) of the
+# times files A and B, whose lines are the paired runs in order.
+pair_ratio() {
+    paste -d' ' "$1" "$2" | awk -v c="$3" '{ a = $c; b = $(c + 2)
+        if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.3f\n", a / b }'
+}

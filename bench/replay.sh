@@ -94,6 +94,12 @@ for prog in $PROGRAMS; do
         "${calls:--}" "$ours" "$gfxr" "$(ratio "$gfxr" "$ours")" \
         "$ours_cpu" "$gfxr_cpu" "$(ratio "$gfxr_cpu" "$ours_cpu")" "$where"
 done
+# The call-heavy offscreen sample is issue 21's replay goal (ours/GFXR <= 0.5).
+for prog in $PROGRAMS; do
+    [ "$prog" = readback-off ] || continue
+    pair_ratio "$WORK/$prog.ours.times" "$WORK/$prog.gfxr.times" 1 >"$WORK/r.$prog"
+    bench_ratio "replay-$prog-wall" 0.50 "$WORK/r.$prog" "retrace/gfxrecon-replay wall"
+done
 echo "ours: retrace replay TRACE (headless); gfxr: gfxrecon-replay [--wsi xlib] TRACE."
 echo "Times are whole processes: start, trace load and decompression, device setup, replay, teardown."
 bench_failures

@@ -11,6 +11,7 @@ CPU time (user + system of the command and its threads, from the kernel's
 rusage of waited-for children) are kept: on a loaded machine CPU time is the
 steadier of the two. Usage: timing.py RETRACE GOLDEN ACTUAL LABEL REPS
 """
+import os
 import resource
 import statistics
 import subprocess
@@ -86,6 +87,17 @@ def main():
           f" {f * 1e3:8.1f} {fc * 1e3:8.1f} {sk_full * 1e3:9.1f} {sk_only * 1e3:8.1f}"
           f" {f / o:7.2f}x {fc / oc:7.2f}x {sk_full / o:7.2f}x")
     print(f"{'':>10} {ours_ssim} skimage={sk_value:.6f} ffmpeg(All)={ff_ssim}")
+    write_ratios(label, times)
+
+
+def write_ratios(label, times):
+    """Per-run CPU ratios ours/ffmpeg for ./run bench's summary (bench/lib.sh's format)."""
+    path = os.environ.get("BENCH_RATIOS")
+    if not path:
+        return
+    values = " ".join(f"{o / f:.3f}" for o, f in zip(times["ours"][1], times["ffmpeg"][1]) if f > 0)
+    with open(path, "a") as out:
+        out.write(f"compare-{label}-cpu\t0.25\tretrace compare/ffmpeg ssim CPU\t{values}\n")
 
 
 if __name__ == "__main__":

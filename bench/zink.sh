@@ -1,0 +1,112 @@
+#!/bin/sh
+# bench/zink.sh — issue 21's goals on GL programs nobody here wrote, through
+# zink (Mesa's GL on Vulkan) on lavapipe, with vblank off:
+#   capture  glxgears, exactly FRAMES (1000) frames (bench/zink/glx_frames.c
+#            ends it): CPU and wall time captured / bare (goal <= 1.10);
+#            glmark2 -b build, texture, shading: bare FPS / captured FPS
+#            (goal <= 1.05)
+#   size     our zstd trace / GFXReconstruct's zstd trace of the same frames
+#            (goal <= 0.10)
+#   replay   `retrace replay` (headless) / `gfxrecon-replay --wsi xlib`
+#            (in an Xvfb window: it has no headless mode on this lavapipe)
+#            wall and CPU time of those traces (goal <= 0.5)
+# Every figure is a pair measured back to back, the order reversed on every
+# other repetition, so load from other processes falls on both alike; each
+# ratio is printed as its REPS per-pair values (min, median, max in
+# bench/summary.sh). Load averages are printed before and after.
+# Environment: BUILD, REPS (5), FRAMES (1000), GLMARK_SECONDS (3).
+set -eu
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+FRAMES=${FRAMES:-1000}
+GLMARK_SECONDS=${GLMARK_SECONDS:-3}
+for tool in glxgears glmark2 cc; do
+    command -v "$tool" >/dev/null 2>&1 || bench_die "$tool not found (apt-get install mesa-utils glmark2 build-essential)"
+done
+bench_init zink
+cc -O2 -shared -fPIC -o "$WORK/glx_frames.so" bench/zink/glx_frames.c -ldl
+ZINK="env vblank_mode=0 MESA_LOADER_DRIVER_OVERRIDE=zink LIBGL_ALWAYS_SOFTWARE=1"
+GEARS="$ZINK BENCH_FRAMES=$FRAMES LD_PRELOAD=$WORK/glx_frames.so glxgears"
+GFXR="VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE_TIMESTAMP=false
+      GFXRECON_CAPTURE_COMPRESSION_TYPE=ZSTD GFXRECON_LOG_LEVEL=warning"
+echo "==> bench/zink: glxgears ($FRAMES frames) and glmark2 through zink ($(nproc) CPUs, DISPLAY=$DISPLAY, $REPS pairs)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# gears CFG REP: one timed glxgears run, appended to gears.CFG.
+gears() {
+    case $1 in
+    bare) t=$(timed "$WORK/gears.log" $GEARS) ;;
+    ours) t=$(timed "$WORK/gears.log" "$RETRACE" capture -o "$WORK/gears.rtrace" -- $GEARS) ;;
+    gfxr) t=$(timed "$WORK/gears.log" env $GFXR GFXRECON_CAPTURE_FILE="$WORK/gears.gfxr" $GEARS) ;;
+    esac
+    [ "${t% *}" = fail ] && bench_fail "$([ "$1" = gfxr ] && echo gfxr || echo ours)" "glxgears $1" "$WORK/gears.log"
+    echo "$t" >>"$WORK/gears.$1"
+}
+
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    if [ $((rep % 2)) -eq 1 ]; then gears bare; gears ours; else gears ours; gears bare; fi
+    rep=$((rep + 1))
+done
+gears gfxr
+pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 2 >"$WORK/r.gears.cpu"
+pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 1 >"$WORK/r.gears.wall"
+echo "glxgears seconds (wall CPU) bare: $(tr '\n' ',' <"$WORK/gears.bare")  captured: $(tr '\n' ',' <"$WORK/gears.ours")"
+bench_ratio capture-glxgears-cpu 1.10 "$WORK/r.gears.cpu" "captured/bare CPU time"
+bench_ratio capture-glxgears-wall 1.10 "$WORK/r.gears.wall" "captured/bare wall time"
+ours_size=$(file_size "$WORK/gears.rtrace")
+gfxr_size=$(file_size "$WORK/gears.gfxr")
+ratio "$ours_size" "$gfxr_size" >"$WORK/r.size"
+echo "trace bytes: ours $ours_size, GFXReconstruct $gfxr_size"
+bench_ratio size-glxgears 0.10 "$WORK/r.size" "our trace/GFXR zstd trace"
+
+# Replays of the last captures, alternately.
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    for who in ours gfxr; do
+        if [ "$who" = ours ]; then
+            t=$(timed "$WORK/replay.log" timeout "$BENCH_TIMEOUT" "$RETRACE" replay "$WORK/gears.rtrace")
+        else
+            t=$(timed "$WORK/replay.log" timeout "$BENCH_TIMEOUT" gfxrecon-replay --wsi xlib "$WORK/gears.gfxr")
+        fi
+        [ "${t% *}" = fail ] && bench_fail "$who" "replay by $who" "$WORK/replay.log"
+        echo "$t" >>"$WORK/replay.$who"
+    done
+    rep=$((rep + 1))
+done
+pair_ratio "$WORK/replay.ours" "$WORK/replay.gfxr" 1 >"$WORK/r.replay.wall"
+pair_ratio "$WORK/replay.ours" "$WORK/replay.gfxr" 2 >"$WORK/r.replay.cpu"
+bench_ratio replay-glxgears-wall 0.50 "$WORK/r.replay.wall" "retrace/gfxrecon-replay wall"
+bench_ratio replay-glxgears-cpu 0.50 "$WORK/r.replay.cpu" "retrace/gfxrecon-replay CPU"
+
+# glmark2: each scene's FPS bare and captured, in pairs.
+glmark() { # CFG: prints "build texture shading" FPS, or "fail"
+    set -- "$1" $ZINK glmark2 -b "build:duration=$GLMARK_SECONDS" -b "texture:duration=$GLMARK_SECONDS" \
+        -b "shading:duration=$GLMARK_SECONDS"
+    if [ "$1" = ours ]; then
+        shift
+        set -- "$RETRACE" capture -o "$WORK/glmark2.rtrace" -- "$@"
+    else
+        shift
+    fi
+    timeout "$BENCH_TIMEOUT" "$@" >"$WORK/glmark.log" 2>&1 || { echo fail; return 0; }
+    sed -n 's/^\[\([a-z]*\)\].* FPS: \([0-9]*\).*/\2/p' "$WORK/glmark.log" | tr '\n' ' '
+    echo
+}
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    if [ $((rep % 2)) -eq 1 ]; then b=$(glmark bare); o=$(glmark ours); else o=$(glmark ours); b=$(glmark bare); fi
+    echo "$b" >>"$WORK/glmark.bare"
+    echo "$o" >>"$WORK/glmark.ours"
+    rep=$((rep + 1))
+done
+n=1
+for scene in build texture shading; do
+    paste -d' ' "$WORK/glmark.bare" "$WORK/glmark.ours" | awk -v n="$n" '{ b = $n; o = $(n + 3)
+        if (b ~ /^[0-9]+$/ && o ~ /^[0-9]+$/ && o > 0) printf "%.3f\n", b / o }' >"$WORK/r.glmark.$scene"
+    bench_ratio "capture-glmark2-$scene" 1.05 "$WORK/r.glmark.$scene" "bare FPS/captured FPS"
+    n=$((n + 1))
+done
+echo "glmark2 FPS (build texture shading) bare: $(tr '\n' ',' <"$WORK/glmark.bare") captured: $(tr '\n' ',' <"$WORK/glmark.ours")"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_failures
