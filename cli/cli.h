@@ -18,6 +18,9 @@
 /* retrace capture: the program crashed, was killed or exited non-zero (the
  * trace is kept). Beside the codes of common/status.h. */
 #define CLI_EXIT_PROGRAM_FAILED 6
+/* retrace replay: the driver crashed (a fatal signal outside retrace's own
+ * code) at the call the message names; the report and --json say it too. */
+#define CLI_EXIT_DRIVER_CRASHED 7
 
 struct rt_command {
     const char *name;
@@ -88,6 +91,11 @@ struct rt_replay_result;
  */
 int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_replay_result *res,
                            rt_status status, int frames_rc);
+
+/** --json after a fatal signal (cmd_replay.c): the object with the error
+ * CODE (CLI_EXIT_DRIVER_CRASHED, or 5 for a fault in retrace) and MESSAGE. */
+void cli_replay_json_crash(const struct rt_replay_options *o, const struct rt_replay_result *res, int code,
+                           const char *message);
 CLI_DECLARE(serve);
 CLI_DECLARE(run);
 CLI_DECLARE(upload);

@@ -1,5 +1,6 @@
 /* cli/cmd_replay.c — `retrace replay TRACE`: re-execute a trace headless. */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "crash.h"
 #include "replay.h"
 #include "replay_config_args.h"
 #include "report.h"
@@ -329,6 +331,46 @@ static int finish_replay(const struct rt_replay_options *o, const struct cli_rep
     return rt_ok(&s) ? code : cli_fail(s);
 }
 
+/* A fatal signal during the replay (replay/crash.h): said, reported and
+ * exited here, from the signal handler. A report that hangs (the fault came
+ * inside malloc) is cut short by the alarm: the exit code still says it. */
+static struct crash_context {
+    const struct rt_replay_options *o;
+    const struct cli_replay_config *cc;
+    const struct rt_replay_result *res;
+    int code;
+} crashed;
+
+static void crash_deadline(int sig)
+{
+    (void)sig;
+    _exit(crashed.code);
+}
+
+static void on_crash(const struct rt_replay_crash *c, void *ctx)
+{
+    struct crash_context *x = ctx;
+    x->code = c->in_retrace ? RT_ERR_INTERNAL : CLI_EXIT_DRIVER_CRASHED;
+    signal(SIGALRM, crash_deadline);
+    alarm(10);
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s crashed (%s) at call %" PRIu64 " (%s, frame %" PRIu64 "%s)%s",
+             c->in_retrace ? "retrace" : "the driver", c->signal_name, c->call,
+             c->command[0] ? c->command : "between calls", c->frame,
+             c->other_thread ? "; on a thread of the driver's, running the last submit" : "",
+             c->in_retrace ? ": a bug in retrace" : "");
+    fprintf(stderr, "%sretrace: error: %s\n", x->o->progress ? "\n" : "", msg);
+    if (x->cc->report) {
+        rt_status w = rt_replay_report_write(x->cc->report, x->o, x->res, x->code, msg);
+        if (!rt_ok(&w))
+            fprintf(stderr, "retrace: error: %s\n", w.msg);
+    }
+    if (cli_json_errors())
+        cli_replay_json_crash(x->o, x->res, x->code, msg);
+    fflush(stdout);
+    _exit(x->code);
+}
+
 int cmd_replay_run(int argc, char **argv)
 {
     struct rt_replay_options o = {0};
@@ -359,7 +401,10 @@ int cmd_replay_run(int argc, char **argv)
         o.total_frames = count_frames(o.trace_path);
     struct rt_replay_result res;
     cli_replay_config_print(&cc);
+    crashed = (struct crash_context){&o, &cc, &res, 0};
+    rt_replay_on_crash(on_crash, &crashed);
     rt_status s = rt_replay_run(&o, &res);
+    rt_replay_on_crash(NULL, NULL);
     if (!cli_json_errors())
         print_result(&o, &res);
     int frames_rc = rt_ok(&s) ? check_frames_reached(&o, &res) : 0;

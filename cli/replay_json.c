@@ -65,25 +65,45 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
     }
 }
 
-int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_replay_result *res,
-                           rt_status status, int frames_rc)
+static int print_object(cJSON *j)
 {
-    rt_status v = verdict(o, res, status, frames_rc);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "trace", o->trace_path);
-    cJSON_AddStringToObject(j, "device", res->device_name);
-    add_counts(j, o, res);
-    if (!rt_ok(&v)) {
-        cJSON *e = cJSON_AddObjectToObject(j, "error");
-        cJSON_AddNumberToObject(e, "code", v.code);
-        cJSON_AddStringToObject(e, "name", rt_code_name(v.code));
-        cJSON_AddStringToObject(e, "message", v.msg);
-    }
     char *text = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     if (!text)
         return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory printing JSON"));
     printf("%s\n", text);
     cJSON_free(text);
-    return (int)v.code;
+    return 0;
+}
+
+static cJSON *result_object(const struct rt_replay_options *o, const struct rt_replay_result *res, int code,
+                            const char *name, const char *message)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "trace", o->trace_path);
+    cJSON_AddStringToObject(j, "device", res->device_name);
+    add_counts(j, o, res);
+    if (code) {
+        cJSON *e = cJSON_AddObjectToObject(j, "error");
+        cJSON_AddNumberToObject(e, "code", code);
+        cJSON_AddStringToObject(e, "name", name);
+        cJSON_AddStringToObject(e, "message", message);
+    }
+    return j;
+}
+
+int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_replay_result *res,
+                           rt_status status, int frames_rc)
+{
+    rt_status v = verdict(o, res, status, frames_rc);
+    int rc = print_object(result_object(o, res, (int)v.code, rt_code_name(v.code), v.msg));
+    return rc ? rc : (int)v.code;
+}
+
+void cli_replay_json_crash(const struct rt_replay_options *o, const struct rt_replay_result *res, int code,
+                           const char *message)
+{
+    int rc = print_object(result_object(o, res, code, code == CLI_EXIT_DRIVER_CRASHED ? "driver-crashed"
+                                        : rt_code_name(RT_ERR_INTERNAL), message));
+    (void)rc; /* the crash's exit code stands */
 }

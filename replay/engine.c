@@ -192,6 +192,13 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     void *args;
     RT_TRY(replay_decode_call(r->header, r->commands, p, &r->arena, &cmd, &args));
     double start = r->opts->stats ? now_seconds() : 0;
+    r->current_cmd = cmd;
+    r->in_call = true;
+    if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS) {
+        r->last_submit_seq = p->seq;
+        r->last_submit_frame = r->frame + 1;
+        r->last_submit_cmd = cmd;
+    }
     replay_handler_fn handler = replay_handler(cmd);
     replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
     rt_status s = replay_config_before_call(r, cmd, args);
@@ -207,6 +214,7 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
         r->seconds_per_command[cmd] += now_seconds() - start;
     }
     r->result->calls++;
+    r->in_call = false;
     return s;
 }
 
@@ -379,10 +387,12 @@ rt_status rt_replay_run(const struct rt_replay_options *opts, struct rt_replay_r
         if (!r)
             return rt_errorf(RT_ERR_INTERNAL, "out of memory");
         double loop_start = now_seconds();
+        replay_crash_watch(r);
         s = replay_once(opts, result, r, i + 1);
         if (opts->stats && rt_ok(&s))
             print_stats(r, now_seconds() - loop_start);
         replay_finish(r);
+        replay_crash_watch(NULL);
         free(r);
     }
     result->seconds = now_seconds() - start;

@@ -89,11 +89,20 @@ struct replay {
     uint32_t pass;                /* 1-based pass of --loop */
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
+    /* What crash.c names when a fatal signal comes: the call in progress,
+     * and the last submit (a driver's queue thread runs it later). */
+    bool in_call;
+    enum rt_vk_cmd current_cmd;
+    uint64_t last_submit_seq, last_submit_frame;
+    enum rt_vk_cmd last_submit_cmd;
     struct replay_verify *verify; /* --verify state (verify.c) */
     uint64_t *calls_per_command;
     double *seconds_per_command;
     struct replay_config_state *config; /* workarounds and delays (replay_config.h); NULL = none */
 };
+
+/* crash.c: the replay a fatal signal interrupts (NULL: none). */
+void replay_crash_watch(struct replay *r);
 
 /* decode.c */
 /** Trace command ids -> codec commands (RT_VK_CMD_COUNT where unknown), malloc'd. */

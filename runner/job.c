@@ -288,6 +288,10 @@ static rt_status compare_frames(struct rt_exec *x, struct rt_slot *slot, struct 
     return rt_ok_status();
 }
 
+/* `retrace replay`'s exit status when the driver crashed (README's exit
+ * codes; cli/cli.h CLI_EXIT_DRIVER_CRASHED): its error line names the call. */
+#define REPLAY_EXIT_DRIVER_CRASHED 7
+
 /* The child's end as frames: a job-level crash, hang or error, or compared frames. */
 static rt_status judge(struct rt_exec *x, struct rt_slot *slot, struct rt_run_frame **frames, size_t *n)
 {
@@ -302,6 +306,8 @@ static rt_status judge(struct rt_exec *x, struct rt_slot *slot, struct rt_run_fr
     else if (WIFSIGNALED(c->wait_status))
         *frames = job_level(RT_RESULT_CRASH, "the replay was killed by signal %d (%s); last output: %s",
                             WTERMSIG(c->wait_status), strsignal(WTERMSIG(c->wait_status)), tail[0] ? tail : "(none)");
+    else if (WEXITSTATUS(c->wait_status) == REPLAY_EXIT_DRIVER_CRASHED && rt_child_error_line(c, tail, sizeof tail))
+        *frames = job_level(RT_RESULT_CRASH, "%s", tail + strlen("retrace: error: "));
     else if (WEXITSTATUS(c->wait_status) != 0 && rt_child_error_line(c, tail, sizeof tail))
         *frames = job_level(RT_RESULT_ERROR, "the replay exited %d: %s", WEXITSTATUS(c->wait_status), tail);
     else if (WEXITSTATUS(c->wait_status) != 0)
