@@ -457,10 +457,16 @@ void rt_front_head_arrived(struct MHD_Connection *conn)
 void rt_front_request_done(struct MHD_Connection *conn)
 {
     struct record *r = record_of(conn);
-    if (r) {
-        atomic_store(&r->head_since_ms, now_ms());
-        atomic_store(&r->in_head, true);
-    }
+    if (!r)
+        return;
+    atomic_store(&r->head_since_ms, now_ms());
+    atomic_store(&r->in_head, true);
+    /* A client that has shut its side sends no next request, but
+     * libmicrohttpd can miss an end that came with the request and hold the
+     * connection (and its place under the limits) until the idle timeout. */
+    char c;
+    if (recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+        shutdown(r->fd, SHUT_RDWR);
 }
 
 /* ---- life ---------------------------------------------------------------------- */

@@ -1,12 +1,18 @@
 #!/bin/sh
-# tests/fuzz/run.sh BUILDDIR SECONDS — runs each libFuzzer harness built in
-# BUILDDIR (configured with -Dfuzz=true) for SECONDS, from a seed corpus of
-# traces written by the trace writer (tests/cli/make_trace), and prints the
-# executions and findings of each. Exit 1 if anything was found.
+# tests/fuzz/run.sh BUILDDIR SECONDS [HARNESS...] — runs each libFuzzer
+# harness built in BUILDDIR (configured with -Dfuzz=true; all of them unless
+# named: reader, vkdecode, png, upload, manifest, head, router) for SECONDS,
+# or until FUZZ_RUNS executions when that is set, and prints the executions
+# and findings of each. Exit 1 if anything was found. Seeds: traces written
+# by the trace writer (tests/cli/make_trace) for the reader, the PNGs of
+# tests/data/images for png, and tests/fuzz/seeds/ (uploads, manifests,
+# raw HTTP requests for head and router).
 # The corpus and any crashing inputs stay in BUILDDIR/fuzz/.
 set -eu
-build=${1:?usage: run.sh BUILDDIR SECONDS}
+build=${1:?usage: run.sh BUILDDIR SECONDS [HARNESS...]}
 seconds=${2:-60}
+shift 2 || shift $#
+only="$*"
 here=$(cd "$(dirname "$0")" && pwd)
 work=$build/fuzz
 make_trace=$build/tests/cli/make_trace
@@ -25,16 +31,26 @@ mkdir -p "$work/seeds-reader" "$work/corpus-reader" "$work/findings"
 for f in "$here"/../data/traces/*.rtrace; do
     [ -f "$f" ] && cp "$f" "$work/seeds-reader/"
 done
+mkdir -p "$work/seeds-png" "$work/seeds-head" "$work/seeds-router" "$work/seeds-upload" \
+    "$work/seeds-manifest"
+cp "$here"/../data/images/png/*.png "$here"/../data/images/bad/*.png "$work/seeds-png/"
+cp "$here"/seeds/http/* "$work/seeds-head/"
+cp "$here"/seeds/http/* "$work/seeds-router/"
+cp "$here"/seeds/upload/* "$work/seeds-upload/"
+cp "$here"/seeds/manifest/* "$work/seeds-manifest/"
 
 status=0
 for harness in "$build"/tests/fuzz/fuzz_*; do
     [ -f "$harness" ] && [ -x "$harness" ] || continue
     name=$(basename "$harness" | sed 's/^fuzz_//')
+    if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
+        continue
+    fi
     mkdir -p "$work/corpus-$name" "$work/seeds-$name"
     log=$work/$name.log
     before=$(ls "$work/findings" | grep -c "^$name-" || true)
     # -fork would use both cores; one process keeps the machine usable.
-    nice "$harness" -max_total_time="$seconds" -print_final_stats=1 \
+    nice "$harness" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -print_final_stats=1 \
         -artifact_prefix="$work/findings/$name-" \
         "$work/corpus-$name" "$work/seeds-$name" >"$log" 2>&1 || true
     after=$(ls "$work/findings" | grep -c "^$name-" || true)
@@ -42,7 +58,8 @@ for harness in "$build"/tests/fuzz/fuzz_*; do
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
     corpus=$(ls "$work/corpus-$name" | wc -l)
     findings=$((after - before))
-    echo "fuzz $name: ${seconds}s, ${execs:-0} executions, coverage ${cov:-?} edges," \
+    took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    echo "fuzz $name: ${took:-$seconds}s, ${execs:-0} executions, coverage ${cov:-?} edges," \
          "corpus $corpus, findings $findings"
     if [ "$findings" -gt 0 ] || grep -q "ERROR: libFuzzer\|SUMMARY: .*Sanitizer" "$log"; then
         echo "fuzz $name: FINDING, see $log and $work/findings/" >&2

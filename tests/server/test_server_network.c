@@ -346,3 +346,26 @@ Test(network, the_cache_stays_within_its_bytes)
             MHD_destroy_response(entries[i].response);
     }
 }
+
+/* A client that shut its side after one request sends no other: the server
+ * closes at once, not after its deadlines (30 s here), so that it does not
+ * hold a place under the connection limits meanwhile. */
+Test(network, a_client_that_hung_up_is_let_go_at_once)
+{
+    rt_server_stop(f.server);
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.threads = 1;
+    o.timeout_s = 30;
+    o.header_timeout_s = 30;
+    fixture_start(&f, &o);
+    int fd = connect_from("127.0.0.2"); /* a 10 s receive timeout */
+    send_text(fd, "GET /api/runs?limit=5 HTTP/1.1\r\nHost: x\r\n\r\n");
+    shutdown(fd, SHUT_WR);
+    struct http_response r;
+    http_read(fd, &r); /* until the server closes, or the receive timeout */
+    close(fd);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "\"runs\""), "the answer was cut: %s", r.body);
+    http_response_finish(&r);
+}
