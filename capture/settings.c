@@ -205,3 +205,19 @@ void rt_capture_settings_describe(const struct rt_capture_settings *settings, ch
              name_of(RT_CAPTURE_SETTING_FRAME_DELIMITER, (int)settings->frame_delimiter),
              settings->screenshot_dir[0] ? "yes" : "no");
 }
+
+enum rt_frame_delimiter rt_capture_settings_described_delimiter(const char *text)
+{
+    const char *key = "frame-delimiter=";
+    const char *at = text ? strstr(text, key) : NULL;
+    if (!at)
+        return RT_FRAME_DELIMITER_PRESENT;
+    at += strlen(key);
+    const char *const *names = infos[RT_CAPTURE_SETTING_FRAME_DELIMITER].choices;
+    for (int i = 0; names[i]; i++) {
+        size_t n = strlen(names[i]);
+        if (!strncmp(at, names[i], n) && (at[n] == ' ' || at[n] == '\0'))
+            return (enum rt_frame_delimiter)delimiter_values[i];
+    }
+    return RT_FRAME_DELIMITER_PRESENT;
+}

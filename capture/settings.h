@@ -91,4 +91,8 @@ bool rt_capture_output_for_pid(const char *path, long pid, char *out, size_t siz
 /** "compression=zstd memory-tracking=page-guard ..." for the trace header. */
 void rt_capture_settings_describe(const struct rt_capture_settings *settings, char *buf, size_t size);
 
+/** The frame delimiter a trace header's settings TEXT (describe's) names:
+ * present when it names none (traces made before it was written). */
+enum rt_frame_delimiter rt_capture_settings_described_delimiter(const char *text);
+
 #endif

@@ -37,6 +37,22 @@ static void finish_leftover(const char *output)
             (unsigned long long)p.calls);
 }
 
+/* A capture-time screenshot's annotation: DIR/frame_NNNNNN.png (capture/cmd_present.c). */
+static void add_shot(struct capture_trace *t, const char *text, size_t length)
+{
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)(length < sizeof name ? length : sizeof name - 1), text);
+    const char *base = strrchr(name, '/');
+    unsigned long long frame;
+    if (sscanf(base ? base + 1 : name, "frame_%llu.png", &frame) != 1)
+        return;
+    uint64_t *grown = realloc(t->shots, (t->shot_count + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    t->shots = grown;
+    t->shots[t->shot_count++] = frame;
+}
+
 /* Reads the whole trace: its frames and calls, and how far it is good. */
 static void read_trace(struct capture_trace *t)
 {
@@ -50,6 +66,9 @@ static void read_trace(struct capture_trace *t)
     struct rt_trace_packet packet;
     do {
         s = rt_trace_reader_next(reader, &packet);
+        if (rt_ok(&s) && packet.type == RT_TRACE_PACKET_ANNOTATION &&
+            packet.u.annotation.kind == RT_TRACE_ANNOTATION_SCREENSHOT)
+            add_shot(t, packet.u.annotation.text, packet.u.annotation.length);
     } while (rt_ok(&s) && packet.type != RT_TRACE_PACKET_END);
     rt_trace_reader_progress(reader, &t->progress);
     rt_trace_reader_destroy(reader);
@@ -155,6 +174,14 @@ void capture_traces_collect(const char *output, time_t started, struct capture_t
         read_trace(&out->main);
     else if (!promote(out, true))
         promote(out, false);
+}
+
+void capture_traces_finish(struct capture_traces *traces)
+{
+    free(traces->main.shots);
+    for (int i = 0; i < traces->count; i++)
+        free(traces->others[i].shots);
+    memset(traces, 0, sizeof *traces);
 }
 
 static cJSON *trace_json(const struct capture_trace *t, cJSON *o)

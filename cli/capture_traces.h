@@ -25,6 +25,8 @@ struct capture_trace {
     bool read;                       /* progress is known */
     struct rt_trace_progress progress;
     long long bytes;
+    uint64_t *shots;                 /* frames of its capture-time screenshots (malloc'd) */
+    size_t shot_count;
     char warning[512];               /* "" or why the trace is good only up to a point */
 };
 
@@ -39,6 +41,8 @@ struct capture_traces {
 /** Finishes the .part files left behind, finds the other processes' traces
  * written since STARTED, reads them all, and makes -o the program's trace. */
 void capture_traces_collect(const char *output, time_t started, struct capture_traces *out);
+
+void capture_traces_finish(struct capture_traces *traces);
 
 /** The summary: text on stdout, or with JSON the last line's object
  * (PROGRAM's wait status in it). */

@@ -16,6 +16,7 @@
 #include "capture_child.h"
 #include "capture_loader.h"
 #include "capture_traces.h"
+#include "frames_missed.h"
 #include "cli.h"
 #include "framelist.h"
 #include "settings.h"
@@ -305,28 +306,46 @@ static rt_status no_trace(char **program)
     return capture_loader_no_trace(program[0], &verdict);
 }
 
-static rt_status summarise(char **program, const char *output, int status, time_t started)
+/* Every --screenshot-frames frame the trace has no screenshot of, and why
+ * (the exit status stays the program's). */
+static void name_missed_screenshots(const struct rt_capture_settings *settings, const struct capture_trace *t)
+{
+    if (!settings->screenshot_dir[0] || !t->read)
+        return;
+    char past[96];
+    snprintf(past, sizeof past, "past the end of the trace (%llu frames)", (unsigned long long)t->progress.frames);
+    const char *in = settings->frame_delimiter == RT_FRAME_DELIMITER_SUBMIT
+                         ? "it presented no image (with --frame-delimiter submit a frame ends at each submit)"
+                         : "its image could not be read (see the warnings above)";
+    cli_frames_missed("--screenshot-frames", &settings->screenshot_frames, t->progress.frames, t->shots,
+                      t->shot_count, in, past);
+}
+
+static rt_status summarise(char **program, const struct rt_capture_settings *settings, int status, time_t started)
 {
     static struct capture_traces traces; /* large */
-    capture_traces_collect(output, started, &traces);
+    capture_traces_collect(settings->output, started, &traces);
     if (!traces.main_exists && traces.count == 0)
         return no_trace(program);
+    name_missed_screenshots(settings, &traces.main);
     capture_traces_print(&traces, status, cli_json_errors());
+    rt_status s = rt_ok_status();
     if (!traces.main_exists)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace of its own, and none of its other "
-                         "processes' traces could be read", program[0]);
-    if (!traces.main.read)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s", traces.main.warning);
-    return rt_ok_status();
+        s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace of its own, and none of its other "
+                      "processes' traces could be read", program[0]);
+    else if (!traces.main.read)
+        s = rt_errorf(RT_ERR_BAD_INPUT, "%s", traces.main.warning);
+    capture_traces_finish(&traces);
+    return s;
 }
 
 /* The exit status: the program's failure is the capture's (a nightly job
  * must not count a crash as a good capture); the trace is kept either way. */
-static int finish_run(char **program, const char *output, const struct capture_child *child,
-                      time_t started)
+static int finish_run(char **program, const struct rt_capture_settings *settings,
+                      const struct capture_child *child, time_t started)
 {
     bool failed = report_program_status(program[0], child->status);
-    rt_status s = summarise(program, output, child->status, started);
+    rt_status s = summarise(program, settings, child->status, started);
     if (child->stop_signal) {
         fprintf(stderr, "retrace: stopped by signal %d (%s), passed on to %s\n", child->stop_signal,
                 strsignal(child->stop_signal), program[0]);
@@ -367,9 +386,10 @@ int cmd_capture_run(int argc, char **argv)
         s = find_layer_dir(layer_dir, sizeof layer_dir);
     if (rt_ok(&s))
         s = export_environment(&settings, layer_dir);
-    rt_capture_settings_finish(&settings);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        rt_capture_settings_finish(&settings);
         return cli_fail(s);
+    }
     /* Never report a stale trace as this run's (nor make the layer think
      * another process is writing it). */
     char part[PATH_MAX + 8];
@@ -379,12 +399,12 @@ int cmd_capture_run(int argc, char **argv)
     struct capture_child child;
     time_t started = time(NULL);
     s = capture_child_run(program, &child);
-    if (!rt_ok(&s))
-        return cli_fail(s);
-    if (child.exec_errno) {
+    if (rt_ok(&s) && child.exec_errno) {
         capture_child_restore_signals();
-        return cli_fail(rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: cannot run it: %s", program[0],
-                                  strerror(child.exec_errno)));
+        s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: cannot run it: %s", program[0],
+                      strerror(child.exec_errno));
     }
-    return finish_run(program, settings.output, &child, started);
+    rc = rt_ok(&s) ? finish_run(program, &settings, &child, started) : cli_fail(s);
+    rt_capture_settings_finish(&settings);
+    return rc;
 }

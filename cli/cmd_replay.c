@@ -10,9 +10,11 @@
 #include "args.h"
 #include "cli.h"
 #include "crash.h"
+#include "frames_missed.h"
 #include "replay.h"
 #include "replay_config_args.h"
 #include "report.h"
+#include "settings.h"
 #include "trace.h"
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
@@ -25,8 +27,8 @@ static const struct cli_option options[] = {
     {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "replay device (default: one of the capture's vendor, else the first)"},
     {"screenshots", 0, CLI_VALUE, OPT_SCREENSHOTS, "DIR", "save frames as DIR/frame_NNNNNN.png (see README for formats)"},
     {"frames", 0, CLI_VALUE, OPT_FRAMES, "LIST",
-     "frames to save, 1-based: 1,10,100-120, 5- or all (default 1); a frame past the last one replayed is a "
-     "warning and exit 2"},
+     "frames to save, 1-based: 1,10,100-120, 5- or all (default 1); a frame not saved (past the last one "
+     "replayed, or one that presented nothing) is a warning naming it and why, and exit 2"},
     {"readbacks", 0, CLI_VALUE, OPT_READBACKS, "DIR",
      "save every image the trace copies into a buffer (what a program without a swapchain reads back) as "
      "DIR/readback_NNNNNN.png (.bin + .json where no PNG holds the format); an image that cannot be saved is a "
@@ -275,28 +277,35 @@ static rt_status check_dirs(const struct rt_replay_options *o)
     return rt_ok_status();
 }
 
-/* The first frame --frames names that the replay never reached, or 0. */
-static uint64_t frame_past_end(const struct rt_frame_list *frames, uint64_t last)
+
+/* The frame delimiter the trace was captured with (its header says). */
+static enum rt_frame_delimiter trace_delimiter(const char *path)
 {
-    for (size_t i = 0; i < frames->count; i++) {
-        const struct rt_frame_range *f = &frames->ranges[i];
-        if (f->first > last)
-            return f->first;
-        if (f->last != UINT64_MAX && f->last > last)
-            return last + 1;
-    }
-    return 0;
+    struct rt_trace_reader *r;
+    rt_status s = rt_trace_reader_open(path, &r);
+    if (!rt_ok(&s))
+        return RT_FRAME_DELIMITER_PRESENT;
+    enum rt_frame_delimiter d = rt_capture_settings_described_delimiter(rt_trace_reader_header(r)->settings);
+    rt_trace_reader_destroy(r);
+    return d;
 }
 
-/* A frame asked for that does not exist is said, never a silent "0 screenshots". */
+/* Every frame asked for and not saved is said, with why, never a silent
+ * "3 screenshots": exit 2. */
 static int check_frames_reached(const struct rt_replay_options *o, const struct rt_replay_result *res)
 {
-    uint64_t past = o->screenshot_dir ? frame_past_end(&o->frames, res->last_frame) : 0;
-    if (!past)
+    if (!o->screenshot_dir)
         return 0;
-    fprintf(stderr, "retrace: warning: --frames names frame %" PRIu64 ", past the last frame replayed (%" PRIu64
-            "%s); no screenshot of it\n", past, res->last_frame, o->end_frame ? ", --end-frame" : " of the trace");
-    return RT_ERR_USAGE;
+    char past[160];
+    snprintf(past, sizeof past, "past the last frame replayed (%" PRIu64 "%s)", res->last_frame,
+             o->end_frame ? ", --end-frame" : " of the trace");
+    const char *in = trace_delimiter(o->trace_path) == RT_FRAME_DELIMITER_SUBMIT
+                         ? "it presented no image (the trace's frames end at each submit: "
+                           "--frame-delimiter submit)"
+                         : "its image could not be saved (see the warnings above)";
+    uint64_t missed = cli_frames_missed("--frames", &o->frames, res->last_frame, res->outcome.screenshot_frames,
+                                        res->outcome.screenshot_count, in, past);
+    return missed ? RT_ERR_USAGE : 0;
 }
 
 /* The exit code, and in *S the error it says (a --verify divergence becomes one). */
@@ -317,7 +326,7 @@ static void finish_report(const struct rt_replay_options *o, const struct cli_re
         return;
     rt_status w = rt_replay_report_write(cc->report, o, res, code,
                                          !rt_ok(&s) ? s.msg : code == RT_ERR_FAILED ? "validation errors"
-                                         : code ? "--frames names a frame past the last" : "");
+                                         : code ? "--frames names frames that were not saved" : "");
     if (!rt_ok(&w))
         fprintf(stderr, "retrace: error: %s\n", w.msg);
 }

@@ -13,8 +13,8 @@ static rt_status verdict(const struct rt_replay_options *o, const struct rt_repl
     if (!rt_ok(&status))
         return status;
     if (frames_rc)
-        return rt_errorf(frames_rc, "--frames names a frame past the last frame replayed (%" PRIu64
-                         ")", res->last_frame);
+        return rt_errorf(frames_rc, "--frames names frames that were not saved (the last frame replayed is %"
+                         PRIu64 "; the warnings say which and why)", res->last_frame);
     if (o->validate && res->validation_errors)
         return rt_errorf(RT_ERR_FAILED, "validation: %" PRIu64 " errors", res->validation_errors);
     if (o->verify && res->verify_divergences && res->verify_same_kind)

@@ -46,7 +46,7 @@ check "replay: --loop" 0 "replayed 20 frames" -- "$retrace" replay --loop 2 "$tr
 check "replay: --stats" 0 "frames per second" -- "$retrace" replay --stats --device llvmpipe "$traces/vkcube.rtrace"
 check "info --check: a real trace decodes" 0 "every call decodes" -- "$retrace" info --check "$traces/vkcube.rtrace"
 check "info --check: names the call replay refuses" 3 "replay would refuse call 0 (vkCreateInstance)" -- "$retrace" info --check "$work/synthetic.rtrace"
-check "replay: --frames past the end" 2 "names frame 50, past the last frame replayed (10" -- "$retrace" replay --screenshots "$work/s" --frames 2,50 "$traces/vkcube.rtrace"
+check "replay: --frames past the end" 2 "frame 50 not saved: past the last frame replayed (10" -- "$retrace" replay --screenshots "$work/s" --frames 2,50 "$traces/vkcube.rtrace"
 : >"$work/a-file"
 check "replay: a screenshot directory that is a file" 2 "is not a directory" -- "$retrace" replay --screenshots "$work/a-file" "$traces/vkcube.rtrace"
 check "replay: --loop names screenshots per pass" 0 "frame_000003_loop2.png" -- sh -c "\"\$0\" replay --loop 2 --screenshots \"\$1\" --frames 3 \"\$2\" && ls \"\$1\"" "$retrace" "$work/loop" "$traces/vkcube.rtrace"

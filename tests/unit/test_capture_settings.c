@@ -171,3 +171,18 @@ Test(capture_settings, only_the_parents_child_writes_the_output)
     const char *bad[] = {"RETRACE_OUTPUT_PARENT", "12x", NULL};
     cr_assert_eq(load(bad, &s).code, RT_ERR_USAGE);
 }
+
+/* The header's settings text (describe) gives back the frame delimiter. */
+Test(capture_settings, described_delimiter_round_trips)
+{
+    const char *env[] = {"RETRACE_FRAME_DELIMITER", "submit", NULL};
+    struct rt_capture_settings s;
+    cr_assert_eq(load(env, &s).code, RT_OK);
+    char text[256];
+    rt_capture_settings_describe(&s, text, sizeof text);
+    cr_assert_eq(rt_capture_settings_described_delimiter(text), RT_FRAME_DELIMITER_SUBMIT, "%s", text);
+    cr_assert_eq(load(NULL, &s).code, RT_OK);
+    rt_capture_settings_describe(&s, text, sizeof text);
+    cr_assert_eq(rt_capture_settings_described_delimiter(text), RT_FRAME_DELIMITER_PRESENT, "%s", text);
+    cr_assert_eq(rt_capture_settings_described_delimiter("RETRACE_COMPRESSION=none"), RT_FRAME_DELIMITER_PRESENT);
+}

@@ -1,0 +1,82 @@
+/* cli/frames_missed.c — frames asked for and not saved (see frames_missed.h). */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames_missed.h"
+
+#define MAX_LINES 20 /* a list of thousands of frames says the rest in one line */
+
+struct missed {
+    const char *flag;
+    uint64_t first, last; /* the run being gathered; first == 0: none */
+    const char *why;
+    uint64_t total;
+    unsigned lines;
+};
+
+static void say(struct missed *m)
+{
+    if (!m->first)
+        return;
+    if (m->lines++ < MAX_LINES) {
+        if (m->first == m->last)
+            fprintf(stderr, "retrace: warning: %s: frame %" PRIu64 " not saved: %s\n", m->flag, m->first, m->why);
+        else
+            fprintf(stderr, "retrace: warning: %s: frames %" PRIu64 "-%" PRIu64 " not saved: %s\n", m->flag,
+                    m->first, m->last, m->why);
+    }
+    m->total += m->last - m->first + 1;
+    m->first = 0;
+}
+
+static void add(struct missed *m, uint64_t frame, const char *why)
+{
+    if (m->first && m->last + 1 == frame && m->why == why) {
+        m->last = frame;
+        return;
+    }
+    say(m);
+    m->first = m->last = frame;
+    m->why = why;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint64_t cli_frames_missed(const char *flag, const struct rt_frame_list *list, uint64_t last,
+                           const uint64_t *saved, size_t count, const char *in_why, const char *past_why)
+{
+    uint64_t *sorted = count ? malloc(count * sizeof *sorted) : NULL;
+    if (count && !sorted)
+        return 0; /* out of memory: nothing said, as before */
+    if (count)
+        memcpy(sorted, saved, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, by_value);
+    struct missed m = {.flag = flag};
+    for (size_t i = 0; i < list->count; i++) {
+        const struct rt_frame_range *r = &list->ranges[i];
+        uint64_t end = r->last == UINT64_MAX ? (r->first > last ? r->first : last) : r->last;
+        uint64_t newest = count ? sorted[count - 1] : 0; /* a frame the trace did not finish may be saved */
+        for (uint64_t f = r->first; f <= end && f != 0; f++) {
+            if (bsearch(&f, sorted, count, sizeof *sorted, by_value))
+                continue;
+            if (f > last && f > newest) { /* the rest of the range at once */
+                add(&m, f, past_why);
+                m.last = end;
+                break;
+            }
+            add(&m, f, f > last ? past_why : in_why);
+        }
+    }
+    say(&m);
+    if (m.lines > MAX_LINES)
+        fprintf(stderr, "retrace: warning: %s: %u more runs of frames not saved\n", flag, m.lines - MAX_LINES);
+    free(sorted);
+    return m.total;
+}
