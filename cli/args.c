@@ -205,16 +205,16 @@ int cli_args_choice(struct cli_args *p, const char *const *choices, int *index_o
 #define USAGE_COLUMN 28 /* where help text starts */
 #define USAGE_WIDTH 100
 
-/* TEXT wrapped at USAGE_WIDTH, every line but the first already indented to COLUMN. */
-static void wrap(FILE *out, const char *text, int column)
+/* TEXT wrapped at USAGE_WIDTH from column AT on, later lines indented to COLUMN. */
+static void wrap_from(FILE *out, const char *text, int at, int column)
 {
-    int at = column;
+    int start = at;
     while (*text) {
         size_t word = strcspn(text, " ");
-        if (at > column && at + 1 + (int)word > USAGE_WIDTH) {
+        if (at > start && at + 1 + (int)word > USAGE_WIDTH) {
             fprintf(out, "\n%*s", column, "");
-            at = column;
-        } else if (at > column) {
+            at = start = column;
+        } else if (at > start) {
             fputc(' ', out);
             at++;
         }
@@ -225,6 +225,8 @@ static void wrap(FILE *out, const char *text, int column)
     }
     fputc('\n', out);
 }
+
+static void wrap(FILE *out, const char *text, int column) { wrap_from(out, text, column, column); }
 
 void cli_usage_options(FILE *out, const struct cli_option *options)
 {
@@ -242,4 +244,15 @@ void cli_usage_options(FILE *out, const struct cli_option *options)
             fprintf(out, "  %-*s", USAGE_COLUMN - 2, left);
         wrap(out, o->help, USAGE_COLUMN);
     }
+}
+
+void cli_usage_exits(FILE *out, const struct cli_exit *exits)
+{
+    char text[2048];
+    size_t used = 0;
+    text[0] = '\0';
+    for (const struct cli_exit *e = exits; e->when && used < sizeof text; e++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%d %s", used ? ", " : "", e->code, e->when);
+    fputs("exit: ", out);
+    wrap_from(out, text, 6, 0);
 }

@@ -128,6 +128,20 @@ const char *cli_range_text(char *buf, unsigned long size, uint64_t min, uint64_t
  */
 void cli_usage_options(FILE *out, const struct cli_option *options);
 
+/* What an exit status means for one subcommand: {RT_ERR_USAGE, "usage"}; the
+ * numbers are written once, in common/status.h and cli.h. Ends with {0, NULL}. */
+struct cli_exit {
+    int code;
+    const char *when;
+};
+
+/** "exit: 0 ok, 2 usage, ..." from EXITS, wrapped at 100 columns. */
+void cli_usage_exits(FILE *out, const struct cli_exit *exits);
+
+/* What every exit status means for all subcommands (errors.c): `retrace help`
+ * prints it and tests/cli/options_test.py checks README's list against it. */
+extern const struct cli_exit cli_exit_codes[];
+
 /** The exit code of a parse result: CLI_HELP_SHOWN becomes 0. */
 static inline int cli_exit_code(int parse_result)
 {

@@ -73,12 +73,16 @@ void cmd_capture_usage(FILE *out)
             "sent to retrace go to that group (the third as SIGKILL), then retrace finishes\n"
             "the trace, prints it and ends by the same signal. A NAME.part the program left\n"
             "(SIGKILL, out of memory) is finished by retrace, which says so.\n"
-            "Exit status: 0 when PROGRAM exited 0; 6 when it crashed, was killed or exited\n"
-            "non-zero (the trace is kept and printed); 2 for a bad option or an output\n"
-            "directory that does not exist or cannot be written; 3 when no trace was written.\n"
             "The layer is found through RETRACE_LAYER_DIR, else next to this build, else installed.\n"
             "The same settings work as RETRACE_* variables when the layer is enabled by hand\n"
             "(VK_INSTANCE_LAYERS=" RT_CAPTURE_LAYER_NAME ", with VK_ADD_LAYER_PATH pointing at its manifest).\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "PROGRAM exited 0"},
+        {CLI_EXIT_PROGRAM_FAILED, "it crashed, was killed or exited non-zero (the trace is kept and printed)"},
+        {RT_ERR_USAGE, "a bad option or an output directory that does not exist or cannot be written"},
+        {RT_ERR_BAD_INPUT, "no trace was written"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 /* The flags' values by setting; the settings decoder reads them over the

@@ -50,7 +50,13 @@ void cmd_compare_usage(FILE *out)
             RT_COMPARE_DEFAULT_THRESHOLD, RT_COMPARE_DEFAULT_TILE_THRESHOLD,
             RT_COMPARE_DEFAULT_DELTA_E);
     cli_usage_options(out, options);
-    fprintf(out, "exit: 0 pass, 1 fail or size mismatch, 2 usage, 3 unreadable or broken PNG\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "pass"},
+        {RT_ERR_FAILED, "fail or size mismatch"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "unreadable or broken PNG"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static int parse_option(struct cli_args *p, int id, struct compare_args *a)

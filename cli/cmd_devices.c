@@ -26,7 +26,12 @@ void cmd_devices_usage(FILE *out)
             "`retrace replay --device INDEX` picks one by index, `--device TEXT` the first\n"
             "whose name contains TEXT.\n");
     cli_usage_options(out, options);
-    fprintf(out, "exit: 0 ok, 2 usage, 4 no Vulkan loader or instance\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "ok"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_CANNOT_REPLAY, "no Vulkan loader or instance"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static const char *type_name(uint32_t type)

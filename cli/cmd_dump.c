@@ -33,7 +33,12 @@ void cmd_dump_usage(FILE *out)
             "  <VkType N>, numbered per type in order of first appearance.\n"
             "  Lines starting with '--' are memory updates, frame ends and annotations.\n");
     cli_usage_options(out, options);
-    fprintf(out, "exit: 0 ok, 2 usage, 3 unreadable or corrupt trace (what was good is printed)\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "ok"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "unreadable or corrupt trace (what was good is printed)"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 struct dump {

@@ -57,6 +57,14 @@ void cmd_golden_usage(FILE *out)
             "image added again for the same key keeps its id. import is idempotent and\n"
             "all-or-nothing.\n");
     cli_usage_options(out, options);
+    static const struct cli_exit exits[] = {
+        {RT_OK, "ok"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "a missing, corrupt, newer-schema or locked store, a write to a read-only one, an "
+                           "unknown id, an image that is not a PNG"},
+        {RT_ERR_INTERNAL, "internal error (a file that cannot be written)"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static int parse_option(struct cli_args *p, int id, struct golden_args *a)

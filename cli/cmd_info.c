@@ -55,9 +55,13 @@ void cmd_info_usage(FILE *out)
             "  Prints the trace's header (application, capture device, driver), its frames,\n"
             "  calls per command and compressed/raw sizes. Reads every block.\n");
     cli_usage_options(out, options);
-    fprintf(out,
-            "exit: 0 good trace, 2 usage, 3 unreadable or corrupt trace or a call that does\n"
-            "not decode, 4 a command this build of retrace does not know\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "good trace"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "unreadable or corrupt trace or a call that does not decode"},
+        {RT_ERR_CANNOT_REPLAY, "a command this build of retrace does not know"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static void count_verify(struct info *in, const struct rt_trace_packet *p)

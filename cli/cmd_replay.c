@@ -73,10 +73,15 @@ void cmd_replay_usage(FILE *out)
     fprintf(out, "usage: retrace replay TRACE [OPTIONS]\n"
                  "Re-executes TRACE on a Vulkan device, headless: no window system is needed.\n");
     cli_usage_options(out, options);
-    fprintf(out,
-            "exit: 0 ok, 1 validation errors or (--verify) divergences, 2 usage (also --frames past the last frame), 3 unreadable\n"
-            "or corrupt trace (the good part is replayed first), 4 the device cannot run the trace (the\n"
-            "message names what is missing), 5 internal error\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "ok"},
+        {RT_ERR_FAILED, "validation errors or (--verify) divergences"},
+        {RT_ERR_USAGE, "usage (also --frames past the last frame)"},
+        {RT_ERR_BAD_INPUT, "unreadable or corrupt trace (the good part is replayed first)"},
+        {RT_ERR_CANNOT_REPLAY, "the device cannot run the trace (the message names what is missing)"},
+        {RT_ERR_INTERNAL, "internal error"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o, const char **frames)

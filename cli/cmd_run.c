@@ -50,12 +50,17 @@ void cmd_run_usage(FILE *out)
             "child process with a timeout, compares the chosen frames with the accepted goldens for\n"
             "this device and records the run in the store (each job as soon as it ends).\n");
     cli_usage_options(out, run_options);
-    fprintf(out,
-            "exit: 0 nothing regressed, 1 a regression (fail, crash, timeout, error not expected),\n"
-            "2 usage, 3 bad manifest or store, 5 internal error or interrupted (the run is recorded\n"
-            "as aborted). Runs of this host whose runner was killed (SIGKILL) are marked aborted\n"
-            "and their work folders removed by the next run. An upload that fails keeps the run in the spool and does not change the\n"
-            "exit code.\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "nothing regressed"},
+        {RT_ERR_FAILED, "a regression (fail, crash, timeout, error not expected)"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "bad manifest or store"},
+        {RT_ERR_INTERNAL, "internal error or interrupted (the run is recorded as aborted)"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
+    fprintf(out, "Runs of this host whose runner was killed (SIGKILL) are marked aborted and their work\n"
+                 "folders removed by the next run. An upload that fails keeps the run in the spool and does\n"
+                 "not change the exit code.\n");
 }
 
 struct run_args {

@@ -49,8 +49,13 @@ void cmd_serve_usage(FILE *out)
             "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
             "API over the golden store DB, and prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n");
     cli_usage_options(out, options);
-    fprintf(out, "exit: 0 stopped by a signal, 2 usage, 3 unusable database or token file,\n"
-                 "5 the address is taken\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "stopped by a signal"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "unusable database or token file"},
+        {RT_ERR_INTERNAL, "the address is taken"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static bool is_dir(const char *path)

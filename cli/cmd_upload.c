@@ -21,10 +21,13 @@ void cmd_upload_usage(FILE *out)
             "answer) to the dashboard server, and removes each one the server took. A run the\n"
             "server already has counts as delivered: runs carry an id, so nothing arrives twice.\n");
     cli_usage_options(out, options);
-    fprintf(out,
-            "exit: 0 the spool is empty, 2 usage, 3 the server refused a run (wrong token: kept;\n"
-            "malformed or too large: moved to DIR/rejected), 5 the server could not be reached or\n"
-            "answered 5xx (the runs stay for the next try).\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "the spool is empty"},
+        {RT_ERR_USAGE, "usage"},
+        {RT_ERR_BAD_INPUT, "the server refused a run (wrong token: kept; malformed or too large: moved to DIR/rejected)"},
+        {RT_ERR_INTERNAL, "the server could not be reached or answered 5xx (the runs stay for the next try)"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 int cmd_upload_run(int argc, char **argv)

@@ -23,7 +23,12 @@ void cmd_workarounds_usage(FILE *out)
             ,
             rt_workarounds_builtin_dir());
     cli_usage_options(out, options);
-    fprintf(out, "exit: 0 ok, 2 usage (an unknown NAME lists the known ones), 3 a broken set file\n");
+    static const struct cli_exit exits[] = {
+        {RT_OK, "ok"},
+        {RT_ERR_USAGE, "usage (an unknown NAME lists the known ones)"},
+        {RT_ERR_BAD_INPUT, "a broken set file"},
+        {0, NULL}};
+    cli_usage_exits(out, exits);
 }
 
 static void print_set(void *user, const char *name, const char *summary)

@@ -5,7 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "args.h"
 #include "cli.h"
+
+const struct cli_exit cli_exit_codes[] = {
+    {RT_OK, "success"},
+    {RT_ERR_FAILED, "a comparison or regression failed"},
+    {RT_ERR_USAGE, "usage error"},
+    {RT_ERR_BAD_INPUT, "bad input (unreadable or corrupt trace, image, manifest, database)"},
+    {RT_ERR_CANNOT_REPLAY, "replay could not run"},
+    {RT_ERR_INTERNAL, "internal error"},
+    {CLI_EXIT_PROGRAM_FAILED, "the program under retrace capture failed (the trace is kept)"},
+    {0, NULL},
+};
 
 static bool json_errors;
 

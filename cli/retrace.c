@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 
 static const struct rt_command commands[] = {
@@ -47,9 +48,8 @@ static void print_overview(FILE *out)
                  "       retrace --version\n\ncommands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].synopsis);
-    fprintf(out, "\nexit codes: 0 success, 1 comparison or regression failed, 2 usage,\n"
-                 "3 bad input, 4 replay could not run, 5 internal error,\n"
-                 "6 the program under capture failed (the trace is kept)\n");
+    fputc('\n', out);
+    cli_usage_exits(out, cli_exit_codes);
 }
 
 static int run_help(int argc, char **argv)

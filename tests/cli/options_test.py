@@ -10,6 +10,9 @@ This test checks README.md against it:
   - each option the usage text lists is mentioned in that subcommand's
     sections of README (a heading or text naming `retrace CMD`), by its
     long name or as `-X` where it has a short one.
+  - README's list of exit codes (## Commands) is `retrace help`'s, which
+    cli/errors.c prints from the one table of what each code means, and every
+    code a subcommand's usage text gives is one of those.
 Usage: options_test.py RETRACE README.md   (TAP on stdout)
 """
 import re
@@ -61,6 +64,33 @@ def table_options(body):
     return found
 
 
+def exit_codes(text):
+    """[(code, meaning)] of an "exit: 0 ok, 2 usage, ..." paragraph."""
+    m = re.search(r"^exit: (.*?)(?:\n\n|\n(?=\S+:)|\Z)", text, re.M | re.S)
+    if not m:
+        return []
+    flat = " ".join(m.group(1).split())
+    return [(int(c), w) for c, w in re.findall(r"(\d+) (.*?)(?:, (?=\d+ )|$)", flat)]
+
+
+def check_exit_codes(readme, cmds):
+    out = subprocess.run([RETRACE, "help"], capture_output=True, text=True, check=False).stdout
+    codes = exit_codes(out)
+    check(len(codes) >= 6, f"retrace help lists the exit codes: {codes}")
+    m = re.search(r"Exit codes are\s+the same for all: (.*?)\.\n\n", readme, re.S)
+    listed = []
+    for item in " ".join((m.group(1) if m else "").split()).split(" · "):
+        item = item.replace("`", "")
+        c, _, w = item.partition(" ")
+        listed.append((int(c) if c.isdigit() else -1, w))
+    check(listed == codes, f"README's exit codes are retrace help's: {listed} vs {codes}")
+    known = {c for c, _ in codes}
+    for cmd in cmds:
+        usage = subprocess.run([RETRACE, cmd, "--help"], capture_output=True, text=True, check=False).stdout
+        mine = exit_codes(usage)
+        check(mine and {c for c, _ in mine} <= known, f"{cmd}: its usage gives exit codes of the table: {mine}")
+
+
 def main():
     with open(README, encoding="utf-8") as f:
         readme = f.read()
@@ -84,6 +114,7 @@ def main():
             spelt = r"--" + re.escape(name) + (r"|(?<![\w-])-" + short if short else "")
             check(re.search(r"(" + spelt + r")(?![\w-])", text) is not None,
                   f"{cmd}: --{name} is documented in README's sections on retrace {cmd}")
+    check_exit_codes(readme, cmds)
     print(f"1..{len(results)}")
     for i, (ok, what) in enumerate(results, 1):
         print(f"{'ok' if ok else 'not ok'} {i} - {what}")
