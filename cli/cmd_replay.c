@@ -80,6 +80,7 @@ void cmd_replay_usage(FILE *out)
         {RT_ERR_BAD_INPUT, "unreadable or corrupt trace (the good part is replayed first)"},
         {RT_ERR_CANNOT_REPLAY, "the device cannot run the trace (the message names what is missing)"},
         {RT_ERR_INTERNAL, "internal error"},
+        {CLI_EXIT_DRIVER_CRASHED, "the driver crashed (the message names the call; --report is still written)"},
         {0, NULL}};
     cli_usage_exits(out, exits);
 }

@@ -16,6 +16,8 @@ const struct cli_exit cli_exit_codes[] = {
     {RT_ERR_CANNOT_REPLAY, "replay could not run"},
     {RT_ERR_INTERNAL, "internal error"},
     {CLI_EXIT_PROGRAM_FAILED, "the program under retrace capture failed (the trace is kept)"},
+    {CLI_EXIT_DRIVER_CRASHED,
+     "retrace replay: the driver crashed (a fatal signal outside retrace's own code; the message names the call)"},
     {0, NULL},
 };
 
