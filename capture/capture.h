@@ -60,6 +60,7 @@ struct capture_swapchain {
     VkFormat format;
     VkExtent2D extent;
     bool readable; /* created with TRANSFER_SRC usage */
+    bool opaque;   /* VK_COMPOSITE_ALPHA_OPAQUE_KHR: screenshots keep no alpha */
 };
 
 /* cmd_present.c: what the device's swapchains and queues were created with. */

@@ -54,7 +54,8 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateSwapchainKHR(VkDevice device, con
     if (result == VK_SUCCESS) {
         struct capture_swapchain *sc = malloc(sizeof *sc);
         if (sc) {
-            *sc = (struct capture_swapchain){info->imageFormat, info->imageExtent, readable};
+            *sc = (struct capture_swapchain){info->imageFormat, info->imageExtent, readable,
+                                             info->compositeAlpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR};
             remember(dev, &dev->swapchains, id_of(*swapchain_out), (uint64_t)(uintptr_t)sc);
         }
     }
@@ -130,8 +131,8 @@ static bool screenshot_before_present(struct capture_device *dev, VkQueue queue,
     struct rt_readback_device rd = {dev->handle, &dev->dispatch, &dev->memory_properties, dev->set_loader_data};
     bool waited = false;
     rt_status s = rt_readback_png(&rd, queue, capture_queue_family(dev, queue), image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-                                  sc->format, sc->extent, info->waitSemaphoreCount, info->pWaitSemaphores, path,
-                                  &waited);
+                                  sc->format, sc->extent, info->waitSemaphoreCount, info->pWaitSemaphores,
+                                  sc->opaque, path, &waited);
     if (rt_ok(&s))
         capture_record_annotation(RT_TRACE_ANNOTATION_SCREENSHOT, path);
     else

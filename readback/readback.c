@@ -108,12 +108,46 @@ static bool submit_and_wait(const struct rt_vk_device_dispatch *d, VkDevice devi
 }
 
 /* PATH ends in .png; a format with no PNG form is written next to it as .bin + .json. */
+/* The bits of 1.0 in an alpha component of C's kind. */
+static uint64_t alpha_one(const struct rt_format_component *c)
+{
+    if (c->numeric == RT_NUMERIC_SFLOAT)
+        return c->bits == 16 ? 0x3c00 : c->bits == 32 ? 0x3f800000 : 0;
+    if (c->numeric == RT_NUMERIC_SNORM || c->numeric == RT_NUMERIC_SINT || c->numeric == RT_NUMERIC_SSCALED)
+        return (1ull << (c->bits - 1)) - 1;
+    return c->bits >= 64 ? UINT64_MAX : (1ull << c->bits) - 1;
+}
+
+/* Sets every texel's alpha to 1.0 in place (uncompressed single-plane
+ * formats with an alpha component; others are left as they are). */
+static void make_opaque(VkFormat format, uint8_t *bytes, size_t size)
+{
+    const struct rt_format_info *f = rt_format_find(format);
+    if (!f || f->compression != RT_COMPRESSION_NONE || f->plane_count > 1 || !f->block_size)
+        return;
+    for (uint8_t i = 0; i < f->component_count; i++) {
+        const struct rt_format_component *c = &f->components[i];
+        if (c->channel != 'A' || !c->bits || c->bits > 64)
+            continue;
+        uint64_t one = alpha_one(c);
+        for (size_t block = 0; block + f->block_size <= size; block += f->block_size)
+            for (uint8_t b = 0; b < c->bits; b++) {
+                unsigned bit = c->offset + b;
+                uint8_t mask = (uint8_t)(1u << (bit % 8));
+                uint8_t *byte = bytes + block + bit / 8;
+                *byte = (one >> b) & 1 ? (uint8_t)(*byte | mask) : (uint8_t)(*byte & ~mask);
+            }
+    }
+}
+
 static rt_status save(const struct rt_vk_device_dispatch *d, VkDevice device, const struct readback *rb,
-                      VkFormat format, VkExtent2D extent, VkDeviceSize size, const char *path)
+                      VkFormat format, VkExtent2D extent, VkDeviceSize size, bool opaque, const char *path)
 {
     void *pixels = NULL;
     if (d->vkMapMemory(device, rb->memory, 0, VK_WHOLE_SIZE, 0, &pixels) != VK_SUCCESS)
         return rt_errorf(RT_ERR_INTERNAL, "cannot map the screenshot buffer");
+    if (opaque)
+        make_opaque(format, pixels, (size_t)size);
     char stem[4096];
     size_t n = strlen(path);
     snprintf(stem, sizeof stem, "%.*s", (int)(n > 4 && !strcmp(path + n - 4, ".png") ? n - 4 : n), path);
@@ -142,7 +176,7 @@ bool rt_readback_supported(VkFormat format)
 
 rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, uint32_t family, VkImage image,
                           VkImageLayout layout, VkFormat format, VkExtent2D extent, uint32_t wait_count,
-                          const VkSemaphore *waits, const char *path, bool *waited_out)
+                          const VkSemaphore *waits, bool opaque, const char *path, bool *waited_out)
 {
     *waited_out = false;
     VkDeviceSize size = rt_readback_copy_size(format, VK_IMAGE_ASPECT_COLOR_BIT, extent.width, extent.height, 0);
@@ -156,7 +190,7 @@ rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, u
         copied = submit_and_wait(d, dev->device, queue, &rb, wait_count, waits);
         *waited_out = copied;
     }
-    rt_status s = copied ? save(d, dev->device, &rb, format, extent, size, path)
+    rt_status s = copied ? save(d, dev->device, &rb, format, extent, size, opaque, path)
                          : rt_errorf(RT_ERR_INTERNAL, "%s: the copy of the presented image failed", path);
     destroy_readback(d, dev->device, &rb);
     return s;

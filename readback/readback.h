@@ -32,10 +32,13 @@ struct rt_readback_device {
  * which it is left in) on QUEUE of FAMILY, and writes PATH. FORMAT must be
  * one rt_readback_supported accepts. *waited_out tells whether WAITS were
  * consumed (then a present must not wait for them again), error or not.
+ * OPAQUE (a swapchain made with VK_COMPOSITE_ALPHA_OPAQUE_KHR): alpha is
+ * saved as fully opaque, as the compositor shows the image, whatever the
+ * program left in it.
  */
 rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, uint32_t family, VkImage image,
                           VkImageLayout layout, VkFormat format, VkExtent2D extent, uint32_t wait_count,
-                          const VkSemaphore *waits, const char *path, bool *waited_out) RT_MUST_CHECK;
+                          const VkSemaphore *waits, bool opaque, const char *path, bool *waited_out) RT_MUST_CHECK;
 
 /** Any format this build's vk.xml defines (written as PNG, or raw with a sidecar). */
 bool rt_readback_supported(VkFormat format);

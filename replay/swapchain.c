@@ -17,6 +17,7 @@
 struct replay_swapchain {
     struct replay_device *dev;
     VkImageCreateInfo image_info;
+    bool opaque; /* VK_COMPOSITE_ALPHA_OPAQUE_KHR: screenshots keep no alpha, as the compositor shows it */
     uint32_t image_count;
     VkImage images[MAX_IMAGES];
     VkDeviceMemory memory[MAX_IMAGES];
@@ -95,6 +96,7 @@ rt_status replay_create_swapchain(struct replay *r, void *args, uint64_t capture
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     sc->dev = replay_device_of(r, a->device);
+    sc->opaque = info->compositeAlpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
     sc->image_info = (VkImageCreateInfo){
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D, .format = info->imageFormat,
         .extent = {info->imageExtent.width, info->imageExtent.height, 1}, .mipLevels = 1,
@@ -224,7 +226,7 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
     r->own_depth++;
     rt_status s = rt_readback_png(&rd, queue, family, sc->images[index], VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                                   sc->image_info.format, extent, info->waitSemaphoreCount, info->pWaitSemaphores,
-                                  path, waited);
+                                  sc->opaque, path, waited);
     r->own_depth--;
     if (rt_ok(&s)) {
         r->result->screenshots++;
