@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "config.h"
 #include "runner.h"
 
 enum {
@@ -120,8 +121,12 @@ static int parse_option(struct cli_args *p, int id, struct run_args *a)
 static int shard_from_env(const struct rt_command *self, struct run_args *a)
 {
     const char *i = getenv("CI_NODE_INDEX"), *n = getenv("CI_NODE_TOTAL");
-    if (a->shard_n || !i || !n || !*i || !*n)
+    bool has_i = i && *i, has_n = n && *n;
+    if (a->shard_n || (!has_i && !has_n))
         return 0;
+    if (has_i != has_n) /* half a shard would silently run everything */
+        return cli_usage_error(self, "%s is set without %s: set both, or give --shard I/N",
+                               has_i ? "CI_NODE_INDEX" : "CI_NODE_TOTAL", has_i ? "CI_NODE_TOTAL" : "CI_NODE_INDEX");
     char text[64];
     snprintf(text, sizeof text, "%s/%s", i, n);
     return parse_shard(text, &a->shard_i, &a->shard_n)
@@ -193,8 +198,15 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
                  jr->regression ? "!" : "");
         if (!jr->skipped)
             counts[jr->status]++;
-        char reason[160];
-        snprintf(reason, sizeof reason, "%s%s%s%s", jr->reason ? jr->reason : "",
+        char reason[160], why[96];
+        /* A long reason keeps its end (a golden's hash, the gate that failed). */
+        const char *text = jr->reason ? jr->reason : "";
+        size_t len = strlen(text);
+        if (len >= sizeof why)
+            snprintf(why, sizeof why, "%.40s ... %s", text, text + len - (sizeof why - 46));
+        else
+            snprintf(why, sizeof why, "%s", text);
+        snprintf(reason, sizeof reason, "%s%s%s%s", why,
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? " [expected " : "",
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? rt_expect_kind_name(jr->expected) : "",
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? "]" : "");
@@ -338,6 +350,26 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     return rc;
 }
 
+/* Every configuration as the replay will read it, before anything runs: an
+ * unknown workaround or set, or a malformed delay, is exit 3 naming the
+ * manifest's line (the replay child would only find it per job). */
+static rt_status check_configurations(const struct rt_manifest *m)
+{
+    for (size_t i = 0; i < m->config_count; i++) {
+        const struct rt_manifest_config *c = &m->configs[i];
+        struct rt_replay_config rc;
+        memset(&rc, 0, sizeof rc);
+        rt_status s = rt_ok_status();
+        for (size_t w = 0; rt_ok(&s) && w < c->workaround_count; w++)
+            s = rt_replay_config_add_workarounds(&rc, c->workarounds[w], NULL);
+        for (size_t d = 0; rt_ok(&s) && d < c->delay_count; d++)
+            s = rt_replay_config_add_delay(&rc, c->delays[d]);
+        if (!rt_ok(&s))
+            return rt_errorf(RT_ERR_BAD_INPUT, "%s:%d: configuration %s: %s", m->path, c->line, c->name, s.msg);
+    }
+    return rt_ok_status();
+}
+
 int cmd_run_run(int argc, char **argv)
 {
     struct run_args a = {.o = {.jobs = 1}};
@@ -351,6 +383,12 @@ int cmd_run_run(int argc, char **argv)
     struct rt_manifest m;
     rt_status s = rt_manifest_load(a.manifest, &m);
     if (!rt_ok(&s)) {
+        free(a.wrapper_text);
+        return cli_fail(s);
+    }
+    s = check_configurations(&m);
+    if (!rt_ok(&s)) {
+        rt_manifest_finish(&m);
         free(a.wrapper_text);
         return cli_fail(s);
     }

@@ -58,7 +58,10 @@ int cmd_upload_run(int argc, char **argv)
         return cli_fail(s);
     struct rt_upload_counts counts;
     s = rt_upload_spool_send(spool, server, token, &counts);
-    printf("sent %zu run(s), %zu already on the server, %zu still waiting in %s\n", counts.sent,
+    printf("sent %zu run(s), %zu already on the server, %zu still waiting in %s", counts.sent,
            counts.duplicates, counts.kept, spool);
+    if (counts.rejected)
+        printf(", %zu refused by the server (moved to %s/rejected)", counts.rejected, spool);
+    printf("\n");
     return cli_fail(s);
 }

@@ -253,6 +253,8 @@ static rt_status parse_traces(struct mf_ctx *c, yaml_node_t *node, const struct 
     if (!node || node->type != YAML_SEQUENCE_NODE)
         return mf_failf(c, node ? node : mf_node_at(c, 1), "the manifest needs a list of traces");
     size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if (n == 0) /* a run of nothing would "pass" */
+        return mf_failf(c, node, "the list of traces is empty: a run would replay nothing");
     m->traces = rt_arena_calloc(&m->arena, n ? n : 1, sizeof *m->traces, 8);
     if (!m->traces)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");

@@ -289,7 +289,8 @@ RT_MUST_CHECK rt_status rt_upload_spool_put(const char *spool_dir, const char *u
                                             const char *body);
 
 struct rt_upload_counts {
-    size_t sent, duplicates, kept; /* kept: still in the spool */
+    size_t sent, duplicates, kept; /* kept: still in the spool, to be sent again */
+    size_t rejected;               /* refused for good (400, 413): moved to SPOOL/rejected/ */
 };
 
 /**

@@ -330,7 +330,10 @@ static rt_status send_one(const char *spool, const char *name, const char *url, 
         counts->duplicates += a.code == 200;
         return rt_ok_status();
     }
-    counts->kept++;
+    /* A refused run (400, 413) no longer waits: it is moved aside below. */
+    bool refused_for_good = a.code == 400 || a.code == 413;
+    counts->kept += !refused_for_good;
+    counts->rejected += refused_for_good;
     if (a.code == 0)
         return rt_errorf(RT_ERR_INTERNAL, "cannot reach %s: %s (the run stays in %s)", url, a.error, spool);
     if (a.code >= 500)

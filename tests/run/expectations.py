@@ -67,5 +67,21 @@ expect(r.returncode == 0 and [x["status"] for x in json.loads(r.stdout)["results
 r = env.run(["run", manifest, "--db", env.db, "--json", "--device-key", "other:0002/1"])
 expect([x["status"] for x in json.loads(r.stdout)["results"]] == ["new", "new"],
        "another device does not see them")
+# The device is found before the first job (issue 17 §3): a name glob skips the
+# very first trace, also when --device-key names the key, and a crash
+# expected of the first trace applies to its first replay.
+first = env.write("first.yml", """
+traces:
+  - {path: skipped.rtrace, expect: [{device: "llvmpipe*", status: skip, note: not here}]}
+  - {path: crash.rtrace}
+""")
+r = env.run(["run", first, "--db", env.db, "--device-key", "my-farm-key", "--json",
+             "--wrapper", "sh " + WRAPPER])
+body = json.loads(r.stdout.strip().splitlines()[-1])
+traces_seen = [x["trace"] for x in body["results"]]
+expect("skipped" not in traces_seen, f"the glob on the device name skips the first trace with --device-key: {traces_seen}")
+crash = [x for x in body["results"] if x["trace"] == "crash"]
+expect(crash and crash[0]["status"] == "crash" and crash[0]["expected"] == "crash" and not crash[0]["regression"],
+       f"the store's crash expectation applies from the first replay: {crash}")
 env.close()
 finish()

@@ -33,6 +33,11 @@ cases = [
     ("configurations:\n  - name: a\n    delays: [" + ", ".join(["submit=1ms"] * 33) + "]\n" + ok_trace, 2,
      "at most 32 workaround sets and 32 delays"),
     ("label: x\n", 1, "the manifest needs a list of traces"),
+    ("traces: []\n", 1, "the list of traces is empty"),
+    # what only the replay knows is checked at load too, before anything runs (issue 17 §3)
+    ("configurations:\n  - name: a\n    workarounds: [no-such-thing]\n" + ok_trace, 2,
+     "configuration a: unknown workaround or set 'no-such-thing'"),
+    ("configurations:\n  - name: a\n    delays: [warp=1ms]\n" + ok_trace, 2, "configuration a: --delay:"),
     ("traces: [\n", 2, "did not find expected node content"),
     ("- a\n- b\n", 1, "the manifest must be a mapping"),
     ("", 1, "the manifest is empty"),
@@ -44,6 +49,19 @@ for i, (text, line, words) in enumerate(cases):
     expect(r.returncode == 3 and err.startswith(f"retrace: error: {path}:{line}: ") and words in err
            and len(err.splitlines()) == 1, f"case {i}: exit {r.returncode}: {err!r}")
 expect(not os.path.exists(env.db), "nothing was recorded for a bad manifest")
+# half of GitLab's shard variables is an error, not a silent whole run
+good = env.write("good.yml", ok_trace)
+env.env["CI_NODE_INDEX"] = "2"
+r = env.run(["run", good, "--db", env.db, "--list"])
+del env.env["CI_NODE_INDEX"]
+expect(r.returncode == 2 and "CI_NODE_INDEX is set without CI_NODE_TOTAL" in r.stderr,
+       f"CI_NODE_INDEX without CI_NODE_TOTAL: exit {r.returncode}: {r.stderr.strip()}")
+# a store that cannot be opened: one error (one JSON object with --json), no summary, no run id
+for extra in ([], ["--json"]):
+    r = env.run(["run", good, "--db", os.path.join(env.dir, "no", "such", "dir.db")] + extra)
+    out = (r.stdout + r.stderr).strip()
+    expect(r.returncode == 3 and len(out.splitlines()) == 1 and "passed" not in out and "recorded as run" not in out
+           and (not extra or out.startswith('{"error"')), f"an unopenable store {extra}: exit {r.returncode}: {out!r}")
 r = env.run(["run", os.path.join(env.dir, "missing.yml"), "--db", env.db])
 expect(r.returncode == 3 and "cannot open manifest" in r.stderr, f"a missing manifest is exit 3: {r.stderr.strip()}")
 env.close()

@@ -281,8 +281,41 @@ Test(api, bad_uploads_record_nothing)
     cr_assert_eq(post("/api/runs", TEST_TOKEN, body, NULL), 400);
     snprintf(body, sizeof body, upload, "%%%%%%%%");
     cr_assert_eq(post("/api/runs", TEST_TOKEN, body, NULL), 400);
+    /* values out of range, a bad time, an unknown outcome: 400 naming the field */
+    static const struct { const char *from, *to, *field; } bad_values[] = {
+        {"\"ssim\":0.9,", "\"ssim\":9,", "results[0].ssim"},
+        {"\"started_at\":\"2026-11-30T02:00:00Z\"", "\"started_at\":\"last night\"", "run.started_at"},
+        {"\"outcome\":\"failed\"", "\"outcome\":\"fine\"", "run.outcome"},
+        {"\"max_diff\":99", "\"max_diff\":70000", "results[0].max_diff"},
+    };
+    for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++) {
+        char text[4096], edited[4096];
+        snprintf(text, sizeof text, upload, TINY_PNG);
+        char *at = strstr(text, bad_values[i].from);
+        cr_assert_not_null(at);
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - text), text, bad_values[i].to,
+                 at + strlen(bad_values[i].from));
+        cJSON *answer = NULL;
+        cr_assert_eq(post("/api/runs", TEST_TOKEN, edited, &answer), 400, "%s", bad_values[i].field);
+        cr_assert(strstr(str(answer, "error"), bad_values[i].field), "%s", str(answer, "error"));
+        cJSON_Delete(answer);
+    }
     cJSON *json = get_json("/api/runs", 200);
     cr_assert_eq(num(json, "total"), 3);
+    cJSON_Delete(json);
+}
+
+Test(api, the_server_recomputes_the_outcome)
+{
+    char body[4096];
+    snprintf(body, sizeof body, upload, TINY_PNG);
+    /* a runner that says "passed" over a failing result is not believed */
+    char *outcome = strstr(body, "\"outcome\":\"failed\"");
+    cr_assert_not_null(outcome);
+    memcpy(outcome, "\"outcome\":\"passed\"", strlen("\"outcome\":\"passed\""));
+    cJSON *json = NULL;
+    cr_assert_eq(post("/api/runs", TEST_TOKEN, body, &json), 201);
+    cr_assert_str_eq(str(json, "outcome"), "failed");
     cJSON_Delete(json);
 }
 

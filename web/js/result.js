@@ -290,14 +290,15 @@ async function main() {
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), " › result"));
   try {
     const r = await get(`/api/results/${encodeURIComponent(id)}`);
-    document.title = `${r.trace} frame ${r.frame} · retrace`;
+    const what = r.frame ? `frame ${r.frame}` : "whole trace"; /* frame 0: a trace-level result */
+    document.title = `${r.trace} ${what} · retrace`;
     const goldenSrc = r.golden ? images.golden(r.golden.id) : null;
     const actualSrc = r.has_actual ? images.actual(r.id) : null;
     const traceLink = `/trace.html?trace=${encodeURIComponent(r.trace)}&frame=${r.frame}`;
     main.replaceChildren(
       h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), " › ",
-        h("a", { href: `/run.html?id=${r.run_id}` }, `run #${r.run_id}`), ` › ${r.trace} frame ${r.frame}`),
-      h("h1", {}, `${r.trace} · frame ${r.frame} `, badge(r.status), " ",
+        h("a", { href: `/run.html?id=${r.run_id}` }, `run #${r.run_id}`), ` › ${r.trace} ${what}`),
+      h("h1", {}, `${r.trace} · ${what} `, badge(r.status), " ",
         h("span", { id: "review-badge" }, r.review ? badge(r.review === "accepted" ? "approved" : r.review) : null)),
       h("p", { class: "muted" }, `${r.run?.device || ""} · ${r.run?.device_key || ""} · ${when(r.run?.started_at)} · `,
         h("a", { href: traceLink }, "SSIM history of this trace")),

@@ -72,7 +72,7 @@ function card(result, joined) {
     "data-configuration": result.configuration || "default", "data-trace": result.trace },
     thumbnail(result),
     h("div", { class: "body" },
-      h("div", { class: "name" }, h("span", {}, `${result.trace} · frame ${result.frame}`), badge(status)),
+      h("div", { class: "name" }, h("span", {}, `${result.trace} · ${result.frame ? `frame ${result.frame}` : "whole trace"}`), badge(status)),
       h("div", {}, `SSIM ${num(result.ssim)} · worst tile ${num(result.ssim_worst_tile)}`,
         result.delta_e === null || result.delta_e === undefined ? null
           : h("span", { class: result.delta_e > result.colour_threshold ? "bad" : null }, ` · ΔE ${num(result.delta_e, 2)}`)),
