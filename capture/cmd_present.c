@@ -120,7 +120,9 @@ static bool screenshot_before_present(struct capture_device *dev, VkQueue queue,
     if (!capture_screenshot_wanted(frame) || info->swapchainCount == 0)
         return false;
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/frame_%06llu.png", capture_screenshot_dir(), (unsigned long long)frame);
+    char name[64];
+    rt_capture_screenshot_name(frame, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", capture_screenshot_dir(), name);
     const struct capture_swapchain *sc = capture_swapchain_of(dev, info->pSwapchains[0]);
     VkImage image;
     if (!sc || !sc->readable || !rt_readback_supported(sc->format) ||

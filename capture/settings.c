@@ -221,3 +221,22 @@ enum rt_frame_delimiter rt_capture_settings_described_delimiter(const char *text
     }
     return RT_FRAME_DELIMITER_PRESENT;
 }
+
+void rt_capture_screenshot_name(uint64_t frame, char *buf, size_t size)
+{
+    snprintf(buf, size, "frame_%06llu.png", (unsigned long long)frame);
+}
+
+bool rt_capture_screenshot_frame(const char *text, size_t length, uint64_t *frame)
+{
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)(length < sizeof name ? length : sizeof name - 1), text);
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    unsigned long long n;
+    int end = 0;
+    if (sscanf(base, "frame_%llu.png%n", &n, &end) != 1 || base[end] || !n)
+        return false;
+    *frame = n;
+    return true;
+}

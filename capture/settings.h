@@ -91,6 +91,15 @@ bool rt_capture_output_for_pid(const char *path, long pid, char *out, size_t siz
 /** "compression=zstd memory-tracking=page-guard ..." for the trace header. */
 void rt_capture_settings_describe(const struct rt_capture_settings *settings, char *buf, size_t size);
 
+/** A capture-time screenshot's file name for FRAME: "frame_000003.png",
+ * written into the screenshot directory and, as DIR/NAME, into the trace's
+ * screenshot annotations. */
+void rt_capture_screenshot_name(uint64_t frame, char *buf, size_t size);
+
+/** The frame of a screenshot annotation's TEXT (LENGTH bytes, a path
+ * ending in rt_capture_screenshot_name's); false when it is not one. */
+bool rt_capture_screenshot_frame(const char *text, size_t length, uint64_t *frame);
+
 /** The frame delimiter a trace header's settings TEXT (describe's) names:
  * present when it names none (traces made before it was written). */
 enum rt_frame_delimiter rt_capture_settings_described_delimiter(const char *text);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture_traces.h"
+#include "settings.h"
 
 /* A .part the program left (SIGKILL, the OOM killer, its own handler calling
  * _exit): finished here, once no process holds it. A process of the
@@ -37,14 +38,11 @@ static void finish_leftover(const char *output)
             (unsigned long long)p.calls);
 }
 
-/* A capture-time screenshot's annotation: DIR/frame_NNNNNN.png (capture/cmd_present.c). */
+/* A capture-time screenshot's annotation names its frame (capture/settings.h). */
 static void add_shot(struct capture_trace *t, const char *text, size_t length)
 {
-    char name[PATH_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)(length < sizeof name ? length : sizeof name - 1), text);
-    const char *base = strrchr(name, '/');
-    unsigned long long frame;
-    if (sscanf(base ? base + 1 : name, "frame_%llu.png", &frame) != 1)
+    uint64_t frame;
+    if (!rt_capture_screenshot_frame(text, length, &frame))
         return;
     uint64_t *grown = realloc(t->shots, (t->shot_count + 1) * sizeof *grown);
     if (!grown)

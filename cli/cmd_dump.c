@@ -53,6 +53,7 @@ struct dump {
     char *line;
     size_t line_size;
     struct cli_text text, name; /* escaped output (escape.h) */
+    bool silent; /* a packet before the range asked: its handles are numbered, nothing printed */
 };
 
 /* The namer: the Nth distinct handle of a type is number N; VK_NULL_HANDLE 0. */
@@ -197,6 +198,8 @@ static void print_json(const struct dump *d, const struct rt_trace_packet *p, co
 static rt_status emit(struct dump *d, const struct rt_trace_packet *p, const char *name,
                       const char *text, size_t len)
 {
+    if (d->silent)
+        return rt_ok_status();
     if (!cli_escape(&d->text, text, len) || (name && !cli_escape(&d->name, name, strlen(name))))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     bool call = p->type == RT_TRACE_PACKET_CALL;
@@ -300,8 +303,10 @@ static rt_status dump_trace(struct dump *d, struct rt_trace_reader *r)
         RT_TRY(rt_trace_reader_next(r, &p));
         if (p.type == RT_TRACE_PACKET_END || (d->frame && d->current_frame > d->frame) || p.seq > d->last_seq)
             return rt_ok_status();
-        if (wanted(d, &p))
-            RT_TRY(print_packet(d, h, &p));
+        /* Every packet before the range is read as if printed, so a handle
+         * has the number it has in a full dump, whatever range is asked. */
+        d->silent = !wanted(d, &p);
+        RT_TRY(print_packet(d, h, &p));
         if (p.type == RT_TRACE_PACKET_FRAME_END)
             d->current_frame++;
     }

@@ -13,9 +13,11 @@
 #include "args.h"
 #include "cli.h"
 #include "replay.h"
+#include "settings.h"
 #include "trace.h"
 
 #define INFO_MAX_EXTERNAL 16
+#define INFO_MAX_SHOTS 64
 
 struct info {
     const char *path;
@@ -27,6 +29,8 @@ struct info {
     uint64_t frames, calls, unsupported, memory_updates, memory_bytes, annotations;
     uint64_t verify_points, verify_ranges, verify_bytes; /* what replay --verify checks */
     uint64_t external_count;                              /* memory the capture could not read */
+    uint64_t shots[INFO_MAX_SHOTS];                       /* frames of capture-time screenshots saved */
+    uint64_t shot_count;
     char *external[INFO_MAX_EXTERNAL];
     struct rt_trace_progress progress;
     rt_status status; /* how reading ended */
@@ -83,6 +87,29 @@ static void count_external(struct info *in, const struct rt_trace_packet *p)
     in->external_count++;
 }
 
+static void count_shot(struct info *in, const struct rt_trace_packet *p)
+{
+    uint64_t frame;
+    if (!rt_capture_screenshot_frame(p->u.annotation.text, p->u.annotation.length, &frame))
+        return;
+    if (in->shot_count < INFO_MAX_SHOTS)
+        in->shots[in->shot_count] = frame;
+    in->shot_count++;
+}
+
+/* The header's settings as the trace turned out: "screenshots=yes" is
+ * written when capture starts, so it stays only when a screenshot was
+ * saved (the screenshots line names the frames). */
+static const char *settings_text(const struct info *in, char *buf, size_t size)
+{
+    const char *yes = in->header->settings ? strstr(in->header->settings, "screenshots=yes") : NULL;
+    if (!yes || in->shot_count)
+        return in->header->settings;
+    snprintf(buf, size, "%.*sscreenshots=no%s", (int)(yes - in->header->settings), in->header->settings,
+             yes + strlen("screenshots=yes"));
+    return buf;
+}
+
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
 {
     switch (p->type) {
@@ -99,6 +126,8 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
         in->annotations++;
         if (p->u.annotation.kind == RT_TRACE_ANNOTATION_EXTERNAL_MEMORY)
             count_external(in, p);
+        else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_SCREENSHOT)
+            count_shot(in, p);
         break;
     case RT_TRACE_PACKET_VERIFY: count_verify(in, p); break;
     case RT_TRACE_PACKET_UNSUPPORTED: in->unsupported++; break;
@@ -231,8 +260,15 @@ static void print_header_text(const struct info *in)
         print_device_text(in->device);
     else
         printf("device       not recorded\n");
+    char settings[1024];
     if (h->settings[0])
-        printf("settings     %s\n", h->settings);
+        printf("settings     %s\n", settings_text(in, settings, sizeof settings));
+    if (in->shot_count) {
+        printf("screenshots  %" PRIu64 " saved at capture: frame", in->shot_count);
+        for (uint64_t i = 0; i < in->shot_count && i < INFO_MAX_SHOTS; i++)
+            printf("%s %" PRIu64, i ? "," : in->shot_count > 1 ? "s" : "", in->shots[i]);
+        printf("%s\n", in->shot_count > INFO_MAX_SHOTS ? ", ..." : "");
+    }
 }
 
 static void print_counts_text(const struct info *in)
@@ -344,7 +380,13 @@ static void add_header_json(cJSON *o, const struct info *in)
     cJSON_AddStringToObject(app, "engine_version", v);
     version_str(h->api_version, v);
     cJSON_AddStringToObject(app, "api_version", v);
-    cJSON_AddStringToObject(o, "settings", h->settings);
+    char settings[1024];
+    cJSON_AddStringToObject(o, "settings", settings_text(in, settings, sizeof settings));
+    if (in->shot_count) {
+        cJSON *shots = cJSON_AddArrayToObject(o, "screenshots");
+        for (uint64_t i = 0; shots && i < in->shot_count && i < INFO_MAX_SHOTS; i++)
+            cJSON_AddItemToArray(shots, cJSON_CreateNumber((double)in->shots[i]));
+    }
     cJSON_AddItemToObject(o, "device", in->device ? device_json(in->device) : cJSON_CreateNull());
 }
 

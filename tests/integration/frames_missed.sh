@@ -3,7 +3,9 @@
 # asked for and not saved is named with why, at capture (--screenshot-frames;
 # exit status unchanged) and at replay (--frames; exit 2): past the end, and
 # with --frame-delimiter submit, a frame that presented no image (APP's first
-# submit comes before its first present). Skips (77) without a display.
+# submit comes before its first present). `retrace info` says
+# screenshots=yes only for the frames actually saved, and names them.
+# Skips (77) without a display.
 set -u
 retrace=$1
 shift
@@ -22,6 +24,16 @@ for f in "$work"/cap/frame_*.png; do
     grep -q "frames\? [0-9-]*\b$n\b.*not saved" "$work/err" && fail "frame $n is saved and named as not saved"
 done
 echo "ok: capture: $(grep -c 'not saved' "$work/err") warnings"
+saved=$(ls "$work/cap" | sed 's/frame_0*//; s/\.png//' | sort -n | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+"$retrace" info "$work/t.rtrace" >"$work/info" || fail "info"
+grep -q "screenshots=yes" "$work/info" && grep -q "^screenshots  [0-9]* saved at capture: frames\? $saved\$" "$work/info" ||
+    { cat "$work/info"; fail "info does not name the frames saved ($saved)"; }
+"$retrace" capture -o "$work/none.rtrace" --screenshots "$work/none" --screenshot-frames 50 -- "$@" >/dev/null 2>&1 ||
+    fail "capture with a frame past the end"
+"$retrace" info "$work/none.rtrace" >"$work/info" || fail "info"
+grep -q "screenshots=no" "$work/info" && ! grep -q "^screenshots " "$work/info" ||
+    { cat "$work/info"; fail "info says screenshots for a trace that saved none"; }
+echo "ok: info: screenshots of frames $saved"
 "$retrace" replay "$work/t.rtrace" --screenshots "$work/rep" --frames 1-8 >/dev/null 2>"$work/err"
 rc=$?
 [ $rc -eq 2 ] || { cat "$work/err"; fail "replay exit $rc, not 2"; }

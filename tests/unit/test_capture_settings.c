@@ -186,3 +186,17 @@ Test(capture_settings, described_delimiter_round_trips)
     cr_assert_eq(rt_capture_settings_described_delimiter(text), RT_FRAME_DELIMITER_PRESENT, "%s", text);
     cr_assert_eq(rt_capture_settings_described_delimiter("RETRACE_COMPRESSION=none"), RT_FRAME_DELIMITER_PRESENT);
 }
+
+/* The screenshot name the layer writes is read back by info and capture. */
+Test(capture_settings, screenshot_name_round_trips)
+{
+    char name[64], path[128];
+    rt_capture_screenshot_name(42, name, sizeof name);
+    cr_assert_str_eq(name, "frame_000042.png");
+    snprintf(path, sizeof path, "/tmp/shots/%s", name);
+    uint64_t frame = 0;
+    cr_assert(rt_capture_screenshot_frame(path, strlen(path), &frame));
+    cr_assert_eq(frame, 42);
+    cr_assert_not(rt_capture_screenshot_frame("/tmp/frame_1.png.bak", 20, &frame));
+    cr_assert_not(rt_capture_screenshot_frame("notes.txt", 9, &frame));
+}
