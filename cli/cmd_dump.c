@@ -16,6 +16,7 @@
 #include "hashmap.h"
 #include "typedmap.h"
 #include "trace.h"
+#include "trace_snapshot.h"
 #include "vkcodec.h"
 
 enum { OPT_CALLS = 1, OPT_FRAME, OPT_JSON };
@@ -46,6 +47,7 @@ struct dump {
     uint64_t frame; /* 0 = all */
     bool json;
     uint64_t current_frame;
+    bool in_snapshot; /* between a trimmed trace's snapshot begin and end: indented */
     struct rt_typed_map numbers; /* (VkObjectType, id) -> symbolic number */
     struct rt_hashmap counts;   /* VkObjectType -> handles numbered so far */
     enum rt_vk_cmd *commands;   /* trace command id -> codec command, or RT_VK_CMD_COUNT */
@@ -181,6 +183,8 @@ static void print_json(const struct dump *d, const struct rt_trace_packet *p, co
         cJSON_AddStringToObject(o, "command", command);
     if (p->type == RT_TRACE_PACKET_CALL)
         cJSON_AddNumberToObject(o, "thread", p->u.call.thread_id);
+    if (d->in_snapshot || p->type == RT_TRACE_PACKET_SNAPSHOT_END)
+        cJSON_AddBoolToObject(o, "snapshot", true);
     cJSON_AddStringToObject(o, "text", text);
     char *s = cJSON_PrintUnformatted(o);
     if (s)
@@ -206,7 +210,7 @@ static rt_status emit(struct dump *d, const struct rt_trace_packet *p, const cha
     if (d->json)
         print_json(d, p, call ? "call" : "event", name ? d->name.data : NULL, d->text.data);
     else
-        printf("%" PRIu64 " %s%s\n", p->seq, call ? "" : "-- ", d->text.data);
+        printf("%" PRIu64 " %s%s%s\n", p->seq, d->in_snapshot ? "  | " : "", call ? "" : "-- ", d->text.data);
     return rt_ok_status();
 }
 
@@ -253,6 +257,35 @@ static size_t verify_text(struct dump *d, const struct rt_trace_packet *p, char 
     return n;
 }
 
+/* A trimmed trace's snapshot packets (trace_snapshot.h), one line each. */
+static size_t snapshot_text(struct dump *d, const struct rt_trace_packet *p, char *text, size_t size)
+{
+    struct rt_trace_snapshot_begin b;
+    struct rt_trace_snapshot_end e;
+    struct rt_trace_buffer_content bc;
+    struct rt_trace_image_content ic;
+    struct rt_trace_sync_state ss;
+    if (rt_trace_snapshot_begin_decode(p, &b))
+        return (size_t)snprintf(text, size, "snapshot begin: state at frame %" PRIu64 " of %.*s, then its frames %"
+                                PRIu64 "-%" PRIu64, b.first_frame, (int)b.source_length, b.source, b.first_frame,
+                                b.last_frame);
+    if (rt_trace_snapshot_end_decode(p, &e))
+        return (size_t)snprintf(text, size, "snapshot end: %" PRIu64 " packets, %" PRIu64 " bytes", e.packet_count,
+                                e.bytes);
+    if (rt_trace_buffer_content_decode(p, &bc))
+        return (size_t)snprintf(text, size, "content <VkBuffer %" PRIu64 "> offset=%" PRIu64 " size=%zu",
+                                symbolic_handle(d, VK_OBJECT_TYPE_BUFFER, bc.buffer_id), bc.offset, bc.size);
+    if (rt_trace_image_content_decode(p, &ic))
+        return (size_t)snprintf(text, size, "content <VkImage %" PRIu64 "> aspect=0x%x mip=%u layer=%u layout=%u "
+                                "region=%u,%u,%u+%ux%ux%u size=%zu", symbolic_handle(d, VK_OBJECT_TYPE_IMAGE,
+                                ic.image_id), ic.aspect, ic.mip, ic.layer, ic.layout, ic.x, ic.y, ic.z, ic.width,
+                                ic.height, ic.depth, ic.size);
+    if (rt_trace_sync_state_decode(p, &ss))
+        return (size_t)snprintf(text, size, "sync object type %u <%" PRIu64 "> value=%" PRIu64, ss.object_type,
+                                symbolic_handle(d, (VkObjectType)ss.object_type, ss.object_id), ss.value);
+    return (size_t)snprintf(text, size, "snapshot packet that does not decode");
+}
+
 static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, const struct rt_trace_packet *p)
 {
     char text[512], prefix[256];
@@ -281,6 +314,13 @@ static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, c
     case RT_TRACE_PACKET_VERIFY:
         n = verify_text(d, p, text, sizeof text);
         break;
+    case RT_TRACE_PACKET_SNAPSHOT_BEGIN:
+    case RT_TRACE_PACKET_SNAPSHOT_END:
+    case RT_TRACE_PACKET_BUFFER_CONTENT:
+    case RT_TRACE_PACKET_IMAGE_CONTENT:
+    case RT_TRACE_PACKET_SYNC_STATE:
+        n = snapshot_text(d, p, text, sizeof text);
+        break;
     default:
         return rt_ok_status();
     }
@@ -305,8 +345,12 @@ static rt_status dump_trace(struct dump *d, struct rt_trace_reader *r)
             return rt_ok_status();
         /* Every packet before the range is read as if printed, so a handle
          * has the number it has in a full dump, whatever range is asked. */
+        if (p.type == RT_TRACE_PACKET_SNAPSHOT_END)
+            d->in_snapshot = false;
         d->silent = !wanted(d, &p);
         RT_TRY(print_packet(d, h, &p));
+        if (p.type == RT_TRACE_PACKET_SNAPSHOT_BEGIN)
+            d->in_snapshot = true;
         if (p.type == RT_TRACE_PACKET_FRAME_END)
             d->current_frame++;
     }

@@ -15,6 +15,7 @@
 #include "replay.h"
 #include "settings.h"
 #include "trace.h"
+#include "trace_snapshot.h"
 
 #define INFO_MAX_EXTERNAL 16
 #define INFO_MAX_SHOTS 64
@@ -37,6 +38,10 @@ struct info {
     struct rt_replay_checker *checker; /* --check: decodes every call */
     rt_status refused;                 /* the first call replay would refuse */
     uint64_t refused_seq;
+    bool trimmed; /* a state snapshot begins the trace (retrace trim) */
+    struct rt_trace_snapshot_begin trim;
+    char trim_source[256];
+    struct rt_trace_snapshot_end trim_end; /* zero until its end packet */
 };
 
 struct command_count {
@@ -110,6 +115,15 @@ static const char *settings_text(const struct info *in, char *buf, size_t size)
     return buf;
 }
 
+static void count_snapshot(struct info *in, const struct rt_trace_packet *p)
+{
+    if (rt_trace_snapshot_begin_decode(p, &in->trim)) {
+        in->trimmed = true;
+        snprintf(in->trim_source, sizeof in->trim_source, "%.*s", (int)in->trim.source_length, in->trim.source);
+    }
+    (void)rt_trace_snapshot_end_decode(p, &in->trim_end); /* false for the other packet types */
+}
+
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
 {
     switch (p->type) {
@@ -135,6 +149,11 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
         in->late_device = *p->u.device;
         in->device = &in->late_device;
         break;
+    case RT_TRACE_PACKET_SNAPSHOT_BEGIN:
+    case RT_TRACE_PACKET_SNAPSHOT_END:
+    case RT_TRACE_PACKET_BUFFER_CONTENT:
+    case RT_TRACE_PACKET_IMAGE_CONTENT:
+    case RT_TRACE_PACKET_SYNC_STATE: count_snapshot(in, p); break;
     case RT_TRACE_PACKET_END: break;
     }
 }
@@ -269,6 +288,14 @@ static void print_header_text(const struct info *in)
             printf("%s %" PRIu64, i ? "," : in->shot_count > 1 ? "s" : "", in->shots[i]);
         printf("%s\n", in->shot_count > INFO_MAX_SHOTS ? ", ..." : "");
     }
+    if (in->trimmed) {
+        char sha[2 * RT_TRACE_SHA256_SIZE + 1];
+        for (int i = 0; i < RT_TRACE_SHA256_SIZE; i++)
+            snprintf(sha + 2 * i, 3, "%02x", in->trim.source_sha256[i]);
+        printf("trimmed      frames %" PRIu64 "-%" PRIu64 " of %s (%" PRIu64 " frames, sha256 %s); snapshot %"
+               PRIu64 " packets, %" PRIu64 " bytes\n", in->trim.first_frame, in->trim.last_frame, in->trim_source,
+               in->trim.source_frames, sha, in->trim_end.packet_count, in->trim_end.bytes);
+    }
 }
 
 static void print_counts_text(const struct info *in)
@@ -361,6 +388,22 @@ static cJSON *device_json(const struct rt_trace_device_info *d)
     return o;
 }
 
+static cJSON *trim_json(const struct info *in)
+{
+    cJSON *o = cJSON_CreateObject();
+    char sha[2 * RT_TRACE_SHA256_SIZE + 1];
+    for (int i = 0; i < RT_TRACE_SHA256_SIZE; i++)
+        snprintf(sha + 2 * i, 3, "%02x", in->trim.source_sha256[i]);
+    cJSON_AddStringToObject(o, "source", in->trim_source);
+    cJSON_AddStringToObject(o, "source_sha256", sha);
+    cJSON_AddNumberToObject(o, "source_frames", (double)in->trim.source_frames);
+    cJSON_AddNumberToObject(o, "first_frame", (double)in->trim.first_frame);
+    cJSON_AddNumberToObject(o, "last_frame", (double)in->trim.last_frame);
+    cJSON_AddNumberToObject(o, "snapshot_packets", (double)in->trim_end.packet_count);
+    cJSON_AddNumberToObject(o, "snapshot_bytes", (double)in->trim_end.bytes);
+    return o;
+}
+
 static void add_header_json(cJSON *o, const struct info *in)
 {
     const struct rt_trace_header *h = in->header;
@@ -388,6 +431,7 @@ static void add_header_json(cJSON *o, const struct info *in)
             cJSON_AddItemToArray(shots, cJSON_CreateNumber((double)in->shots[i]));
     }
     cJSON_AddItemToObject(o, "device", in->device ? device_json(in->device) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "trimmed", in->trimmed ? trim_json(in) : cJSON_CreateNull());
 }
 
 static void add_counts_json(cJSON *o, const struct info *in)

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "replay_config.h"
+#include "replay_trim.h"
 
 #define MAX_OUTPUTS 4096
 
@@ -190,7 +191,12 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
 {
     enum rt_vk_cmd cmd;
     void *args;
+    if (p->u.call.command_id == r->snapshot_guard) /* a trimmed trace's (snapshot_apply.c) */
+        return rt_ok_status();
     RT_TRY(replay_decode_call(r->header, r->commands, p, &r->arena, &cmd, &args));
+    if (r->opts->trim && r->opts->trim->call)
+        RT_TRY(r->opts->trim->call(r->opts->trim->user, p, cmd, args));
+    replay_snapshot_adjust(r, cmd, args);
     double start = r->opts->stats ? now_seconds() : 0;
     r->current_cmd = cmd;
     r->in_call = true;
@@ -274,6 +280,12 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
     case RT_TRACE_PACKET_ANNOTATION:
         replay_verify_annotation(r, p);
         return rt_ok_status();
+    case RT_TRACE_PACKET_SNAPSHOT_BEGIN:
+    case RT_TRACE_PACKET_SNAPSHOT_END:
+    case RT_TRACE_PACKET_BUFFER_CONTENT:
+    case RT_TRACE_PACKET_IMAGE_CONTENT:
+    case RT_TRACE_PACKET_SYNC_STATE:
+        return replay_snapshot_packet(r, p);
     default:
         return rt_ok_status();
     }
@@ -285,7 +297,21 @@ static rt_status map_commands(struct replay *r)
     r->seconds_per_command = calloc(RT_VK_CMD_COUNT, sizeof *r->seconds_per_command);
     if (!r->calls_per_command || !r->seconds_per_command)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    r->snapshot_guard = replay_snapshot_guard_id(r->header);
     return replay_map_commands(r->header, &r->commands);
+}
+
+static void wait_idle(struct replay *r);
+
+/* retrace trim: the replay stops where the trim's first frame begins. */
+static bool trim_stops(struct replay *r, rt_status *s)
+{
+    const struct rt_replay_trim_hooks *t = r->opts->trim;
+    if (!t || r->frame + 1 < t->stop_frame)
+        return false;
+    wait_idle(r);
+    *s = t->stopped ? t->stopped(t->user, r) : rt_ok_status();
+    return true;
 }
 
 /* Reads and replays packets until the end, the end frame, or an error. */
@@ -301,6 +327,9 @@ static rt_status replay_stream(struct replay *r, struct rt_trace_reader *reader)
         if (p.type == RT_TRACE_PACKET_END)
             return rt_ok_status();
         RT_TRY(replay_packet(r, &p));
+        rt_status stopped;
+        if (p.type == RT_TRACE_PACKET_FRAME_END && trim_stops(r, &stopped))
+            return stopped;
         if (r->opts->end_frame && r->frame >= r->opts->end_frame)
             return rt_ok_status();
     }

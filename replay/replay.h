@@ -27,6 +27,8 @@
 #include "status.h"
 #include "trace.h"
 
+struct rt_replay_trim_hooks;
+
 enum rt_replay_memory_mode {
     RT_REPLAY_MEMORY_AUTO,   /* direct on the capture's device, rebind elsewhere */
     RT_REPLAY_MEMORY_DIRECT, /* one allocation per captured allocation */
@@ -53,6 +55,7 @@ struct rt_replay_options {
     const char *const *validate_ignore; /* message ids (VUIDs) --validate does not count (validation.c) */
     uint32_t validate_ignore_count;
     const struct rt_replay_config *config; /* workarounds, delays, pipeline cache; NULL = none */
+    const struct rt_replay_trim_hooks *trim; /* retrace trim (replay_trim.h); NULL = none */
 };
 
 /* --validate: one message id's count (validation.c). */

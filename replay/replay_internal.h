@@ -99,6 +99,8 @@ struct replay {
     uint64_t *calls_per_command;
     double *seconds_per_command;
     struct replay_config_state *config; /* workarounds and delays (replay_config.h); NULL = none */
+    bool in_snapshot;        /* between a trimmed trace's snapshot begin and end (snapshot_apply.c) */
+    uint32_t snapshot_guard; /* the trace's id of the snapshot guard command, or UINT32_MAX */
 };
 
 /* crash.c: the replay a fatal signal interrupts (NULL: none). */
@@ -216,6 +218,11 @@ void replay_verify_finish(struct replay *r);
 /* --validate: counts a message under its id (validation.c); true when
  * --validate-ignore names the id (the message counts in no total). */
 bool replay_validation_count(struct replay *r, const char *id, uint32_t severity);
+
+/* snapshot_apply.c: a trimmed trace's state snapshot, and trim's needs. */
+uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h);
+void replay_snapshot_adjust(struct replay *r, enum rt_vk_cmd cmd, void *args);
+rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet *p) RT_MUST_CHECK;
 
 /* objects.c: calls naming objects by (type, uint64_t). */
 rt_status replay_set_object_name(struct replay *r, void *args, uint64_t captured_result);

@@ -21,7 +21,7 @@
 
 /* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
 #define RT_FORMAT_VERSION_MAJOR 1
-#define RT_FORMAT_VERSION_MINOR 1
+#define RT_FORMAT_VERSION_MINOR 2
 
 /* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
 #define RT_FORMAT_FILE_HEADER_SIZE 28
@@ -66,8 +66,22 @@ enum rt_format_packet_type {
     RT_FORMAT_PACKET_UNSUPPORTED = 5,
     RT_FORMAT_PACKET_DEVICE_INFO = 6,
     RT_FORMAT_PACKET_VERIFY = 7, /* 1.1: hashes of memory the application read back */
-    /* next: 8 (planned: memory update by reference, state snapshot) */
+    RT_FORMAT_PACKET_SNAPSHOT_BEGIN = 8,  /* 1.2: a trimmed trace's state snapshot starts */
+    RT_FORMAT_PACKET_SNAPSHOT_END = 9,    /* 1.2: ... and ends */
+    RT_FORMAT_PACKET_BUFFER_CONTENT = 10, /* 1.2: bytes of a buffer at the snapshot */
+    RT_FORMAT_PACKET_IMAGE_CONTENT = 11,  /* 1.2: texels of an image subresource region */
+    RT_FORMAT_PACKET_SYNC_STATE = 12,     /* 1.2: a fence, semaphore or event's state */
+    /* next: 13 (planned: memory update by reference) */
 };
+
+/* File header flags (u32). APPEND-ONLY. A reader refuses bits it does not know. */
+#define RT_FORMAT_FLAG_SNAPSHOT 0x1u /* 1.2: the trace starts with a state snapshot */
+#define RT_FORMAT_KNOWN_FLAGS RT_FORMAT_FLAG_SNAPSHOT
+
+/* The command a snapshot calls first: replays older than 1.2 do not know it
+ * and stop there (they skip the snapshot's packet types, so without it they
+ * would replay a trimmed trace without its contents). */
+#define RT_FORMAT_SNAPSHOT_GUARD "retrace-snapshot (trace format 1.2: update retrace)"
 
 /* Fixed body prefixes (bytes) before the variable tail of each packet type. */
 #define RT_FORMAT_CALL_FIXED 24        /* command u32, thread u32, seq u64, ret u64 */
@@ -77,5 +91,10 @@ enum rt_format_packet_type {
 #define RT_FORMAT_UNSUPPORTED_FIXED 16 /* command u32, thread u32, seq u64 */
 #define RT_FORMAT_VERIFY_FIXED 4       /* range count u32 */
 #define RT_FORMAT_VERIFY_RANGE_FIXED 24 /* memory id u64, offset u64, size u32, piece size u32 */
+#define RT_FORMAT_SNAPSHOT_BEGIN_FIXED 60 /* first, last, source frames u64, sha256[32], name length u32 */
+#define RT_FORMAT_SNAPSHOT_END_FIXED 16   /* packet count u64, bytes u64 */
+#define RT_FORMAT_BUFFER_CONTENT_FIXED 16 /* buffer id u64, offset u64 */
+#define RT_FORMAT_IMAGE_CONTENT_FIXED 48  /* image id u64, aspect mip layer layout x y z w h d u32 */
+#define RT_FORMAT_SYNC_STATE_FIXED 24     /* object type u32, timeline u32, id u64, value u64 */
 
 #endif

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "trace_internal.h"
+#include "trace_snapshot.h"
 
 #define ARENA_LIMIT (64u << 20) /* header strings and the name table */
 
@@ -36,6 +37,7 @@ struct rt_trace_reader {
     uint64_t block_number, block_offset, seq, next_seq;
     struct rt_trace_device_info device; /* the last device-info packet */
     struct rt_trace_progress progress;
+    uint8_t snapshot_stage; /* where a snapshot's packets may come (trace_snapshot.h) */
     rt_status error;
     bool failed;
 };
@@ -126,6 +128,10 @@ static rt_status check_fixed_header(struct rt_trace_reader *r, const uint8_t *fi
                        "update retrace", major, minor, RT_FORMAT_VERSION_MAJOR);
     if (major < 1)
         return FAIL(r, "unsupported trace format version %u.%u", major, minor);
+    uint32_t flags = le32(fixed + 12);
+    if (flags & ~RT_FORMAT_KNOWN_FLAGS) /* a feature this reader lacks (1.2) */
+        return FAIL(r, "file header at offset 0: header flags 0x%" PRIx32 " of a newer retrace: update retrace",
+                    flags);
     uint32_t body = le32(fixed + 16);
     if (body > RT_FORMAT_MAX_HEADER_BODY)
         return FAIL(r, "file header at offset 0: header size %" PRIu32 " exceeds the %u-byte limit",
@@ -236,6 +242,7 @@ static rt_status finish_at_end(struct rt_trace_reader *r, uint64_t at, const str
 
 struct block_counts {
     uint32_t packets, calls, frames;
+    uint8_t snapshot; /* snapshot stage after these packets (trace_snapshot.h) */
 };
 
 static const size_t fixed_sizes[] = {
@@ -246,6 +253,11 @@ static const size_t fixed_sizes[] = {
     [RT_FORMAT_PACKET_UNSUPPORTED] = RT_FORMAT_UNSUPPORTED_FIXED,
     [RT_FORMAT_PACKET_DEVICE_INFO] = 0,
     [RT_FORMAT_PACKET_VERIFY] = RT_FORMAT_VERIFY_FIXED,
+    [RT_FORMAT_PACKET_SNAPSHOT_BEGIN] = RT_FORMAT_SNAPSHOT_BEGIN_FIXED,
+    [RT_FORMAT_PACKET_SNAPSHOT_END] = RT_FORMAT_SNAPSHOT_END_FIXED,
+    [RT_FORMAT_PACKET_BUFFER_CONTENT] = RT_FORMAT_BUFFER_CONTENT_FIXED,
+    [RT_FORMAT_PACKET_IMAGE_CONTENT] = RT_FORMAT_IMAGE_CONTENT_FIXED,
+    [RT_FORMAT_PACKET_SYNC_STATE] = RT_FORMAT_SYNC_STATE_FIXED,
 };
 #define KNOWN_TYPES (sizeof fixed_sizes / sizeof fixed_sizes[0])
 
@@ -277,6 +289,8 @@ static const char *check_packet(const struct rt_trace_reader *r, uint16_t type, 
             return "malformed device info";
     } else if (type == RT_FORMAT_PACKET_VERIFY) {
         return rt_trace_verify_check(b, size);
+    } else if (type >= RT_FORMAT_PACKET_SNAPSHOT_BEGIN) {
+        return rt_trace_snapshot_check(type, b, size, r->progress.frames + n->frames, &n->snapshot);
     }
     return NULL;
 }
@@ -287,7 +301,7 @@ static rt_status check_packets(struct rt_trace_reader *r, uint64_t at,
     if (h->first_seq != r->next_seq)
         return BLOCK_FAIL(r, at, "first sequence number %" PRIu64 ", expected %" PRIu64
                                  " (a block is missing or out of order)", h->first_seq, r->next_seq);
-    struct block_counts n = {0};
+    struct block_counts n = {.snapshot = r->snapshot_stage};
     size_t pos = 0;
     while (pos < h->raw_size) {
         size_t left = h->raw_size - pos;
@@ -312,6 +326,7 @@ static rt_status check_packets(struct rt_trace_reader *r, uint64_t at,
                                  " frames; its header says %" PRIu32 ", %" PRIu32 ", %" PRIu32,
                           n.packets, n.calls, n.frames, h->packet_count, h->call_count,
                           h->frame_count);
+    r->snapshot_stage = n.snapshot;
     return rt_ok_status();
 }
 
@@ -396,6 +411,14 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
         out->u.device = &r->device;
         break;
     }
+    case RT_FORMAT_PACKET_SNAPSHOT_BEGIN:
+    case RT_FORMAT_PACKET_SNAPSHOT_END:
+    case RT_FORMAT_PACKET_BUFFER_CONTENT:
+    case RT_FORMAT_PACKET_IMAGE_CONTENT:
+    case RT_FORMAT_PACKET_SYNC_STATE:
+        out->u.snapshot.body = b;
+        out->u.snapshot.size = size;
+        break;
     case RT_FORMAT_PACKET_VERIFY:
         out->u.verify.count = le32(b);
         out->u.verify.ranges = b + RT_FORMAT_VERIFY_FIXED;

@@ -110,6 +110,7 @@ struct rt_trace_writer_options {
     const char *const *command_names; /* the trace's command numbering */
     uint32_t command_count;
     const struct rt_trace_device_info *device; /* may be NULL: set later */
+    uint32_t header_flags; /* RT_FORMAT_FLAG_* (format.h): SNAPSHOT for a trimmed trace */
 };
 
 struct rt_trace_writer_stats {
@@ -237,6 +238,12 @@ enum rt_trace_packet_type {
     RT_TRACE_PACKET_UNSUPPORTED = 5,
     RT_TRACE_PACKET_DEVICE_INFO = 6,
     RT_TRACE_PACKET_VERIFY = 7,
+    /* 1.2 state snapshot (trace_snapshot.h decodes their bodies) */
+    RT_TRACE_PACKET_SNAPSHOT_BEGIN = 8,
+    RT_TRACE_PACKET_SNAPSHOT_END = 9,
+    RT_TRACE_PACKET_BUFFER_CONTENT = 10,
+    RT_TRACE_PACKET_IMAGE_CONTENT = 11,
+    RT_TRACE_PACKET_SYNC_STATE = 12,
 };
 
 /** Walks a verify packet's ranges (validated by the reader). */
@@ -260,6 +267,7 @@ struct rt_trace_packet {
         struct { uint32_t command_id, thread_id; const char *reason; size_t length; } unsupported;
         const struct rt_trace_device_info *device;
         struct { uint32_t count; const uint8_t *ranges; size_t size; } verify;
+        struct { const uint8_t *body; size_t size; } snapshot; /* the snapshot packets' bodies */
     } u;
 };
 

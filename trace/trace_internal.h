@@ -127,6 +127,10 @@ struct rt_trace_writer {
     size_t zcap;
 };
 
+/** Appends a packet whose body the caller encoded (snapshot.c); not CALL,
+ * UNSUPPORTED or FRAME_END, whose numbers the writer assigns. */
+rt_status rt_trace_writer_raw_packet(struct rt_trace_writer *w, uint16_t type, const void *body, size_t size);
+
 /** Re-encodes w->header into w->header_bytes (lock held, header not sealed). */
 void rt_writer_encode_header_locked(struct rt_trace_writer *w);
 

@@ -255,3 +255,19 @@ rt_status rt_trace_writer_verify(struct rt_trace_writer *w, const struct rt_trac
     pthread_mutex_unlock(&w->lock);
     return s;
 }
+
+rt_status rt_trace_writer_raw_packet(struct rt_trace_writer *w, uint16_t type, const void *body, size_t size)
+{
+    /* These carry a sequence or frame number the writer must assign itself. */
+    if (type == RT_FORMAT_PACKET_CALL || type == RT_FORMAT_PACKET_UNSUPPORTED || type == RT_FORMAT_PACKET_FRAME_END)
+        return rt_errorf(RT_ERR_INTERNAL, "trace writer: packet type %u cannot be written raw", type);
+    uint64_t seq;
+    pthread_mutex_lock(&w->lock);
+    rt_status s = packet_begin(w, type, size, &seq);
+    if (rt_ok(&s)) {
+        rt_enc_bytes(&w->block, body, size);
+        s = packet_end(w, false);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}

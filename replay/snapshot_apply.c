@@ -1,0 +1,150 @@
+/*
+ * replay/snapshot_apply.c — replaying a trimmed trace's state snapshot
+ * (trace/FORMAT.md "State snapshots"): the guard call is skipped, buffer and
+ * image contents are copied in through staging buffers (images moved to
+ * their recorded layouts), fences, semaphores and events are put in their
+ * recorded states. While trimming, and inside a snapshot, buffers and images
+ * get the transfer usage those copies need.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "formats.h"
+#include "replay_trim.h"
+#include "snapshot_staging.h"
+#include "trace_snapshot.h"
+
+uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h)
+{
+    for (uint32_t i = 0; i < h->command_count; i++)
+        if (!strcmp(h->command_names[i], rt_trace_snapshot_guard))
+            return i;
+    return UINT32_MAX;
+}
+
+/* vkCreateBuffer and vkCreateImage: the decoded create info lives in the
+ * call's arena, which replay may change (as its workarounds do). */
+void replay_snapshot_adjust(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    bool trimming = r->opts->trim != NULL;
+    if (!trimming && !r->in_snapshot)
+        return;
+    if (cmd == RT_VK_CMD_vkCreateBuffer) {
+        VkBufferCreateInfo *info = (VkBufferCreateInfo *)((struct rt_vk_args_vkCreateBuffer *)args)->pCreateInfo;
+        if (info)
+            info->usage |= trimming ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    } else if (cmd == RT_VK_CMD_vkCreateImage) {
+        VkImageCreateInfo *info = (VkImageCreateInfo *)((struct rt_vk_args_vkCreateImage *)args)->pCreateInfo;
+        if (info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
+            info->usage |= trimming ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    }
+}
+
+static rt_status apply_buffer(struct replay *r, const struct rt_trace_buffer_content *c)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_BUFFER, c->buffer_id, &live));
+    struct snapshot_staging s;
+    RT_TRY(snapshot_staging_begin(r, c->size, &s));
+    memcpy(s.map, c->data, c->size);
+    VkBufferCopy region = {.srcOffset = 0, .dstOffset = c->offset, .size = c->size};
+    s.dev->dispatch.device.vkCmdCopyBuffer(s.cmd, s.buffer, (VkBuffer)(uintptr_t)live, 1, &region);
+    rt_status st = snapshot_staging_submit(&s);
+    snapshot_staging_end(&s);
+    return st;
+}
+
+/* The first piece of a subresource starts from UNDEFINED, except a stencil
+ * aspect whose depth (written first, same barrier) must be kept. */
+static VkImageLayout before_piece(VkFormat format, const struct rt_trace_image_content *c)
+{
+    bool first = c->y == 0 && c->z == 0;
+    bool keeps_depth = c->aspect == VK_IMAGE_ASPECT_STENCIL_BIT &&
+                       (snapshot_barrier_aspects(format, c->aspect) & VK_IMAGE_ASPECT_DEPTH_BIT);
+    return first && !keeps_depth ? VK_IMAGE_LAYOUT_UNDEFINED : (VkImageLayout)c->layout;
+}
+
+static rt_status apply_image(struct replay *r, const struct rt_trace_image_content *c)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_IMAGE, c->image_id, &live));
+    VkImage img = (VkImage)(uintptr_t)live;
+    VkFormat format = replay_image_format(r, img);
+    VkImageAspectFlags aspects = snapshot_barrier_aspects(format, c->aspect);
+    struct snapshot_staging s;
+    RT_TRY(snapshot_staging_begin(r, c->size, &s));
+    memcpy(s.map, c->data, c->size);
+    snapshot_image_barrier(&s, img, aspects, c->mip, c->layer, before_piece(format, c),
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkBufferImageCopy copy = {.imageSubresource = {c->aspect, c->mip, c->layer, 1},
+                              .imageOffset = {(int32_t)c->x, (int32_t)c->y, (int32_t)c->z},
+                              .imageExtent = {c->width, c->height, c->depth}};
+    s.dev->dispatch.device.vkCmdCopyBufferToImage(s.cmd, s.buffer, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                                  &copy);
+    snapshot_image_barrier(&s, img, aspects, c->mip, c->layer, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           (VkImageLayout)c->layout);
+    rt_status st = snapshot_staging_submit(&s);
+    snapshot_staging_end(&s);
+    return st;
+}
+
+static rt_status signal_by_submit(struct replay_device *dev, VkFence fence, VkSemaphore semaphore)
+{
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .signalSemaphoreCount = semaphore ? 1 : 0,
+                           .pSignalSemaphores = &semaphore};
+    VkResult res = dev->dispatch.device.vkQueueSubmit(dev->any_queue, semaphore ? 1 : 0, &submit, fence);
+    if (res == VK_SUCCESS)
+        res = dev->dispatch.device.vkQueueWaitIdle(dev->any_queue);
+    return res == VK_SUCCESS ? rt_ok_status()
+                             : rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: signalling failed (%s)", replay_result_name(res));
+}
+
+static rt_status apply_sync(struct replay *r, const struct rt_trace_sync_state *c)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, (VkObjectType)c->object_type, c->object_id, &live));
+    struct replay_device *dev = r->device;
+    if (!dev || !dev->any_queue)
+        return rt_errorf(RT_ERR_BAD_INPUT, "snapshot state of an object before a device and a queue");
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    if (c->object_type == VK_OBJECT_TYPE_FENCE && c->value)
+        return signal_by_submit(dev, (VkFence)(uintptr_t)live, VK_NULL_HANDLE);
+    if (c->object_type == VK_OBJECT_TYPE_SEMAPHORE && !c->timeline && c->value)
+        return signal_by_submit(dev, VK_NULL_HANDLE, (VkSemaphore)(uintptr_t)live);
+    if (c->object_type == VK_OBJECT_TYPE_EVENT && c->value)
+        return d->vkSetEvent(dev->handle, (VkEvent)(uintptr_t)live) == VK_SUCCESS
+                   ? rt_ok_status() : rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: vkSetEvent failed");
+    if (c->object_type == VK_OBJECT_TYPE_SEMAPHORE && c->timeline) {
+        uint64_t now = 0;
+        PFN_vkGetSemaphoreCounterValue get = d->vkGetSemaphoreCounterValue ? d->vkGetSemaphoreCounterValue
+                                                                            : d->vkGetSemaphoreCounterValueKHR;
+        PFN_vkSignalSemaphore signal = d->vkSignalSemaphore ? d->vkSignalSemaphore : d->vkSignalSemaphoreKHR;
+        if (!get || !signal)
+            return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: the device has no timeline semaphores");
+        VkSemaphoreSignalInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                      .semaphore = (VkSemaphore)(uintptr_t)live, .value = c->value};
+        if (get(dev->handle, info.semaphore, &now) == VK_SUCCESS && now < c->value &&
+            signal(dev->handle, &info) != VK_SUCCESS)
+            return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: vkSignalSemaphore failed");
+    }
+    return rt_ok_status();
+}
+
+rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet *p)
+{
+    struct rt_trace_buffer_content b;
+    struct rt_trace_image_content i;
+    struct rt_trace_sync_state s;
+    rt_status st = rt_ok_status();
+    if (p->type == RT_TRACE_PACKET_SNAPSHOT_BEGIN)
+        r->in_snapshot = true;
+    else if (p->type == RT_TRACE_PACKET_SNAPSHOT_END)
+        r->in_snapshot = false;
+    else if (rt_trace_buffer_content_decode(p, &b))
+        st = apply_buffer(r, &b);
+    else if (rt_trace_image_content_decode(p, &i))
+        st = apply_image(r, &i);
+    else if (rt_trace_sync_state_decode(p, &s))
+        st = apply_sync(r, &s);
+    return rt_status_wrap(st, "snapshot packet %" PRIu64, p->seq);
+}

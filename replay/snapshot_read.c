@@ -1,0 +1,76 @@
+/*
+ * replay/snapshot_read.c — reading the live state for `retrace trim`
+ * (replay_trim.h): buffer bytes and image texels through staging copies,
+ * fence, event and timeline semaphore states through their queries.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "replay_trim.h"
+#include "snapshot_staging.h"
+
+rt_status rt_replay_read_buffer(struct replay *r, uint64_t buffer, uint64_t offset, uint64_t size, void *out)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_BUFFER, buffer, &live));
+    struct snapshot_staging s;
+    RT_TRY(snapshot_staging_begin(r, size, &s));
+    VkBufferCopy region = {.srcOffset = offset, .dstOffset = 0, .size = size};
+    s.dev->dispatch.device.vkCmdCopyBuffer(s.cmd, (VkBuffer)(uintptr_t)live, s.buffer, 1, &region);
+    rt_status st = snapshot_staging_submit(&s);
+    if (rt_ok(&st))
+        memcpy(out, s.map, size);
+    snapshot_staging_end(&s);
+    return st;
+}
+
+rt_status rt_replay_read_image(struct replay *r, uint64_t image, const struct rt_replay_image_region *g, void *out,
+                               uint64_t size)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_IMAGE, image, &live));
+    VkImage img = (VkImage)(uintptr_t)live;
+    VkImageAspectFlags barrier = snapshot_barrier_aspects(replay_image_format(r, img), g->aspect);
+    struct snapshot_staging s;
+    RT_TRY(snapshot_staging_begin(r, size, &s));
+    VkImageLayout layout = (VkImageLayout)g->layout;
+    snapshot_image_barrier(&s, img, barrier, g->mip, g->layer, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy copy = {.imageSubresource = {g->aspect, g->mip, g->layer, 1},
+                              .imageOffset = {(int32_t)g->x, (int32_t)g->y, (int32_t)g->z},
+                              .imageExtent = {g->width, g->height, g->depth}};
+    s.dev->dispatch.device.vkCmdCopyImageToBuffer(s.cmd, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s.buffer, 1,
+                                                  &copy);
+    snapshot_image_barrier(&s, img, barrier, g->mip, g->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout);
+    rt_status st = snapshot_staging_submit(&s);
+    if (rt_ok(&st))
+        memcpy(out, s.map, size);
+    snapshot_staging_end(&s);
+    return st;
+}
+
+rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, uint64_t *value_out)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, (VkObjectType)type, object, &live));
+    struct replay_device *dev = r->device;
+    if (!dev)
+        return rt_errorf(RT_ERR_BAD_INPUT, "a synchronisation object without a device");
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkResult res = VK_SUCCESS;
+    *value_out = 0;
+    if (type == VK_OBJECT_TYPE_FENCE) {
+        res = d->vkGetFenceStatus(dev->handle, (VkFence)(uintptr_t)live);
+        *value_out = res == VK_SUCCESS;
+    } else if (type == VK_OBJECT_TYPE_EVENT) {
+        res = d->vkGetEventStatus(dev->handle, (VkEvent)(uintptr_t)live);
+        *value_out = res == VK_EVENT_SET;
+    } else if (type == VK_OBJECT_TYPE_SEMAPHORE) {
+        PFN_vkGetSemaphoreCounterValue get = d->vkGetSemaphoreCounterValue ? d->vkGetSemaphoreCounterValue
+                                                                            : d->vkGetSemaphoreCounterValueKHR;
+        res = get ? get(dev->handle, (VkSemaphore)(uintptr_t)live, value_out) : VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+    if (res < 0)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "reading the state of object type %u id 0x%" PRIx64 " failed (%s)",
+                         type, object, replay_result_name(res));
+    return rt_ok_status();
+}

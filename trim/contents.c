@@ -1,0 +1,163 @@
+/*
+ * trim/contents.c — the snapshot's contents: every live buffer's bytes and
+ * every live image subresource's texels as the device holds them at frame
+ * A (read through staging copies: replay_trim.h), and the state of every
+ * signaled fence, set event, signaled binary semaphore and timeline
+ * semaphore. Images in UNDEFINED or PREINITIALIZED layout, multisampled,
+ * transient, sparse, planar and swapchain images carry none (their content
+ * is undefined, cannot be copied to a buffer, or is the presentation
+ * engine's).
+ */
+#include <stdlib.h>
+
+#include "formats.h"
+#include "replay_trim.h"
+#include "trace_snapshot.h"
+#include "trim_internal.h"
+
+#define PACKET_OVERHEAD 6
+
+struct sink {
+    struct replay *r;
+    struct rt_trace_writer *w;
+    uint8_t *scratch;
+    size_t scratch_size;
+    uint64_t *packets, *bytes;
+    struct rt_trim_result *result;
+};
+
+static bool bound(const struct trim_state *t, const struct trim_object *o)
+{
+    return o->memory != TRIM_NONE && t->objects[o->memory].alive;
+}
+
+static rt_status buffer_contents(struct sink *k, const struct trim_object *o)
+{
+    for (uint64_t offset = 0; offset < o->size;) {
+        uint64_t n = o->size - offset < k->scratch_size ? o->size - offset : k->scratch_size;
+        RT_TRY(rt_replay_read_buffer(k->r, o->id, offset, n, k->scratch));
+        struct rt_trace_buffer_content c = {o->id, offset, k->scratch, (size_t)n};
+        RT_TRY(rt_trace_writer_buffer_content(k->w, &c));
+        *k->packets += 1;
+        *k->bytes += PACKET_OVERHEAD + 16 + n;
+        k->result->content_bytes += n;
+        offset += n;
+    }
+    k->result->buffers++;
+    return rt_ok_status();
+}
+
+static uint32_t mip_size(uint32_t size, uint32_t mip)
+{
+    return size >> mip ? size >> mip : 1;
+}
+
+/* One aspect of one subresource, in pieces of whole block rows. */
+static rt_status aspect_contents(struct sink *k, const struct trim_object *o, const struct trim_image *img,
+                                 struct rt_replay_image_region g)
+{
+    const struct rt_format_info *f = rt_format_find(rt_format_for_aspect(img->format, g.aspect));
+    if (!f || !f->block_size)
+        return rt_ok_status();
+    uint32_t w = mip_size(img->extent.width, g.mip), h = mip_size(img->extent.height, g.mip);
+    uint32_t d = img->type == VK_IMAGE_TYPE_3D ? mip_size(img->extent.depth, g.mip) : 1;
+    uint64_t row = (uint64_t)((w + f->block_width - 1) / f->block_width) * f->block_size;
+    uint32_t block_rows = (h + f->block_height - 1) / f->block_height;
+    uint32_t rows_per = (uint32_t)(k->scratch_size / row) ? (uint32_t)(k->scratch_size / row) : 1;
+    for (uint32_t z = 0; z < d; z++)
+        for (uint32_t by = 0; by < block_rows; by += rows_per) {
+            uint32_t n = block_rows - by < rows_per ? block_rows - by : rows_per;
+            g.x = 0, g.y = by * f->block_height, g.z = z, g.width = w, g.depth = 1;
+            g.height = by + n == block_rows ? h - g.y : n * f->block_height;
+            uint64_t size = row * n;
+            RT_TRY(rt_replay_read_image(k->r, o->id, &g, k->scratch, size));
+            struct rt_trace_image_content c = {o->id, g.aspect, g.mip, g.layer, g.layout, g.x, g.y, g.z,
+                                               g.width, g.height, g.depth, k->scratch, (size_t)size};
+            RT_TRY(rt_trace_writer_image_content(k->w, &c));
+            *k->packets += 1;
+            *k->bytes += PACKET_OVERHEAD + 48 + size;
+            k->result->content_bytes += size;
+        }
+    return rt_ok_status();
+}
+
+static VkImageAspectFlags aspects_of(VkFormat format)
+{
+    const struct rt_format_info *f = rt_format_find(format);
+    VkImageAspectFlags a = 0;
+    for (uint32_t i = 0; f && i < f->component_count; i++)
+        a |= f->components[i].channel == 'D' ? VK_IMAGE_ASPECT_DEPTH_BIT
+             : f->components[i].channel == 'S' ? VK_IMAGE_ASPECT_STENCIL_BIT : 0;
+    return !f || f->plane_count > 1 ? 0 : a ? a : VK_IMAGE_ASPECT_COLOR_BIT;
+}
+
+static rt_status image_contents(struct sink *k, const struct trim_state *t, const struct trim_object *o)
+{
+    const struct trim_image *img = &t->images[o->info];
+    VkImageAspectFlags aspects = aspects_of(img->format);
+    if (img->swapchain || img->transient || img->sparse || img->samples != VK_SAMPLE_COUNT_1_BIT || !aspects ||
+        !img->layouts || !bound(t, o))
+        return rt_ok_status();
+    bool any = false;
+    for (uint32_t m = 0; m < img->mips; m++)
+        for (uint32_t l = 0; l < img->layers; l++) {
+            VkImageLayout layout = img->layouts[(size_t)m * img->layers + l];
+            if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout == VK_IMAGE_LAYOUT_PREINITIALIZED)
+                continue;
+            /* depth before stencil: the replay keeps the depth it wrote (snapshot_apply.c) */
+            const VkImageAspectFlagBits order[] = {VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                                   VK_IMAGE_ASPECT_STENCIL_BIT};
+            for (int a = 0; a < 3; a++)
+                if (aspects & order[a]) {
+                    struct rt_replay_image_region g = {.aspect = order[a], .mip = m, .layer = l, .layout = layout};
+                    RT_TRY(aspect_contents(k, o, img, g));
+                    any = true;
+                }
+        }
+    k->result->images += any;
+    return rt_ok_status();
+}
+
+static rt_status sync_state(struct sink *k, const struct trim_object *o)
+{
+    uint64_t value = 0;
+    bool timeline = o->type == VK_OBJECT_TYPE_SEMAPHORE && o->timeline;
+    if (o->type == VK_OBJECT_TYPE_SEMAPHORE && !o->timeline)
+        value = o->signaled;
+    else
+        RT_TRY(rt_replay_read_sync(k->r, o->type, o->id, &value));
+    if (!value)
+        return rt_ok_status();
+    struct rt_trace_sync_state s = {o->type, timeline, o->id, value};
+    RT_TRY(rt_trace_writer_sync_state(k->w, &s));
+    *k->packets += 1;
+    *k->bytes += PACKET_OVERHEAD + 24;
+    k->result->sync_objects++;
+    return rt_ok_status();
+}
+
+static rt_status one(struct sink *k, const struct trim_state *t, const struct trim_object *o)
+{
+    if (o->type == VK_OBJECT_TYPE_BUFFER && bound(t, o) && !o->sparse)
+        return buffer_contents(k, o);
+    if (o->type == VK_OBJECT_TYPE_IMAGE && o->info != TRIM_NONE)
+        return image_contents(k, t, o);
+    if (o->type == VK_OBJECT_TYPE_FENCE || o->type == VK_OBJECT_TYPE_EVENT || o->type == VK_OBJECT_TYPE_SEMAPHORE)
+        return sync_state(k, o);
+    return rt_ok_status();
+}
+
+rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w,
+                              uint64_t *packets, uint64_t *bytes)
+{
+    struct sink k = {.r = r, .w = w, .scratch_size = rt_trace_snapshot_max_data(), .packets = packets,
+                     .bytes = bytes, .result = t->result};
+    if (!(k.scratch = malloc(k.scratch_size)))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    rt_status s = rt_ok_status();
+    for (uint32_t i = 0; i < t->object_count && rt_ok(&s); i++)
+        if (t->objects[i].alive)
+            s = one(&k, t, &t->objects[i]);
+    free(k.scratch);
+    return s;
+}
