@@ -32,7 +32,8 @@ void cmd_dump_usage(FILE *out)
             "usage: retrace dump TRACE [--calls A-B] [--frame N] [--json]\n"
             "  Prints every call: SEQ vkName(param=value, ...) = RESULT. Handles print as\n"
             "  <VkType N>, numbered per type in order of first appearance.\n"
-            "  Lines starting with '--' are memory updates, frame ends and annotations.\n");
+            "  Lines starting with '--' are memory updates, frame ends and annotations;\n"
+            "  a trimmed trace's state snapshot is indented with '| '.\n");
     cli_usage_options(out, options);
     static const struct cli_exit exits[] = {
         {RT_OK, "ok"},
@@ -218,6 +219,10 @@ static rt_status print_call(struct dump *d, const struct rt_trace_header *h, con
 {
     enum rt_vk_cmd cmd = d->commands[p->u.call.command_id];
     const char *name = h->command_names[p->u.call.command_id];
+    if (!strcmp(name, rt_trace_snapshot_guard)) {
+        static const char guard[] = "snapshot guard: replays older than trace format 1.2 stop here";
+        return emit(d, p, name, guard, sizeof guard - 1);
+    }
     if (cmd == RT_VK_CMD_COUNT || rt_vk_args_size(cmd) == 0) {
         char text[512];
         int n = d->json ? snprintf(text, sizeof text, "not decodable by this build")

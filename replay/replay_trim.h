@@ -27,6 +27,8 @@ struct rt_replay_trim_hooks {
     uint64_t stop_frame; /* replay stops where this frame (>= 2) begins */
     /** Before each call is replayed; args hold the trace's handle ids. An error stops the replay. */
     rt_status (*call)(void *user, const struct rt_trace_packet *p, enum rt_vk_cmd cmd, const void *args);
+    /** Each state snapshot packet of a trimmed trace being trimmed again, after it was replayed. */
+    rt_status (*snapshot)(void *user, const struct rt_trace_packet *p);
     /** At the stop, every device idle. An error is the replay's result. */
     rt_status (*stopped)(void *user, struct replay *r);
 };

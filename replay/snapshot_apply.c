@@ -146,5 +146,8 @@ rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet 
         st = apply_image(r, &i);
     else if (rt_trace_sync_state_decode(p, &s))
         st = apply_sync(r, &s);
+    const struct rt_replay_trim_hooks *t = r->opts->trim;
+    if (rt_ok(&st) && t && t->snapshot)
+        st = t->snapshot(t->user, p);
     return rt_status_wrap(st, "snapshot packet %" PRIu64, p->seq);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_snapshot.h"
 #include "trim_internal.h"
 
 #define ID(h) ((uint64_t)(uintptr_t)(h))
@@ -289,4 +290,21 @@ static void run(struct trim_state *t, uint32_t cb, unsigned depth)
 void trim_layouts_submit(struct trim_state *t, uint32_t cb)
 {
     run(t, cb, 0);
+}
+
+void trim_track_snapshot(struct trim_state *t, const struct rt_trace_packet *p)
+{
+    struct rt_trace_image_content c;
+    struct rt_trace_sync_state s;
+    if (rt_trace_image_content_decode(p, &c)) {
+        struct trim_transition tr = {.image = trim_object_find(t, VK_OBJECT_TYPE_IMAGE, c.image_id),
+                                     .layout = (VkImageLayout)c.layout, .base_mip = c.mip, .mips = 1,
+                                     .base_layer = c.layer, .layers = 1};
+        if (tr.image != TRIM_NONE)
+            apply(t, &tr);
+    } else if (rt_trace_sync_state_decode(p, &s) && s.object_type == VK_OBJECT_TYPE_SEMAPHORE && !s.timeline) {
+        uint32_t o = trim_object_find(t, VK_OBJECT_TYPE_SEMAPHORE, s.object_id);
+        if (o != TRIM_NONE)
+            t->objects[o].signaled = s.value != 0;
+    }
 }

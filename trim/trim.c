@@ -117,9 +117,16 @@ static rt_status track(void *user, const struct rt_trace_packet *p, enum rt_vk_c
     return trim_track_call(&((struct trim_run *)user)->state, p, cmd, args);
 }
 
+static rt_status snapshot_packet(void *user, const struct rt_trace_packet *p)
+{
+    trim_track_snapshot(&((struct trim_run *)user)->state, p);
+    return rt_ok_status();
+}
+
 static rt_status replay_to_a(struct trim_run *run, const struct rt_trim_options *o)
 {
-    struct rt_replay_trim_hooks hooks = {.user = run, .stop_frame = o->first, .call = track, .stopped = stopped};
+    struct rt_replay_trim_hooks hooks = {.user = run, .stop_frame = o->first, .call = track, .snapshot = snapshot_packet,
+                                         .stopped = stopped};
     struct rt_replay_options ro = {.trace_path = o->in, .device = o->device ? o->device : rt_trim_default_device(),
                                    .memory_mode = o->memory_mode, .progress = o->progress,
                                    .total_frames = o->first - 1, .trim = &hooks};

@@ -138,6 +138,9 @@ bool trim_grow(void **array, uint32_t *cap, uint32_t count, size_t size);
 /* calls.c: what each call before frame A does to the tracked state. */
 rt_status trim_track_call(void *user, const struct rt_trace_packet *p, enum rt_vk_cmd cmd, const void *args);
 
+/** A snapshot packet of IN (itself trimmed): the layouts and signals it sets. */
+void trim_track_snapshot(struct trim_state *t, const struct rt_trace_packet *p);
+
 /* layouts.c */
 /** The layout changes of a recorded command (barriers, render passes, secondaries). */
 void trim_layouts_record(struct trim_state *t, uint32_t cmdbuf, enum rt_vk_cmd cmd, const void *args);

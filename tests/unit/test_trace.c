@@ -1038,7 +1038,7 @@ Test(trace, verify_packets_round_trip_with_their_pieces)
     uint8_t *data = slurp(path, &size);
     struct rt_trace_reader *r;
     OK(rt_trace_reader_open_memory(data, size, &r));
-    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 1);
+    cr_assert_eq(rt_trace_reader_header(r)->version_minor, RT_FORMAT_VERSION_MINOR);
     struct rt_trace_packet p;
     OK(rt_trace_reader_next(r, &p));
     OK(rt_trace_reader_next(r, &p));

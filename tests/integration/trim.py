@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""retrace trim on the sample apps and vkcube. Usage:
+trim.py RETRACE CHECK_FAILS NAME=PROGRAM...
+
+Captures each program for 10 frames (windowed: skips, 77, without DISPLAY)
+and trims it at its first frame, in the middle and at its last frame, each
+with --check (OUT replayed against the original's frames, pixel by pixel).
+On the first program (persist: every frame shows all earlier frames' GPU
+work) also: a trim of a trim, frame numbers, info and dump of a trimmed
+trace, a damaged input (its good part is trimmed, or exit 3), a range past
+the end (exit 2 naming the last frame), -o naming the input (exit 2), and a
+check that must fail (CHECK_FAILS)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FRAMES = 10
+
+
+def fail(msg, log=""):
+    print(f"FAIL: {msg}\n{log[-4000:]}")
+    sys.exit(1)
+
+
+def run(args, expect=0):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if expect is not None and p.returncode != expect:
+        fail(f"{' '.join(args)} exited {p.returncode}, expected {expect}", p.stdout + p.stderr)
+    return p
+
+
+def trim(retrace, src, frames, out, check=True):
+    args = [retrace, "trim", src, "--frames", frames, "-o", out] + (["--check"] if check else [])
+    p = run(args)
+    if check and "check        ok:" not in p.stdout:
+        fail(f"trim {frames} of {src}: no check line", p.stdout)
+    return p.stdout
+
+
+def capture(retrace, work, name, program):
+    trace = os.path.join(work, name + ".rtrace")
+    count = ["--c", str(FRAMES)] if name == "vkcube" else ["--frames", str(FRAMES)]
+    run([retrace, "capture", "-o", trace, "--", program] + count)
+    return trace
+
+
+def hostile(retrace, work, trace):
+    out = os.path.join(work, "x.rtrace")
+    p = run([retrace, "trim", trace, "--frames", f"9-{FRAMES + 3}", "-o", out], expect=2)
+    if f"the last is frame {FRAMES}" not in p.stderr:
+        fail("a range past the end does not name the last frame", p.stderr)
+    p = run([retrace, "trim", trace, "--frames", "2", "-o", trace], expect=2)
+    if "names the trace being trimmed" not in p.stderr:
+        fail("-o naming the input is not refused by name", p.stderr)
+    run([retrace, "trim", trace, "--frames", "3-2", "-o", out], expect=2)
+    data = open(trace, "rb").read()
+    cut = os.path.join(work, "cut.rtrace")
+    for eighths in range(7, 2, -1):  # the header takes much of a short trace: cut the blocks' part
+        open(cut, "wb").write(data[: len(data) * eighths // 8])
+        good = int(next(l for l in run([retrace, "info", cut], expect=3).stdout.splitlines()
+                        if l.startswith("frames")).split()[1])
+        if 2 <= good < FRAMES:
+            break
+    else:
+        fail(f"no cut of the trace keeps 2..{FRAMES - 1} frames")
+    p = run([retrace, "trim", cut, "--frames", f"2-{FRAMES}", "-o", out, "--check"])
+    if "is damaged" not in p.stderr or f"frames 2-{good} of" not in p.stdout:
+        fail("a damaged trace's good part is not what was trimmed", p.stdout + p.stderr)
+    p = run([retrace, "trim", cut, "--frames", f"{good + 1}", "-o", out], expect=3)
+    if "damaged" not in p.stderr:
+        fail("trimming past a damaged trace's good part does not say so", p.stderr)
+
+
+def trim_of_trim(retrace, work, trace):
+    first = os.path.join(work, "t_4_9.rtrace")
+    second = os.path.join(work, "t_4_9_2_3.rtrace")
+    trim(retrace, trace, "4-9", first)
+    trim(retrace, first, "2-3", second)
+    info = run([retrace, "info", second]).stdout
+    if "trimmed      frames 2-3 of t_4_9.rtrace (6 frames" not in info or "frames       2\n" not in info:
+        fail("info of a trim of a trim", info)
+    dump = run([retrace, "dump", second]).stdout.splitlines()
+    if "snapshot begin: state at frame 2 of t_4_9.rtrace" not in dump[0] or "snapshot guard" not in dump[1]:
+        fail("dump does not show the snapshot as a block", "\n".join(dump[:3]))
+    if not any("-- end of frame 2" in l for l in dump):
+        fail("frames of a trimmed trace do not count from 1", "\n".join(dump[-5:]))
+
+
+def main():
+    retrace, check_fails = sys.argv[1], sys.argv[2]
+    if not os.environ.get("DISPLAY"):
+        print("skip: no DISPLAY (the programs present to a window)")
+        sys.exit(77)
+    work = tempfile.mkdtemp(prefix="retrace-trim-")
+    done = []
+    for spec in sys.argv[3:]:
+        name, program = spec.split("=", 1)
+        trace = capture(retrace, work, name, program)
+        for frames in ["1", "5-6", str(FRAMES)]:
+            trim(retrace, trace, frames, os.path.join(work, f"{name}_{frames}.rtrace"))
+        if not done:
+            trim_of_trim(retrace, work, trace)
+            hostile(retrace, work, trace)
+            p = run([check_fails, trace, work])
+            print(p.stdout.strip())
+        done.append(name)
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"ok: trimmed {', '.join(done)} at frames 1, 5-6 and {FRAMES}: identical under --check")
+
+
+if __name__ == "__main__":
+    main()
