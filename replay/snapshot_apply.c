@@ -27,13 +27,14 @@ uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h)
 void replay_snapshot_adjust(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
     bool trimming = r->opts->trim != NULL;
-    if (!trimming && !r->in_snapshot)
+    if ((!trimming && !r->in_snapshot) || !(rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_CREATES))
         return;
-    if (cmd == RT_VK_CMD_vkCreateBuffer) {
+    int32_t type = rt_vk_commands[cmd].object_type; /* the command table's: vkCreateBuffer, vkCreateImage */
+    if (type == VK_OBJECT_TYPE_BUFFER) {
         VkBufferCreateInfo *info = (VkBufferCreateInfo *)((struct rt_vk_args_vkCreateBuffer *)args)->pCreateInfo;
         if (info)
             info->usage |= trimming ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    } else if (cmd == RT_VK_CMD_vkCreateImage) {
+    } else if (type == VK_OBJECT_TYPE_IMAGE) {
         VkImageCreateInfo *info = (VkImageCreateInfo *)((struct rt_vk_args_vkCreateImage *)args)->pCreateInfo;
         if (info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
             info->usage |= trimming ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : VK_IMAGE_USAGE_TRANSFER_DST_BIT;
