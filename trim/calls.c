@@ -131,12 +131,15 @@ static void creation(struct trim_state *t, const struct rt_trace_packet *p, enum
     }
 }
 
-static void destruction(struct trim_state *t, const struct rt_trace_packet *p, const struct walk *w)
+static void destruction(struct trim_state *t, const struct rt_trace_packet *p, enum rt_vk_cmd cmd,
+                        const struct walk *w)
 {
-    VkObjectType type = VK_OBJECT_TYPE_UNKNOWN;
-    for (uint32_t i = 0; i < w->n; i++)
+    /* The command table names the type it destroys: vkDestroyBuffer(device,
+     * VK_NULL_HANDLE) destroys nothing, not the device. */
+    VkObjectType type = (VkObjectType)rt_vk_commands[cmd].object_type;
+    for (uint32_t i = 0; !type && i < w->n; i++)
         if (!w->h[i].output)
-            type = w->h[i].type; /* the destroyed handles are the last ones named */
+            type = w->h[i].type; /* else the destroyed handles are the last ones named */
     uint32_t rec = trim_record_add(t, p->seq, TRIM_DESTROY);
     uint32_t ended[MAX_WALKED], n = 0;
     for (uint32_t i = 0; i < w->n && rec != TRIM_NONE; i++) {
@@ -365,7 +368,7 @@ static void track(struct trim_state *t, const struct rt_trace_packet *p, enum rt
     else if (cmd == RT_VK_CMD_vkUnmapMemory)
         unmapping(t, w);
     else if (flags & RT_VK_CMD_FLAG_DESTROYS)
-        destruction(t, p, w);
+        destruction(t, p, cmd, w);
     else if (is_recording(cmd, name))
         recording(t, p, cmd, args, w);
     else if (outputs)
