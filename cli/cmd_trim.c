@@ -11,26 +11,30 @@
 #include "cli.h"
 #include "trim.h"
 
+enum { OPT_FRAMES = 1, OPT_OUT, OPT_CHECK, OPT_DEVICE, OPT_MEMORY };
+static const struct cli_option options[] = {
+    {"frames", 0, CLI_VALUE, OPT_FRAMES, "A[-B]", "IN's frames to keep (A alone: one frame); frames count from 1"},
+    {"output", 'o', CLI_VALUE, OPT_OUT, "OUT", "the trimmed trace (not IN)"},
+    {"check", 0, CLI_FLAG, OPT_CHECK, NULL,
+     "then replay OUT and IN's frames A..B on the same device and compare every frame pixel by pixel (and the "
+     "verification points): exit 1 on a difference"},
+    {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "replay device (default: lavapipe, else replay's choice)"},
+    {"memory", 0, CLI_VALUE, OPT_MEMORY, "auto|direct|rebind", "replay memory mode while trimming, as for replay"},
+    {0}};
+
 void cmd_trim_usage(FILE *out)
 {
     fprintf(out,
-            "usage: retrace trim IN.rtrace --frames A[-B] -o OUT.rtrace [--check] [--device D]\n"
-            "                    [--memory auto|direct|rebind]\n"
+            "usage: retrace trim IN.rtrace --frames A[-B] -o OUT.rtrace [--check] [--device D] [--memory M]\n"
             "  Writes a trace whose frames 1..B-A+1 render what IN's frames A..B render: IN is\n"
             "  replayed headless up to frame A (on lavapipe where there is one), then OUT gets a\n"
             "  state snapshot (every live object's creation, memory bindings, descriptor sets,\n"
             "  recorded command buffers, and every buffer's and image's contents as the device\n"
-            "  holds them at A) and IN's frames A..B as they are. A damaged IN trims its good part.\n"
-            "  --frames A-B  IN's frames to keep (A alone: one frame); frames count from 1\n"
-            "  -o OUT        the trimmed trace (not IN)\n"
-            "  --check       then replay OUT and IN's frames A..B on the same device and compare\n"
-            "                every frame pixel by pixel (and the verification points): exit 1 on a\n"
-            "                difference\n"
-            "  --device D    replay device, index or name (default: lavapipe, else replay's choice)\n"
-            "  --memory M    replay memory mode while trimming (as retrace replay --memory)\n"
-            "exit: 0 written (and identical), 1 --check found a difference, 2 usage (a range past\n"
-            "IN's end names its last frame), 3 unreadable or corrupt IN before frame A, 4 the\n"
-            "device cannot replay IN\n");
+            "  holds them at A) and IN's frames A..B as they are. A damaged IN trims its good part.\n");
+    cli_usage_options(out, options);
+    fprintf(out, "exit: 0 written (and identical), 1 --check found a difference, 2 usage (a range past\n"
+                 "IN's end names its last frame), 3 unreadable or corrupt IN before frame A, 4 the\n"
+                 "device cannot replay IN\n");
 }
 
 static int parse_frames(const struct rt_command *self, const char *text, struct rt_trim_options *o)
@@ -47,14 +51,8 @@ static int parse_frames(const struct rt_command *self, const char *text, struct 
     return 0;
 }
 
-enum { OPT_FRAMES = 1, OPT_OUT, OPT_CHECK, OPT_DEVICE, OPT_MEMORY };
-
 static int parse_args(int argc, char **argv, struct rt_trim_options *o, bool *check)
 {
-    static const struct cli_option options[] = {
-        {"frames", 0, CLI_VALUE, OPT_FRAMES}, {"output", 'o', CLI_VALUE, OPT_OUT},
-        {"check", 0, CLI_FLAG, OPT_CHECK},    {"device", 0, CLI_VALUE, OPT_DEVICE},
-        {"memory", 0, CLI_VALUE, OPT_MEMORY}, {0}};
     static const char *const modes[] = {"auto", "direct", "rebind", NULL};
     static const enum rt_replay_memory_mode mode_values[] = {RT_REPLAY_MEMORY_AUTO, RT_REPLAY_MEMORY_DIRECT,
                                                              RT_REPLAY_MEMORY_REBIND};
