@@ -55,12 +55,16 @@ def hostile(retrace, work, trace):
     if "names the trace being trimmed" not in p.stderr:
         fail("-o naming the input is not refused by name", p.stderr)
     run([retrace, "trim", trace, "--frames", "3-2", "-o", out], expect=2)
-    data = open(trace, "rb").read()
+    # A capture seals its blocks by time, so a short one may be one block; a
+    # trim seals one per frame: trim 1-FRAMES (the whole trace) is what is cut.
+    whole = os.path.join(work, "whole.rtrace")
+    trim(retrace, trace, f"1-{FRAMES}", whole, check=False)
+    data = open(whole, "rb").read()
     cut = os.path.join(work, "cut.rtrace")
     for eighths in range(7, 2, -1):  # the header takes much of a short trace: cut the blocks' part
         open(cut, "wb").write(data[: len(data) * eighths // 8])
-        good = int(next(l for l in run([retrace, "info", cut], expect=3).stdout.splitlines()
-                        if l.startswith("frames")).split()[1])
+        lines = run([retrace, "info", cut], expect=3).stdout.splitlines()
+        good = int(next((l.split()[1] for l in lines if l.startswith("frames")), 0))  # 0: the header was cut
         if 2 <= good < FRAMES:
             break
     else:
