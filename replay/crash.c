@@ -77,6 +77,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
     crash_fn(&c, crash_ctx);
 }
 
+/* The handlers before ours (a sanitizer's, or the defaults), put back after. */
+static struct sigaction previous[FATAL_COUNT];
+static bool installed;
+
 static void install(bool on)
 {
     static char *alt_stack;
@@ -84,18 +88,21 @@ static void install(bool on)
         stack_t ss = {.ss_sp = alt_stack, .ss_size = SIGSTKSZ * 4};
         sigaltstack(&ss, NULL);
     }
+    if (on == installed)
+        return;
     for (size_t i = 0; i < FATAL_COUNT; i++) {
+        if (!on) {
+            sigaction(fatal_signals[i], &previous[i], NULL);
+            continue;
+        }
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sigemptyset(&sa.sa_mask);
-        if (on) {
-            sa.sa_sigaction = on_fatal;
-            sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-        } else {
-            sa.sa_handler = SIG_DFL;
-        }
-        sigaction(fatal_signals[i], &sa, NULL);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+        sigaction(fatal_signals[i], &sa, &previous[i]);
     }
+    installed = on;
 }
 
 void rt_replay_on_crash(rt_replay_crash_fn fn, void *ctx)
