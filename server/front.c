@@ -53,6 +53,7 @@ struct record {
     int fd;
     struct sockaddr_storage addr;
     atomic_bool in_head;        /* waiting for a request head */
+    atomic_bool in_body;        /* taking a request body */
     atomic_llong head_since_ms; /* since when */
     bool cut;                   /* shut down once: no second time */
 };
@@ -329,15 +330,27 @@ static void accept_all(struct rt_front *front)
 
 /* ---- deadlines --------------------------------------------------------------- */
 
+/* True when the client has shut its side and nothing of it is left unread. */
+static bool hung_up(int fd)
+{
+    char c;
+    return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* A head over the deadline, or a body whose client has gone (libmicrohttpd
+ * 0.9.75 notices that end only at the idle timeout): the connection is shut
+ * down, which libmicrohttpd sees and closes. */
 static void sweep_records(struct rt_front *front, int64_t now)
 {
     int64_t limit = 1000 * (int64_t)front->server->options.header_timeout_s;
     pthread_mutex_lock(&front->lock);
-    for (struct record *r = front->records; r; r = r->next)
-        if (!r->cut && atomic_load(&r->in_head) && now - atomic_load(&r->head_since_ms) > limit) {
-            shutdown(r->fd, SHUT_RDWR); /* libmicrohttpd sees the end and closes it */
+    for (struct record *r = front->records; r; r = r->next) {
+        bool late = atomic_load(&r->in_head) && now - atomic_load(&r->head_since_ms) > limit;
+        if (!r->cut && (late || (atomic_load(&r->in_body) && hung_up(r->fd)))) {
+            shutdown(r->fd, SHUT_RDWR);
             r->cut = true;
         }
+    }
     pthread_mutex_unlock(&front->lock);
 }
 
@@ -461,12 +474,19 @@ void rt_front_request_done(struct MHD_Connection *conn)
         return;
     atomic_store(&r->head_since_ms, now_ms());
     atomic_store(&r->in_head, true);
+    atomic_store(&r->in_body, false);
     /* A client that has shut its side sends no next request, but
      * libmicrohttpd can miss an end that came with the request and hold the
      * connection (and its place under the limits) until the idle timeout. */
-    char c;
-    if (recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+    if (hung_up(r->fd))
         shutdown(r->fd, SHUT_RDWR);
+}
+
+void rt_front_body_expected(struct MHD_Connection *conn, bool expected)
+{
+    struct record *r = record_of(conn);
+    if (r)
+        atomic_store(&r->in_body, expected);
 }
 
 /* ---- life ---------------------------------------------------------------------- */

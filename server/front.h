@@ -42,6 +42,10 @@ void rt_front_on_connection(void *cls, struct MHD_Connection *conn, void **socke
 /** A request head on CONN has arrived (the first call of the access handler). */
 void rt_front_head_arrived(struct MHD_Connection *conn);
 
+/** Whether CONN's request body is being taken: while it is, a client that
+ * has shut its side (the body can never be complete) is let go at once. */
+void rt_front_body_expected(struct MHD_Connection *conn, bool expected);
+
 /** CONN's request is answered: its next head is held to the deadline from now. */
 void rt_front_request_done(struct MHD_Connection *conn);
 

@@ -166,6 +166,7 @@ static enum MHD_Result begin_request(struct rt_request *req)
         return rt_http_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body over %zu bytes",
                              req->server->options.max_body);
     }
+    rt_front_body_expected(req->conn, true);
     return MHD_YES;
 }
 
@@ -238,6 +239,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return rt_http_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body over %zu bytes",
                              req->server->options.max_body);
     req->answered = true;
+    rt_front_body_expected(req->conn, false);
     return rt_server_route(req);
 }
 

@@ -358,6 +358,7 @@ Test(network, a_client_that_hung_up_is_let_go_at_once)
     o.threads = 1;
     o.timeout_s = 30;
     o.header_timeout_s = 30;
+    o.token_file = f.token_file;
     fixture_start(&f, &o);
     int fd = connect_from("127.0.0.2"); /* a 10 s receive timeout */
     send_text(fd, "GET /api/runs?limit=5 HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -368,4 +369,14 @@ Test(network, a_client_that_hung_up_is_let_go_at_once)
     cr_assert_eq(r.status, 200);
     cr_assert(strstr(r.body, "\"runs\""), "the answer was cut: %s", r.body);
     http_response_finish(&r);
+    /* a body cut short by the client's end can never be complete either
+     * (libmicrohttpd alone waited for its idle timeout) */
+    fd = connect_from("127.0.0.3");
+    send_text(fd, "POST /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+                  "\r\nContent-Length: 900\r\n\r\n{\"format\"");
+    shutdown(fd, SHUT_WR);
+    char buf[256];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    close(fd);
+    cr_assert_geq(n, 0, "the server held a connection whose body can never arrive");
 }
