@@ -18,6 +18,7 @@
 #include "capture_traces.h"
 #include "frames_missed.h"
 #include "cli.h"
+#include "datadir.h"
 #include "framelist.h"
 #include "settings.h"
 #include "trace.h"
@@ -184,7 +185,10 @@ static rt_status find_layer_dir(char *out, size_t size)
         if (access(manifest, R_OK) == 0 && realpath(candidate, out) && strlen(out) < size)
             return rt_ok_status();
     }
-    snprintf(out, size, "%s", RT_LAYER_INSTALL_DIR);
+    /* installed: share/vulkan/explicit_layer.d beside the binary (under any
+     * prefix or DESTDIR), else the configured location */
+    if (!rt_datadir_find("vulkan/explicit_layer.d", RT_LAYER_INSTALL_DIR, out, size))
+        snprintf(out, size, "%s", RT_LAYER_INSTALL_DIR);
     char manifest[PATH_MAX + 64];
     snprintf(manifest, sizeof manifest, "%s/" RT_CAPTURE_LAYER_MANIFEST, out);
     if (access(manifest, R_OK) != 0)

@@ -3,10 +3,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
+#include <limits.h>
 
 #include "args.h"
 #include "cli.h"
+#include "datadir.h"
 #include "server.h"
 
 enum {
@@ -26,7 +27,7 @@ static const struct cli_option options[] = {
      "one bearer token (named 'token') that writes (upload, approve, known-bad) need; without this or "
      "--tokens the server is read-only"},
     {"web", 0, CLI_VALUE, OPT_WEB, "DIR",
-     "the pages (default $RETRACE_WEB_DIR, else the source tree's or the installed web/)"},
+     "the pages (default $RETRACE_WEB_DIR, else share/retrace/web beside the binary: the installed pages, or a build tree's link to web/)"},
     {"threads", 0, CLI_VALUE, OPT_THREADS, "N", "worker threads, each with its own read connection (4)"},
     {"max-connections", 0, CLI_VALUE, OPT_CONNS, "N", "open connections at once; more are answered 503 (256)"},
     {"max-per-address", 0, CLI_VALUE, OPT_PER_ADDRESS, "N", "of them from one client address; more get 429 (32)"},
@@ -58,22 +59,17 @@ void cmd_serve_usage(FILE *out)
     cli_usage_exits(out, exits);
 }
 
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The pages: $RETRACE_WEB_DIR, else the source tree's web/ (a build run in
- * place), else the installed copy. */
+/* The pages: $RETRACE_WEB_DIR, else share/retrace/web beside the binary (an
+ * installed copy, or a build tree's link to the sources), else the configured
+ * install location (common/datadir.h). */
 static const char *default_web_root(void)
 {
+    static char found[PATH_MAX];
     const char *env = getenv("RETRACE_WEB_DIR");
     if (env && *env)
         return env;
-    if (is_dir(RT_WEB_SOURCE_DIR))
-        return RT_WEB_SOURCE_DIR;
-    return is_dir(RT_WEB_INSTALL_DIR) ? RT_WEB_INSTALL_DIR : NULL; /* API only */
+    return rt_datadir_find("retrace/web", RT_WEB_INSTALL_DIR, found, sizeof found) ? found
+                                                                                  : NULL;
 }
 
 static int parse(int argc, char **argv, struct rt_server_options *o)

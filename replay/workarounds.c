@@ -6,17 +6,16 @@
  * and other # comments are ignored. Sets are looked up in the user's
  * --workarounds-dir first, then in the shipped replay/workarounds/. */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "config.h"
+#include "datadir.h"
 #include "workarounds/workaround.h"
 
-#ifndef RT_WORKAROUNDS_SOURCE_DIR
-#define RT_WORKAROUNDS_SOURCE_DIR "replay/workarounds"
-#endif
 #ifndef RT_WORKAROUNDS_INSTALL_DIR
 #define RT_WORKAROUNDS_INSTALL_DIR "/usr/local/share/retrace/workarounds"
 #endif
@@ -39,18 +38,16 @@ bool rt_workaround_find(const char *name, enum rt_workaround *out)
     return false;
 }
 
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 const char *rt_workarounds_builtin_dir(void)
 {
     const char *env = getenv("RETRACE_WORKAROUNDS_DIR");
     if (env && *env)
         return env;
-    return is_dir(RT_WORKAROUNDS_SOURCE_DIR) ? RT_WORKAROUNDS_SOURCE_DIR : RT_WORKAROUNDS_INSTALL_DIR;
+    static char found[PATH_MAX];
+    if (!found[0] && !rt_datadir_find("retrace/workarounds", RT_WORKAROUNDS_INSTALL_DIR, found,
+                                      sizeof found))
+        return RT_WORKAROUNDS_INSTALL_DIR; /* named in the error that follows */
+    return found;
 }
 
 /* Set names are file names: lower-case letters, digits, '-', '_' and '.' (not first). */

@@ -99,7 +99,8 @@ static void start(void)
     rt_server_options_init(&o);
     o.db_path = db;
     o.listen = "127.0.0.1:0";
-    o.web_root = RT_FUZZ_WEB_ROOT;
+    const char *web = getenv("RT_FUZZ_WEB_ROOT"); /* another machine's copy of web/ */
+    o.web_root = web && *web ? web : RT_FUZZ_WEB_ROOT;
     o.token_file = token;
     o.threads = 2;
     o.header_timeout_s = 2;

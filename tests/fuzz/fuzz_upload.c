@@ -1,17 +1,18 @@
 /*
- * libFuzzer harness for the run upload (docs/FORMATS.md section 2) as the
- * server receives it: the body parsed with cJSON and imported into a store
- * (rt_store_upload_import), which must refuse anything malformed with an
- * error and record nothing half. The store is a file in /dev/shm, started
+ * libFuzzer harness for the run upload (docs/FORMATS.md sections 2 and 5.2)
+ * as the server receives it: the body decoded and checked by wire/
+ * (rt_upload_decode, images included), its regressions recomputed, and what
+ * passes imported into a store (rt_store_upload_import), which must record
+ * it whole or refuse it with an error. The store is a file in /dev/shm, started
  * afresh every 5,000 recorded runs so it stays small.
  */
-#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "store.h"
+#include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,15 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         open_store();
         atexit(remove_store);
     }
-    cJSON *json = cJSON_ParseWithLength((const char *)data, size);
-    if (!json)
+    struct rt_upload u;
+    rt_status s = rt_upload_decode((const char *)data, size, &u);
+    if (!rt_ok(&s))
         return 0;
+    rt_upload_recompute(&u);
     int64_t run = 0;
     bool duplicate = false;
-    rt_status s = rt_store_upload_import(store, json, &run, &duplicate);
+    s = rt_store_upload_import(store, &u.rec, &run, &duplicate);
     if (rt_ok(&s) && run <= 0)
         abort(); /* recorded, but under no run */
-    cJSON_Delete(json);
+    rt_upload_finish(&u);
     if (rt_ok(&s) && ++recorded >= 5000)
         open_store();
     return 0;
