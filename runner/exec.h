@@ -32,7 +32,12 @@ struct rt_job_state {
 struct rt_fetch_state {
     bool tried;
     rt_status status;
+    char trimmed[4096]; /* `trim:`: the cached trimmed trace replayed instead (trim_cache.c) */
 };
+
+struct rt_exec;
+/** `trim:` on TRACE: makes (or finds) its trimmed trace in the cache. */
+RT_MUST_CHECK rt_status rt_trim_cached(struct rt_exec *x, size_t trace);
 
 struct rt_exec {
     const struct rt_manifest *m;

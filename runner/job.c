@@ -164,7 +164,7 @@ static void build_argv(struct rt_exec *x, size_t j, char **argv, char *buf, size
         argv[n++] = *w;
     argv[n++] = (char *)x->o->retrace;
     argv[n++] = "replay";
-    argv[n++] = (char *)t->path;
+    argv[n++] = t->trim ? x->fetches[job->trace].trimmed : (char *)t->path; /* trim_cache.c */
     argv[n++] = "--screenshots", argv[n++] = "shots";
     argv[n++] = "--frames", argv[n++] = (char *)t->frames;
     if (x->replay_has_report)
@@ -216,6 +216,11 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
             struct rt_run_frame *fr = job_level(RT_RESULT_ERROR, "%s", f.msg);
             return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
         }
+    }
+    rt_status trimmed = rt_trim_cached(x, job->trace);
+    if (!rt_ok(&trimmed)) {
+        struct rt_run_frame *fr = job_level(RT_RESULT_ERROR, "%s", trimmed.msg);
+        return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     if ((size_t)snprintf(slot->dir, sizeof slot->dir, "%.3900s/job-%04zu-%u", x->work, job->index + 1, attempt) >=
         sizeof slot->dir)

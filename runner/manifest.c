@@ -193,13 +193,34 @@ static const char *default_name(struct mf_ctx *c, const struct rt_manifest_trace
     return rt_arena_strndup(&c->m->arena, base, n);
 }
 
+/* `trim: 300-310` (or one frame): the trace's frames A..B, cut by retrace trim (trim_cache.c). */
+static rt_status parse_trim(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_trace *t)
+{
+    const char *text;
+    RT_TRY(mf_get_string(c, node, "trim", &text));
+    unsigned long long a = 0, b = 0;
+    int used = 0;
+    if (sscanf(text, "%llu-%llu%n", &a, &b, &used) != 2 || text[used] != '\0') {
+        used = 0;
+        if (sscanf(text, "%llu%n", &a, &used) != 1 || text[used] != '\0')
+            return mf_failf(c, node, "trim: expected A-B or A (frames count from 1), got '%s'", text);
+        b = a;
+    }
+    if (a < 1 || b < a || text[0] == '-' || text[0] == '+')
+        return mf_failf(c, node, "trim: expected A-B with 1 <= A <= B, got '%s'", text);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%llu-%llu", a, b);
+    t->trim = mf_dup_str(c, buf);
+    return rt_ok_status();
+}
+
 static rt_status parse_trace(struct mf_ctx *c, yaml_node_t *node, const struct trace_defaults *d,
                              struct rt_manifest_trace *t)
 {
     struct mf_slot s[] = {{"name", NULL},      {"path", NULL},           {"url", NULL},
                        {"sha256", NULL},    {"frames", NULL},         {"threshold", NULL},
                        {"tile-threshold", NULL}, {"timeout", NULL},   {"tags", NULL},
-                       {"configurations", NULL}, {"expect", NULL}};
+                       {"configurations", NULL}, {"expect", NULL}, {"trim", NULL}};
     RT_TRY(mf_collect(c, node, "a trace", s, sizeof s / sizeof s[0]));
     t->line = mf_line_of(node);
     RT_TRY(parse_source(c, node, &s[1], &s[2], &s[3], t));
@@ -226,6 +247,8 @@ static rt_status parse_trace(struct mf_ctx *c, yaml_node_t *node, const struct t
         RT_TRY(parse_trace_configs(c, s[9].node, t));
     if (s[10].node)
         RT_TRY(parse_expects(c, s[10].node, t));
+    if (s[11].node)
+        RT_TRY(parse_trim(c, s[11].node, t));
     return rt_ok_status();
 }
 

@@ -53,6 +53,7 @@ struct rt_manifest_trace {
     const char *path;   /* absolute; for a URL trace, where it is cached */
     const char *url;    /* NULL for a local trace */
     const char *sha256; /* 64 lower-case hex digits, with url */
+    const char *trim;   /* `trim: A-B`: replay `retrace trim` of it, frames A-B ("A-B"); NULL for none */
     const char *frames; /* normalised list such as "1,10" */
     uint32_t *frame_numbers;
     size_t frame_count;

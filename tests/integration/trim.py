@@ -92,6 +92,22 @@ def trim_of_trim(retrace, work, trace):
         fail("frames of a trimmed trace do not count from 1", "\n".join(dump[-5:]))
 
 
+def manifest_trim(retrace, work, trace):
+    """retrace run: `trim: 5-6` replays the cached trim (made once, keyed by sha256 and range)."""
+    m = os.path.join(work, "m.yml")
+    open(m, "w").write(f"cache: cache\ntraces:\n  - {{name: t56, path: {trace}, trim: 5-6, frames: [1, 2]}}\n")
+    db = os.path.join(work, "run.sqlite")
+    p = run([retrace, "run", m, "--db", db], expect=None)
+    cache = os.path.join(work, "cache", "trim")
+    made = os.listdir(cache) if os.path.isdir(cache) else []
+    if p.returncode not in (0, 1) or len(made) != 1 or not made[0].endswith("-5-6.rtrace") or " error " in p.stdout:
+        fail("retrace run with trim: 5-6 made no cached trim", p.stdout + p.stderr)
+    first = os.stat(os.path.join(cache, made[0])).st_mtime_ns
+    run([retrace, "run", m, "--db", db], expect=None)
+    if os.stat(os.path.join(cache, made[0])).st_mtime_ns != first:
+        fail("the second run trimmed again instead of using the cache")
+
+
 def main():
     retrace, check_fails = sys.argv[1], sys.argv[2]
     if not os.environ.get("DISPLAY"):
@@ -107,6 +123,7 @@ def main():
         if not done:
             trim_of_trim(retrace, work, trace)
             hostile(retrace, work, trace)
+            manifest_trim(retrace, work, trace)
             p = run([check_fails, trace, work])
             print(p.stdout.strip())
         done.append(name)

@@ -100,6 +100,27 @@ Test(manifest, errors_name_the_line)
     cr_assert_not_null(strstr(s.msg, "trace 'a' is already listed"), "aliases are followed: %s", s.msg);
 }
 
+Test(manifest, trim_names_a_frame_range)
+{
+    struct rt_manifest m;
+    rt_status s = rt_manifest_load(write_manifest("trim.yml", "traces:\n  - {path: a.rtrace, trim: 300-310}\n"
+                                                               "  - {path: b.rtrace, trim: 7}\n"
+                                                               "  - {path: c.rtrace}\n"), &m);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_str_eq(m.traces[0].trim, "300-310");
+    cr_assert_str_eq(m.traces[1].trim, "7-7");
+    cr_assert_null(m.traces[2].trim);
+    rt_manifest_finish(&m);
+    const char *bad[] = {"310-300", "0-3", "x", "3-", "-3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "traces:\n  - {path: a.rtrace, trim: '%s'}\n", bad[i]);
+        s = rt_manifest_load(write_manifest("badtrim.yml", text), &m);
+        cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "trim: '%s' was accepted", bad[i]);
+        cr_assert_not_null(strstr(s.msg, "badtrim.yml:2: trim: expected"), "%s", s.msg);
+    }
+}
+
 static size_t plan_jobs(const struct rt_manifest *m, uint32_t i, uint32_t n, size_t *indexes)
 {
     struct rt_run_plan plan;
