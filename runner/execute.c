@@ -187,7 +187,8 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     if (options->probed) { /* known before the first job: expectations apply from it */
         out->device = strdup(options->probed->name);
         out->driver = strdup(options->probed->driver);
-        out->device_key = strdup(options->probed->key);
+        /* --device-key is the key the run is recorded and uploaded under */
+        out->device_key = strdup(options->device_key ? options->device_key : options->probed->key);
     }
     rt_record_run_identity(out);
     snprintf(out->shard, sizeof out->shard, "%s", options->shard ? options->shard : "");

@@ -142,11 +142,25 @@ try:
     status, goldens = api("/api/goldens?trace=modern")
     expect(status == 200 and len(goldens["goldens"]) == 1,
            f"the golden --update-goldens made on runner A is on the server: {goldens}")
+
+    # 7. --device-key: the run is uploaded under the key given, and an approval of it
+    # (scoped to that key by default) reaches a runner that gives the same key.
+    r, c1 = runner("c.db", "--device-key", "farm-key-7")
+    expect(c1["run"]["device_key"] == "farm-key-7", f"the upload carries the --device-key given: {c1['run']['device_key']}")
+    status, runs = api("/api/runs?device=farm-key-7")
+    run_c1 = runs["runs"][0]
+    expect(run_c1["device_key"] == "farm-key-7", f"the server records that key: {run_c1['device_key']}")
+    status, run = api(f"/api/runs/{run_c1['id']}")
+    failing_c = [x for x in run["results"] if x["trace"] == "particles"][0]
+    status, approved_c = api(f"/api/results/{failing_c['id']}/approve", ALICE, {})
+    expect(approved_c["device_key"] == "farm-key-7", f"the approval is scoped to it: {approved_c}")
+    r, _ = runner("d.db", "--device-key", "farm-key-7")
+    expect(r.returncode == 0, f"another runner with that key passes: {r.returncode}")
 finally:
     serve.terminate()
     serve.wait()
 
-# 7. The server is down: runner B runs from its cache (synced after the expectation) and says so.
+# 8. The server is down: runner B runs from its cache (synced after the expectation) and says so.
 r, a3 = runner("b.db")
 expect(r.returncode == 0, f"runner B still runs, and passes, with the server down (exit {r.returncode})")
 expect("warning: sync with " + url + " failed" in r.stderr, f"one warning names the server: {r.stderr.strip()}")
