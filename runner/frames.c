@@ -94,6 +94,10 @@ static void fill_metrics(struct rt_run_frame *out, const struct rt_frame_check *
      * shows its number next to SSIMs that look fine. */
     out->r.delta_e = cr->colour.max_delta_e;
     out->r.colour_threshold = o.delta_e_threshold;
+    snprintf(out->worst_tiles, sizeof out->worst_tiles,
+             "{\"ssim\":[%u,%u,%u,%u],\"colour\":[%u,%u,%u,%u]}", cr->ssim.tile_x, cr->ssim.tile_y,
+             cr->ssim.tile_w, cr->ssim.tile_h, cr->colour.tile_x, cr->colour.tile_y, cr->colour.tile_w,
+             cr->colour.tile_h);
     if (out->r.status == RT_RESULT_PASS)
         return;
     /* compare words it: which of ssim, worst tile and colour failed */

@@ -108,6 +108,7 @@ rt_status rt_record_job(struct rt_exec *x, size_t j)
         rows[i].golden_hash = jr->frames[i].golden_hash[0] ? jr->frames[i].golden_hash : NULL;
         rows[i].report = jr->report;
         rows[i].actual_hash = jr->frames[i].actual_hash[0] ? jr->frames[i].actual_hash : NULL;
+        rows[i].worst_tiles = jr->frames[i].worst_tiles[0] ? jr->frames[i].worst_tiles : NULL;
         rows[i].expected = rt_expect_kind_name(jr->expected);
         rows[i].regression = rt_wire_regression(rows[i].status, jr->expected);
     }

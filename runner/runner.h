@@ -196,6 +196,7 @@ struct rt_run_frame {
     char golden_hash[RT_STORE_HASH_HEX + 1]; /* "" when none */
     char actual_hash[RT_STORE_HASH_HEX + 1]; /* pixel hash of the actual image, "" when none */
     int64_t added_golden; /* the golden --update-goldens made of this frame, 0 = none */
+    char worst_tiles[160]; /* where the worst SSIM and colour tiles are (JSON), "" when not compared */
     uint8_t *actual_png, *diff_png;
     char *message;
 };

@@ -66,6 +66,7 @@ static void fill_result(const struct rt_manifest *m, const struct rt_run_job_res
     r->tile_threshold = t->tile_threshold;
     r->golden_hash = f->golden_hash[0] ? f->golden_hash : NULL;
     r->actual_hash = f->actual_hash[0] ? f->actual_hash : NULL;
+    r->worst_tiles = f->worst_tiles[0] ? f->worst_tiles : NULL;
     r->message = f->message ? f->message : "";
     r->report = jr->report;
     r->expected = rt_expect_kind_name(jr->expected);

@@ -402,6 +402,7 @@ struct rt_result {
                                   recorded, and then neither is regression */
     bool regression;           /* it counted towards exit 1 */
     const char *actual_hash;   /* pixel hash of the actual image (rt_store_pixel_hash); may be NULL */
+    const char *worst_tiles;   /* {"ssim": [x,y,w,h], "colour": [x,y,w,h]} (JSON), or NULL */
 };
 
 /**

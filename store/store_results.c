@@ -39,9 +39,9 @@ static const char sql_result_insert[] =
     "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
     " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
     " attempts, message, configuration, tile_threshold, golden_hash, report, delta_e,"
-    " colour_threshold, expected, regression, actual_hash)"
+    " colour_threshold, expected, regression, actual_hash, worst_tiles)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), ?12, ?13, ?14, ?15,"
-    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
+    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
 static const char sql_result_count[] =
     "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
     " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
@@ -227,6 +227,7 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
     else
         sqlite3_bind_null(stmt, 24);
     sqlite3_bind_text(stmt, 25, r->actual_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 26, r->worst_tiles, -1, SQLITE_STATIC);
     return rt_store_exec_stmt(store, stmt, "recording a result");
 }
 

@@ -143,8 +143,13 @@ static const char migration_5[] =
     "  etag TEXT, seq INTEGER, synced_at TEXT,"
     "  PRIMARY KEY (server, device_key, traces));";
 
+/* Version 6: where the worst tiles are (the SSIM one and the colour one, as
+ * `retrace compare` found them), so the dashboard's zoom shows the tile that
+ * was recorded rather than one it guesses from the images. */
+static const char migration_6[] = "ALTER TABLE results ADD COLUMN worst_tiles TEXT;";
+
 static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5};
+                                         migration_5, migration_6};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -89,6 +89,8 @@ static cJSON *result_json(const struct rt_trace_result *w, const struct rt_wire_
     cJSON_AddStringToObject(o, "message", r->message ? r->message : "");
     cJSON *report = r->report ? cJSON_Parse(r->report) : NULL;
     cJSON_AddItemToObject(o, "report", report ? report : cJSON_CreateNull());
+    cJSON *tiles = r->worst_tiles ? cJSON_Parse(r->worst_tiles) : NULL;
+    cJSON_AddItemToObject(o, "worst_tiles", tiles ? tiles : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "actual_png", base64_or_null(r->actual_png, r->actual_png_size));
     cJSON_AddItemToObject(o, "diff_png", base64_or_null(r->diff_png, r->diff_png_size));
     if (x && x->images_left_out)
@@ -246,6 +248,39 @@ static rt_status decode_verdict(struct rt_arena *a, const cJSON *o, const struct
     return rt_ok_status();
 }
 
+/* "worst_tiles": {"ssim": [x, y, w, h], "colour": [x, y, w, h]}, each optional. */
+static rt_status decode_tiles(struct rt_arena *a, const cJSON *o, const struct rt_wire_path *at,
+                              const char **out)
+{
+    const cJSON *tiles = cJSON_GetObjectItemCaseSensitive(o, "worst_tiles");
+    *out = NULL;
+    if (!tiles || cJSON_IsNull(tiles))
+        return rt_ok_status();
+    if (!cJSON_IsObject(tiles))
+        return rt_wire_bad(at, "worst_tiles", "expected {\"ssim\": [x, y, w, h], \"colour\": [x, y, w, h]}");
+    cJSON *clean = cJSON_CreateObject();
+    static const char *const keys[] = {"ssim", "colour"};
+    for (int k = 0; clean && k < 2; k++) {
+        const cJSON *box = cJSON_GetObjectItemCaseSensitive(tiles, keys[k]), *v;
+        if (!box)
+            continue;
+        bool ok = cJSON_IsArray(box) && cJSON_GetArraySize(box) == 4;
+        cJSON_ArrayForEach(v, box)
+            ok = ok && cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 65535 &&
+                 v->valuedouble == floor(v->valuedouble);
+        if (!ok) {
+            cJSON_Delete(clean);
+            return rt_wire_bad(at, "worst_tiles", "expected boxes of 4 whole numbers from 0 to 65535");
+        }
+        cJSON_AddItemToObject(clean, keys[k], cJSON_Duplicate(box, 1));
+    }
+    char *text = clean ? cJSON_PrintUnformatted(clean) : NULL;
+    cJSON_Delete(clean);
+    *out = text ? rt_arena_strndup(a, text, strlen(text)) : NULL;
+    cJSON_free(text);
+    return *out ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+}
+
 static rt_status decode_result(struct rt_upload *u, const cJSON *o, long index)
 {
     struct rt_trace_result *w = &u->rec.results[index];
@@ -274,6 +309,7 @@ static rt_status decode_result(struct rt_upload *u, const cJSON *o, long index)
     r->actual_png = png;
     RT_TRY(rt_wire_png(a, o, &at, "diff_png", &png, &r->diff_png_size, NULL, NULL));
     r->diff_png = png;
+    RT_TRY(decode_tiles(a, o, &at, &r->worst_tiles));
     const cJSON *report = cJSON_GetObjectItemCaseSensitive(o, "report");
     if (report && !cJSON_IsNull(report) && !cJSON_IsObject(report))
         return rt_wire_bad(&at, "report", "expected an object (the replay report)");

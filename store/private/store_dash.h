@@ -27,7 +27,8 @@
     " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
     " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
     " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash,"          \
-    " r.delta_e, r.colour_threshold, r.expected, r.regression, r.actual_hash"
+    " r.delta_e, r.colour_threshold, r.expected, r.regression, r.actual_hash,"           \
+    " r.worst_tiles AS worst_tiles_json"
 #define RESULT_FROM                                                                      \
     " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
     " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"

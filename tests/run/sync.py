@@ -93,6 +93,9 @@ try:
     status, run = api(f"/api/runs/{run_a1}")
     failing = [x for x in run["results"] if x["trace"] == "particles"][0]
     expect(failing["status"] == "fail" and failing["golden_id"], f"the server links the failure to the golden it was compared with: {failing}")
+    tiles = failing.get("worst_tiles") or {}
+    expect(len(tiles.get("ssim", [])) == 4 and len(tiles.get("colour", [])) == 4,
+           f"the upload carries where the worst SSIM and colour tiles are: {tiles}")
     status, result = api(f"/api/results/{failing['id']}")
     compared = result.get("golden") or {}
     expect(compared.get("hash") == failing["golden_hash"] and compared.get("id") == failing["golden_id"]

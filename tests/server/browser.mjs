@@ -156,7 +156,10 @@ try {
   ok("result: slider overlay, moved with the mouse and the arrows");
   await page.keyboard.press("z");
   await page.waitForFunction(() => document.querySelector("#zoom").getAttribute("aria-pressed") === "true");
-  assert.match(await page.locator("#zoom-note").innerText(), /tile at \d+,\d+ \(\d+×\d+\) · recorded: /);
+  // the box is the tile the comparison recorded (the SSIM one here: that gate failed), with its values
+  const tiles = await page.evaluate(async () => (await (await fetch(`/api/results/${new URLSearchParams(location.search).get("id")}`)).json()).worst_tiles);
+  assert.match(await page.locator("#zoom-note").innerText(),
+    new RegExp(`^recorded SSIM tile at ${tiles.ssim[0]},${tiles.ssim[1]} \\(${tiles.ssim[2]}×${tiles.ssim[3]}\\) · recorded: `));
   assert.match(await page.locator("#zoom-note").innerText(), /worst tile SSIM \d\.\d+ \(threshold/);
   assert.match(await page.locator("#diff-legend").innerText(), /cyan box: the worst SSIM tile/);
   assert.match(await page.locator("figure").first().innerText(), /compared · [0-9a-f]{12}… · approved by make_store/);

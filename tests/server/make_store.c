@@ -89,6 +89,11 @@ static void measure_failure(const struct frame_spec *f, struct rt_result *r, uin
     r->ssim = c.ssim.mean, r->ssim_worst_tile = c.ssim.min_tile, r->psnr = c.pixels.psnr;
     r->diff_pixels = (int64_t)c.pixels.diff_pixels, r->max_diff = (int32_t)c.pixels.max_delta;
     r->delta_e = c.colour.max_delta_e, r->colour_threshold = o.delta_e_threshold;
+    static char tiles[160]; /* recorded before the next failure is measured */
+    snprintf(tiles, sizeof tiles, "{\"ssim\":[%u,%u,%u,%u],\"colour\":[%u,%u,%u,%u]}", c.ssim.tile_x,
+             c.ssim.tile_y, c.ssim.tile_w, c.ssim.tile_h, c.colour.tile_x, c.colour.tile_y,
+             c.colour.tile_w, c.colour.tile_h);
+    r->worst_tiles = tiles;
     fail_on(rt_png_write_memory(&broken, actual, &r->actual_png_size));
     fail_on(rt_png_write_memory(&c.diff, diff, &r->diff_png_size));
     r->actual_png = *actual, r->diff_png = *diff;

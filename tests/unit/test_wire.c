@@ -46,7 +46,8 @@ static void sample(struct rt_upload *u, struct rt_trace_result *res, struct rt_w
               .diff_png_size = sizeof tiny_png, .message = "ssim low", .configuration = "slow",
               .tile_threshold = 0.95, .golden_hash = "0123456789abcdef0123456789abcdef",
               .report = "{\"format\":\"retrace-replay-report\"}", .delta_e = 0.41, .colour_threshold = 3,
-              .expected = "none", .regression = true, .actual_hash = "fedcba9876543210fedcba9876543210"}};
+              .expected = "none", .regression = true, .actual_hash = "fedcba9876543210fedcba9876543210",
+              .worst_tiles = "{\"ssim\":[64,32,32,32],\"colour\":[0,0,32,32]}"}};
     res[1] = (struct rt_trace_result){
         .trace = "particles",
         .r = {.frame = 0, .status = RT_RESULT_CRASH, .ssim = NAN, .ssim_worst_tile = NAN, .psnr = NAN,
@@ -93,6 +94,7 @@ static void same_result(const struct rt_trace_result *a, const struct rt_trace_r
     same_text(a->r.message, b->r.message);
     same_text(a->r.golden_hash, b->r.golden_hash);
     same_text(a->r.actual_hash, b->r.actual_hash);
+    same_text(a->r.worst_tiles, b->r.worst_tiles);
     same_text(a->r.report, b->r.report);
     same_text(a->r.expected, b->r.expected);
     cr_assert_eq(a->r.regression, b->r.regression);
@@ -166,6 +168,7 @@ static void refused(const char *from, const char *to, const char *field)
 Test(upload, bad_values_are_refused_naming_the_field)
 {
     refused("\"ssim\":0.98", "\"ssim\":7", "results[0].ssim");
+    refused("\"ssim\":[64,32,32,32]", "\"ssim\":[64,32,-1,32]", "results[0].worst_tiles");
     refused("\"status\":\"fail\"", "\"status\":\"broken\"", "results[0].status");
     refused("\"started_at\":\"2026-11-30T02:00:00Z\"", "\"started_at\":\"yesterday\"", "run.started_at");
     refused("\"outcome\":\"failed\"", "\"outcome\":\"great\"", "run.outcome");

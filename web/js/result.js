@@ -45,6 +45,16 @@ function gates(r) {
   return failed;
 }
 
+// The tile the comparison recorded: the colour one when colour failed and the SSIM tile did not, else the SSIM one.
+function recordedBox(r) {
+  const tiles = r.worst_tiles;
+  if (!tiles) return null;
+  const failed = gates(r);
+  const colour = failed.includes("colour") && !failed.includes("tile") && tiles.colour;
+  const b = colour ? tiles.colour : tiles.ssim;
+  return b ? { x: b[0], y: b[1], w: b[2], h: b[3], recorded: true, colour: !!colour } : null;
+}
+
 function recordedTile(r) {
   const colour = `colour ΔE ${num(r.delta_e, 2)} (threshold ${num(r.colour_threshold, 2)})`;
   const ssim = `worst tile SSIM ${num(r.ssim_worst_tile, 4)} (threshold ${num(r.tile_threshold, 3)})`;
@@ -115,7 +125,7 @@ function viewer(goldenSrc, actualSrc, r) {
       stage.style.transform = "";
       return;
     }
-    if (!tile) tile = worstTile(await loaded(bottom), await loaded(top));
+    if (!tile) tile = recordedBox(r) || worstTile(await loaded(bottom), await loaded(top));
     if (!tile) { note.textContent = "the images differ in size: no tile to zoom to"; return; }
     const W = bottom.naturalWidth, H = bottom.naturalHeight;
     const regionW = Math.min(W, tile.w * 3), regionH = Math.min(H, regionW * H / W);
@@ -123,11 +133,11 @@ function viewer(goldenSrc, actualSrc, r) {
     const ry = Math.max(0, Math.min(H - regionH, tile.y + tile.h / 2 - regionH / 2));
     const d = bottom.clientWidth / W, s = W / regionW;
     stage.style.transform = `scale(${s}) translate(${-rx * d}px, ${-ry * d}px)`;
-    Object.assign(box.style, { position: "absolute", border: "1px solid #ff0", left: `${100 * tile.x / W}%`,
+    Object.assign(box.style, { position: "absolute", border: `1px solid ${tile.colour ? "#f0f" : tile.recorded ? "#0ff" : "#ff0"}`, left: `${100 * tile.x / W}%`,
       top: `${100 * tile.y / H}%`, width: `${100 * tile.w / W}%`, height: `${100 * tile.h / H}%` });
     box.hidden = false;
     zoom.setAttribute("aria-pressed", "true");
-    note.textContent = `tile at ${tile.x},${tile.y} (${tile.w}×${tile.h}) · ${recordedTile(r)}`;
+    note.textContent = `${tile.recorded ? `recorded ${tile.colour ? "colour" : "SSIM"} tile` : "tile (found here)"} at ${tile.x},${tile.y} (${tile.w}×${tile.h}) · ${recordedTile(r)}`;
   });
   document.addEventListener("keydown", (event) => {
     if (event.target.closest("input[type=password], input[type=search], select") || event.ctrlKey || event.metaKey || event.altKey) return;
