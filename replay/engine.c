@@ -206,13 +206,17 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
         r->last_submit_cmd = cmd;
     }
     replay_handler_fn handler = replay_handler(cmd);
+    r->own_depth++; /* verify's and the configuration's calls are replay's own (instance.c) */
     replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
     rt_status s = replay_config_before_call(r, cmd, args);
+    r->own_depth--;
     if (rt_ok(&s))
         s = handler ? handler(r, args, p->u.call.return_value) : replay_generic_call(r, cmd, args, p->u.call.return_value);
+    r->own_depth++;
     if (rt_ok(&s))
         s = replay_config_after_call(r, cmd, args);
     rt_status v = replay_verify_after_call(r, cmd, args, p->seq); /* exit 5 when it cannot go on */
+    r->own_depth--;
     if (rt_ok(&s))
         s = v;
     if (r->opts->stats) {
