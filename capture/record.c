@@ -95,6 +95,20 @@ static void claim_output(char *output, size_t size)
     rt_log(RT_LOG_WARN, "capture: another process writes the trace named %s; this one writes %s", taken, output);
 }
 
+/* Which memory-tracking path this run took (chosen at run time: the kernel
+ * may refuse userfaultfd), as a note in the trace: `retrace dump` shows it. */
+static void note_tracking(struct rt_trace_writer *w, const struct rt_memory_tracker *tracker)
+{
+    static const char *const how[] = {
+        [RT_TRACK_NO_GUARD] = "full (whole mapped ranges at every submit)",
+        [RT_TRACK_USERFAULTFD] = "page-guard through userfaultfd",
+        [RT_TRACK_SIGNALS] = "page-guard through SIGSEGV and mprotect",
+    };
+    char text[96];
+    snprintf(text, sizeof text, "memory tracking: %s", how[rt_tracker_backend(tracker)]);
+    warn_write_failure(w, rt_trace_writer_annotation(w, RT_TRACE_ANNOTATION_NOTE, text));
+}
+
 static rt_status open_writer(const VkInstanceCreateInfo *info)
 {
     claim_output(session.settings.output, sizeof session.settings.output);
@@ -127,6 +141,7 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
         return s;
     }
     rt_tracker_set_verify(session.tracker, capture_record_verify, NULL);
+    note_tracking(w, session.tracker);
     capture_signals_set_trace(w);
     atomic_store(&session.writer, w);
     return rt_ok_status();
