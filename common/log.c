@@ -22,8 +22,6 @@ static enum rt_log_level level_from_env(void)
     return RT_LOG_WARN;
 }
 
-void rt_log_set_level(enum rt_log_level level) { current_level = (int)level; }
-
 void rt_log(enum rt_log_level level, const char *fmt, ...)
 {
     static const char *const names[] = {"error", "warning", "info", "debug"};

@@ -255,10 +255,6 @@ const struct replay_device *replay_window_device(const struct replay *r);
 void replay_output_stem(const struct replay *r, const char *dir, const char *stem, uint64_t number, char *out,
                         size_t size);
 
-/* screenshot.c */
-rt_status replay_screenshot(struct replay *r, struct replay_device *dev, VkQueue queue, VkImage image,
-                            VkFormat format, VkExtent2D extent, const char *path);
-
 /* waits.c */
 rt_status replay_wait_for_fences(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_get_fence_status(struct replay *r, void *args, uint64_t captured_result);

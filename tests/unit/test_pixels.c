@@ -1,4 +1,4 @@
-/* Unit tests for compare/pixels: GPU pixel layouts to 8-bit RGBA. */
+/* Unit tests for png/pixels: GPU pixel layouts to 8-bit RGBA. */
 #include <criterion/criterion.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for compare/png_io: round trips, every PNG flavour libpng reads
+ * Unit tests for png/png_io: round trips, every PNG flavour libpng reads
  * (committed files made by tests/ref/make_refs.py, each with the RGBA bytes it
  * must decode to), and hostile input (every prefix, flipped bytes, junk).
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for compare/png_fast: every PNG row filter, RGB and RGBA, odd
+ * Unit tests for png/png_fast: every PNG row filter, RGB and RGBA, odd
  * widths, decodes to the pixels written; what the fast path must leave to
  * libpng (other formats, interlacing, a bad CRC, a bad filter byte, extra or
  * split image data) it declines, and rt_png_read_memory still decodes or
@@ -95,7 +95,7 @@ Test(png_fast, every_filter_rgb_and_rgba_decodes_to_the_pixels_written)
                 int type = colour ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
                 struct sink s = write_png(w, h, type, 8, filters[f], PNG_INTERLACE_NONE);
                 struct rt_image im = {0};
-                cr_assert(png_fast_decode(s.data, s.size, &im), "%ux%u filter %d", w, h,
+                cr_assert(rt_png_fast_decode(s.data, s.size, &im), "%ux%u filter %d", w, h,
                           filters[f]);
                 expect_pixels(&im, w, h, colour ? 4 : 3);
                 rt_image_finish(&im);
@@ -116,7 +116,7 @@ Test(png_fast, other_formats_are_left_to_libpng)
         struct sink s = write_png(9, 5, cases[i].colour, cases[i].depth, PNG_ALL_FILTERS,
                                   cases[i].interlace);
         struct rt_image im = {0};
-        cr_assert_not(png_fast_decode(s.data, s.size, &im), "case %zu", i);
+        cr_assert_not(rt_png_fast_decode(s.data, s.size, &im), "case %zu", i);
         cr_assert_null(im.rgba);
         rt_status st = rt_png_read_memory(s.data, s.size, &im);
         cr_assert(rt_ok(&st), "case %zu: %s", i, st.msg);
@@ -196,10 +196,10 @@ Test(png_fast, split_image_data_and_ancillary_chunks_decode)
 {
     struct sink s = hand_png(21, 13, (struct hand){.filter = 0, .pieces = 3});
     struct rt_image im = {0};
-    cr_assert(png_fast_decode(s.data, s.size, &im));
+    cr_assert(rt_png_fast_decode(s.data, s.size, &im));
     expect_pixels(&im, 21, 13, 3);
     rt_image_finish(&im);
-    cr_assert(png_fast_decode_in_place(s.data, s.size, &im)); /* joins the chunks in place */
+    cr_assert(rt_png_fast_decode_in_place(s.data, s.size, &im)); /* joins the chunks in place */
     expect_pixels(&im, 21, 13, 3);
     rt_image_finish(&im);
     free(s.data);
@@ -216,7 +216,7 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct sink s = hand_png(10, 6, cases[i]);
         struct rt_image im = {0};
-        cr_assert_not(png_fast_decode(s.data, s.size, &im), "case %zu", i);
+        cr_assert_not(rt_png_fast_decode(s.data, s.size, &im), "case %zu", i);
         cr_assert_null(im.rgba);
         rt_status st = rt_png_read_memory(s.data, s.size, &im);
         if (i == 0)
@@ -229,7 +229,7 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
     for (size_t at = 8; at < s.size; at++) {
         s.data[at] ^= 0x10;
         struct rt_image im = {0};
-        cr_assert_not(png_fast_decode(s.data, s.size, &im), "flip at %zu", at);
+        cr_assert_not(rt_png_fast_decode(s.data, s.size, &im), "flip at %zu", at);
         s.data[at] ^= 0x10;
     }
     free(s.data);

@@ -80,9 +80,9 @@ expect_refused("command_flags.py", 'WAITS.append("vkWaitForEverything")', "vkWai
 expect_refused("command_flags.py", 'BLOCKING_WAITS.append("vkCmdDraw")', "vkCmdDraw is not in WAITS")
 expect_refused("command_flags.py", 'NOT_TRANSFER_READS["vkCmdResolveEverything"] = "x"', "vkCmdResolveEverything")
 expect_unresolved("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"replay": "replay_cmd_draw_nobody_wrote: x"}',
-                  "replay_calls_gen.c", ["replay", "common", "gen"], "replay_cmd_draw_nobody_wrote")
+                  "replay_calls_gen.c", ["replay", "replay/include", "common/include", "gen/include"], "replay_cmd_draw_nobody_wrote")
 expect_unresolved("handwritten.py", 'HAND_WRITTEN["vkCmdDraw"] = {"capture": "cmd_draw.c: x"}',
-                  "capture_intercepts_gen.c", ["capture", "common", "gen", "trace"], "capture_vkCmdDraw")
+                  "capture_intercepts_gen.c", ["capture", "capture/include", "common/include", "gen/include", "trace/include"], "capture_vkCmdDraw")
 
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,54 @@
+/*
+ * replay/include/replay_trim.h — what `retrace trim` asks of the replay engine: a
+ * look at every call before it is replayed (handles still the trace's ids),
+ * a stop at the start of a chosen frame with the device idle, and reads of
+ * the live state there: a buffer's bytes, an image subresource's texels (in
+ * the layout the caller tracked), a fence's, event's or timeline
+ * semaphore's state. All by the trace's ids; the live handles stay inside.
+ *
+ * Owns: nothing but these entry points (snapshot_read.c); the snapshot
+ * packets a trimmed trace replays are replay's own (snapshot_apply.c).
+ * Must not touch: the trace writer (trim/ writes the new trace).
+ * Contents are read and written on the last device the trace created.
+ */
+#ifndef RT_REPLAY_TRIM_H
+#define RT_REPLAY_TRIM_H
+
+#include <stdint.h>
+
+#include "status.h"
+#include "trace.h"
+#include "vk_commands_gen.h"
+
+struct replay; /* the engine's state at the stop */
+
+struct rt_replay_trim_hooks {
+    void *user;
+    uint64_t stop_frame; /* replay stops where this frame (>= 2) begins */
+    /** Before each call is replayed; args hold the trace's handle ids. An error stops the replay. */
+    rt_status (*call)(void *user, const struct rt_trace_packet *p, enum rt_vk_cmd cmd, const void *args);
+    /** Each state snapshot packet of a trimmed trace being trimmed again, after it was replayed. */
+    rt_status (*snapshot)(void *user, const struct rt_trace_packet *p);
+    /** At the stop, every device idle. An error is the replay's result. */
+    rt_status (*stopped)(void *user, struct replay *r);
+};
+
+/** Bytes [offset, offset + size) of buffer BUFFER (a trace id) into OUT. */
+rt_status rt_replay_read_buffer(struct replay *r, uint64_t buffer, uint64_t offset, uint64_t size,
+                                void *out) RT_MUST_CHECK;
+
+/** Reads region (x..z, width..depth) of subresource (aspect, mip, layer) of
+ * image IMAGE, which is in LAYOUT, into OUT (SIZE bytes, tightly packed);
+ * the image is left in LAYOUT. */
+struct rt_replay_image_region {
+    uint32_t aspect, mip, layer, layout;
+    uint32_t x, y, z, width, height, depth;
+};
+rt_status rt_replay_read_image(struct replay *r, uint64_t image, const struct rt_replay_image_region *region,
+                               void *out, uint64_t size) RT_MUST_CHECK;
+
+/** A fence's or event's state (1 signaled/set, 0 not), or a timeline
+ * semaphore's counter, of OBJECT (VkObjectType TYPE, a trace id). */
+rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, uint64_t *value_out) RT_MUST_CHECK;
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * trace/include/trace_snapshot.h — the state snapshot packets of a trimmed trace
+ * (format 1.2, FORMAT.md "State snapshots"): their in-memory form, the
+ * writer calls that append them and the decoders that read them back. One
+ * codec for both directions, so the two cannot drift.
+ *
+ * Owns: the bytes of SNAPSHOT_BEGIN, SNAPSHOT_END, BUFFER_CONTENT,
+ * IMAGE_CONTENT and SYNC_STATE bodies, and where in a trace they may come.
+ * Must not touch: Vulkan (values are plain integers: VkObjectType,
+ * VkImageLayout, VkImageAspectFlags as u32), what a replay does with them.
+ * Decoders are safe on untrusted input (the reader validates every packet
+ * with them before delivering it).
+ */
+#ifndef RT_TRACE_SNAPSHOT_H
+#define RT_TRACE_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+#include "trace.h"
+
+#define RT_TRACE_SHA256_SIZE 32
+
+/** The name of the command a snapshot calls first (format.h says why). */
+extern const char rt_trace_snapshot_guard[];
+
+struct rt_trace_snapshot_begin {
+    uint64_t first_frame, last_frame; /* the source's frames A..B */
+    uint64_t source_frames;           /* how many frames the source has */
+    uint8_t source_sha256[RT_TRACE_SHA256_SIZE];
+    const char *source; /* file name, no directories; not NUL-terminated when decoded */
+    size_t source_length;
+};
+
+struct rt_trace_snapshot_end {
+    uint64_t packet_count; /* BEGIN up to the last packet before END */
+    uint64_t bytes;        /* their packet bytes, headers included, uncompressed */
+};
+
+struct rt_trace_buffer_content {
+    uint64_t buffer_id, offset;
+    const void *data;
+    size_t size;
+};
+
+struct rt_trace_image_content {
+    uint64_t image_id;
+    uint32_t aspect, mip, layer, layout; /* VkImageAspectFlagBits, VkImageLayout */
+    uint32_t x, y, z, width, height, depth;
+    const void *data; /* tightly packed, as VkBufferImageCopy with row length 0 */
+    size_t size;
+};
+
+struct rt_trace_sync_state {
+    uint32_t object_type; /* VkObjectType: fence, semaphore or event */
+    uint32_t timeline;    /* 1 for a timeline semaphore, else 0 */
+    uint64_t object_id;
+    uint64_t value;       /* 1 = signaled / set; a timeline semaphore's counter */
+};
+
+/* Writers: each appends one packet (the writer's own lock and sequence). */
+RT_MUST_CHECK rt_status rt_trace_writer_snapshot_begin(struct rt_trace_writer *w,
+                                                       const struct rt_trace_snapshot_begin *b);
+RT_MUST_CHECK rt_status rt_trace_writer_snapshot_end(struct rt_trace_writer *w,
+                                                     const struct rt_trace_snapshot_end *e);
+RT_MUST_CHECK rt_status rt_trace_writer_buffer_content(struct rt_trace_writer *w,
+                                                       const struct rt_trace_buffer_content *c);
+RT_MUST_CHECK rt_status rt_trace_writer_image_content(struct rt_trace_writer *w,
+                                                      const struct rt_trace_image_content *c);
+RT_MUST_CHECK rt_status rt_trace_writer_sync_state(struct rt_trace_writer *w,
+                                                   const struct rt_trace_sync_state *s);
+
+/** The largest data a content packet may carry (it must fit one block). */
+size_t rt_trace_snapshot_max_data(void);
+
+/* Decoders for packets the reader delivered (validated: they cannot fail
+ * then; on a body that does not decode they return false). */
+bool rt_trace_snapshot_begin_decode(const struct rt_trace_packet *p, struct rt_trace_snapshot_begin *out);
+bool rt_trace_snapshot_end_decode(const struct rt_trace_packet *p, struct rt_trace_snapshot_end *out);
+bool rt_trace_buffer_content_decode(const struct rt_trace_packet *p, struct rt_trace_buffer_content *out);
+bool rt_trace_image_content_decode(const struct rt_trace_packet *p, struct rt_trace_image_content *out);
+bool rt_trace_sync_state_decode(const struct rt_trace_packet *p, struct rt_trace_sync_state *out);
+
+/** Whether a packet type is one of the snapshot's. */
+bool rt_trace_packet_is_snapshot(enum rt_trace_packet_type type);
+
+/* Reader side (trace/ only): why a snapshot packet's body or place is wrong,
+ * or NULL. frames_before: FRAME_ENDs before it; stage (0 none yet, 1 inside,
+ * 2 ended) is updated. */
+const char *rt_trace_snapshot_check(uint16_t type, const uint8_t *body, size_t size, uint64_t frames_before,
+                                    uint8_t *stage);
+
+#endif
