@@ -9,6 +9,7 @@ lower-is-better, GOAL the most it may be. Prints NAME, WHAT, goal, min /
 median / max over its runs and whether the median meets the goal, writes the
 same as JSON (JSON, normally build/bench/summary.json) so that a later run
 can be compared; with --against, prints each median's change from OLD.json.
+Exit 0; 1 when a ratio has no value (a run failed); 3 when OLD.json is unreadable.
 """
 import json
 import os
@@ -55,8 +56,12 @@ def print_table(rows):
 
 def load_old(path):
     """Read before the new JSON is written: OLD may be the same file."""
-    with open(path) as f:
-        return {r["name"]: r for r in json.load(f).get("ratios", [])}
+    try:
+        with open(path) as f:
+            return {r["name"]: r for r in json.load(f).get("ratios", [])}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError) as e:
+        print(f"bench/summary: {path} is not a summary.json this wrote: {e}", file=sys.stderr)
+        sys.exit(3)
 
 
 def print_changes(rows, old, old_path):
