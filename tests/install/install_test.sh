@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/install/install_test.sh SOURCE BUILD — retrace as a farm machine has
-# it: `meson install` of BUILD into a DESTDIR (stripped, as a package is), no
+# tests/install/install_test.sh SOURCE BUILD [DEB] — retrace as a farm machine
+# has it: `meson install` of BUILD into a DESTDIR (stripped, as a package is),
+# or with DEB the package unpacked by dpkg into a scratch root instead, no
 # path into SOURCE or BUILD in any installed binary, then, with SOURCE and
 # BUILD hidden (a private mount namespace puts empty folders over them), the
 # installed copy alone runs `retrace workarounds list`, `replay`, `capture`
@@ -21,10 +22,14 @@ if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
 fi
 scratch=$(mktemp -d /tmp/retrace-install.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-meson install -C "$build" --destdir "$scratch/root" --no-rebuild --strip --quiet >"$scratch/install.log" 2>&1 ||
-    { cat "$scratch/install.log" >&2; echo "1..1"; echo "not ok 1 - meson install"; exit 1; }
-prefix=$(meson introspect "$build" --buildoptions |
-    python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+if [ -n "${3:-}" ]; then
+    dpkg -x "$3" "$scratch/root" && prefix=/usr || { echo "1..1"; echo "not ok 1 - dpkg -x $3"; exit 1; }
+else
+    meson install -C "$build" --destdir "$scratch/root" --no-rebuild --strip --quiet >"$scratch/install.log" 2>&1 ||
+        { cat "$scratch/install.log" >&2; echo "1..1"; echo "not ok 1 - meson install"; exit 1; }
+    prefix=$(meson introspect "$build" --buildoptions |
+        python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+fi
 root=$scratch/root$prefix
 echo "1..9"
 
