@@ -73,18 +73,48 @@ static const char *extension_of_stype(VkStructureType type)
     return NULL;
 }
 
+/* Unlinks the stripped extensions' structures from the chain at LINK; returns how many. */
+static uint64_t unlink_stripped(struct replay *r, const VkBaseInStructure **link)
+{
+    uint64_t removed = 0;
+    for (int n = 0; *link && n < 64; n++) { /* decoded nodes live in the arena: relinking is safe */
+        const char *ext = extension_of_stype((*link)->sType);
+        if (ext && stripped_extension(r->config, ext)) {
+            *link = (*link)->pNext;
+            removed++;
+        } else
+            link = (const VkBaseInStructure **)&(*link)->pNext;
+    }
+    return removed;
+}
+
 void replay_strip_device_chain(struct replay *r, VkDeviceCreateInfo *info)
 {
     if (!r->config || !r->config->stripped_extension_count)
         return;
-    const VkBaseInStructure **link = (const VkBaseInStructure **)&info->pNext;
-    while (*link) { /* decoded nodes live in the arena: relinking is safe */
-        const char *ext = extension_of_stype((*link)->sType);
-        if (ext && stripped_extension(r->config, ext)) {
-            *link = (*link)->pNext;
-            counters(r)->structures_removed++;
-        } else
-            link = (const VkBaseInStructure **)&(*link)->pNext;
+    counters(r)->structures_removed += unlink_stripped(r, (const VkBaseInStructure **)&info->pNext);
+}
+
+/* A physical-device query only asks what the device offers: zink's second
+ * screen asks vkGetPhysicalDeviceFeatures2 about every extension it knows, the
+ * stripped ones too. Their structures are left out of the query's chains
+ * (the device could not fill them; nothing is rendered from the answer)
+ * instead of stopping the replay. */
+static void drop_from_query(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    const struct rt_vk_struct_desc *sd = rt_vk_commands[cmd].args;
+    for (uint32_t i = 0; sd && sd->members && i < sd->nmembers; i++) {
+        const struct rt_vk_member *m = &sd->members[i];
+        if (m->kind != RT_VK_KIND_STRUCT || m->depth != 1 || m->aux < 0 || !rt_vk_structs[m->aux].members)
+            continue;
+        const struct rt_vk_struct_desc *sub = &rt_vk_structs[m->aux];
+        uint8_t *items = *(uint8_t **)((uint8_t *)args + m->offset);
+        uint64_t count = m->len ? m->len(args) : 1;
+        for (uint64_t k = 0; items && k < count && k < 4096; k++)
+            for (uint32_t j = 0; j < sub->nmembers; j++)
+                if (sub->members[j].kind == RT_VK_KIND_PNEXT)
+                    counters(r)->structures_removed += unlink_stripped(
+                        r, (const VkBaseInStructure **)(items + k * m->elem_size + sub->members[j].offset));
     }
 }
 
@@ -213,6 +243,9 @@ rt_status replay_strip_check_call(struct replay *r, enum rt_vk_cmd cmd, const vo
 
 static rt_status before_call(struct replay *r, enum rt_vk_cmd cmd, void *args)
 {
+    if (r->config->stripped_extension_count && (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_QUERY) &&
+        rt_vk_commands[cmd].level == RT_VK_LEVEL_PHYSICAL_DEVICE)
+        drop_from_query(r, cmd, args);
     return replay_strip_check_call(r, cmd, args);
 }
 
@@ -225,7 +258,8 @@ const struct replay_workaround replay_wa_strip_unsupported = {
              "device creation: an extension or feature the trace enables that the device lacks is left\n"
              "out (and listed). A call that then uses it (a command of the extension, a structure of it\n"
              "in a pNext chain, a shader declaring the SPIR-V extension or capability) stops the replay\n"
-             "with exit 4 naming it: never a silent misrender."},
+             "with exit 4 naming it: never a silent misrender. A physical-device query that chains a\n"
+             "structure of a stripped extension only asks about it: the structure is left out (counted in structures_removed)."},
     .id = ID,
     REPLAY_WA_COUNTER_FIELDS(counter_list, struct counters),
     .names_key = "stripped",

@@ -14,6 +14,8 @@
  *                                       features struct chained) and depthBounds, never uses them
  *   make_needs_trace OUT strip-command  ... then calls vkCompileDeferredNV
  *   make_needs_trace OUT strip-shader   ... then makes a shader declaring SPV_NV_ray_tracing
+ *   make_needs_trace OUT strip-query    ... then asks vkGetPhysicalDeviceFeatures2 with the motion
+ *                                       blur features chained (zink's second screen does): fine
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +52,13 @@ static int use_stripped(struct rt_trace_writer *w, VkDevice device, const char *
         VkShaderModule module = (VkShaderModule)(uintptr_t)0x5000;
         struct rt_vk_args_vkCreateShaderModule a = {device, &info, NULL, &module, VK_SUCCESS};
         return append(w, RT_VK_CMD_vkCreateShaderModule, &a, VK_SUCCESS);
+    }
+    if (!strcmp(kind, "strip-query")) {
+        static VkPhysicalDeviceRayTracingMotionBlurFeaturesNV blur = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_MOTION_BLUR_FEATURES_NV, .rayTracingMotionBlur = 1};
+        VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &blur};
+        struct rt_vk_args_vkGetPhysicalDeviceFeatures2 a = {(VkPhysicalDevice)(uintptr_t)0x2000, &features};
+        return append(w, RT_VK_CMD_vkGetPhysicalDeviceFeatures2, &a, 0);
     }
     return 0;
 }
