@@ -54,13 +54,16 @@ static uint32_t current_thread_id(void)
  * the flush, so that is a note, once, and not an error. */
 static void warn_write_failure(struct rt_trace_writer *w, rt_status s)
 {
-    if (rt_ok(&s) || atomic_exchange(&session.warned_write, true))
+    if (rt_ok(&s))
         return;
-    if (rt_trace_writer_flushed_in_emergency(w))
-        fprintf(stderr, "retrace: note: capture: the trace was finished by the emergency flush (the program is "
-                "ending on a signal); calls made after it, until the process ends, are not recorded\n");
-    else
-        rt_log(RT_LOG_ERROR, "capture: writing the trace failed: %s", s.msg);
+    if (!atomic_exchange(&session.warned_write, true)) {
+        if (rt_trace_writer_flushed_in_emergency(w))
+            fprintf(stderr, "retrace: note: capture: the trace was finished by the emergency flush (the program "
+                    "is ending on a signal); calls made after it, until the process ends, are not recorded\n");
+        else
+            rt_log(RT_LOG_ERROR, "capture: writing the trace failed: %s", s.msg);
+    }
+    rt_status_free(&s);
 }
 
 static const char *const *command_names(void)
@@ -136,7 +139,7 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
         s = rt_tracker_create(session.settings.memory_tracking, &session.tracker);
     if (!rt_ok(&s)) {
         rt_status closed = rt_trace_writer_close(w, NULL); /* s says why it ends here */
-        (void)closed;
+        rt_status_free(&closed);
         unlink(session.settings.output);
         return s;
     }
@@ -193,6 +196,7 @@ VkResult capture_session_open(const VkInstanceCreateInfo *info)
     pthread_mutex_unlock(&session.lock);
     if (!rt_ok(&s)) {
         rt_log(RT_LOG_ERROR, "capture: %s", s.msg);
+        rt_status_free(&s);
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     return VK_SUCCESS;
@@ -223,6 +227,7 @@ void capture_record_call(enum rt_vk_cmd cmd, const void *args, uint64_t return_v
             rt_log(RT_LOG_WARN, "capture: %s cannot be recorded faithfully (%s); it is forwarded "
                    "and marked unsupported in the trace", rt_vk_cmd_name(cmd), s.msg);
         warn_write_failure(w, rt_trace_writer_unsupported(w, (uint32_t)cmd, thread_id, s.msg));
+        rt_status_free(&s);
         return;
     }
     if (stats.unknown_stypes && !atomic_exchange(&session.warned[cmd], true))

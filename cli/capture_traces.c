@@ -27,10 +27,12 @@ static void finish_leftover(const char *output)
         s = rt_trace_finish_part(output, &p);
         if (rt_ok(&s) || !strstr(s.msg, "still being written") || tries == 100)
             break;
+        rt_status_free(&s);
         usleep(100 * 1000);
     }
     if (!rt_ok(&s)) {
         fprintf(stderr, "retrace: warning: %s\n", s.msg);
+        rt_status_free(&s);
         return;
     }
     fprintf(stderr, "retrace: the program left %s unfinished; retrace finished it: %llu whole "
@@ -59,6 +61,7 @@ static void read_trace(struct capture_trace *t)
     if (!rt_ok(&s)) {
         if (snprintf(t->warning, sizeof t->warning, "%s: %s", t->path, s.msg) >= (int)sizeof t->warning)
             t->warning[sizeof t->warning - 2] = '~'; /* cut: a long path */
+        rt_status_free(&s);
         return;
     }
     struct rt_trace_packet packet;
@@ -78,6 +81,7 @@ static void read_trace(struct capture_trace *t)
         if (snprintf(t->warning, sizeof t->warning, "the trace is good up to byte %llu: %s",
                      (unsigned long long)t->progress.good_bytes, s.msg) >= (int)sizeof t->warning)
             t->warning[sizeof t->warning - 2] = '~';
+    rt_status_free(&s);
 }
 
 /* STEM-PID.rtrace, the name another process of the program (a launcher's

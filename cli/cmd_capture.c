@@ -115,8 +115,11 @@ static int check_flag(struct cli_args *p, const struct capture_flag *f)
         return 0;
     struct rt_frame_list list;
     rt_status s = rt_frame_list_parse(p->value, &list);
-    if (!rt_ok(&s))
-        return cli_usage_error(p->cmd, "%s: %s", p->option, s.msg);
+    if (!rt_ok(&s)) {
+        int rc = cli_usage_error(p->cmd, "%s: %s", p->option, s.msg);
+        rt_status_free(&s);
+        return rc;
+    }
     rt_frame_list_finish(&list);
     return 0;
 }
@@ -367,6 +370,7 @@ static int finish_run(char **program, const struct rt_capture_settings *settings
     if (failed)
         fprintf(stderr, "retrace: error: the program failed (exit %d)%s\n", CLI_EXIT_PROGRAM_FAILED,
                 rt_ok(&s) ? "; the trace is kept" : "");
+    rt_status_free(&s);
     return failed ? CLI_EXIT_PROGRAM_FAILED : 0;
 }
 
@@ -381,8 +385,11 @@ int cmd_capture_run(int argc, char **argv)
     char **program = argv + program_index;
     struct rt_capture_settings settings;
     rt_status s = rt_capture_settings_load(flag_getenv, "app", &settings);
-    if (!rt_ok(&s))
-        return settings_error(self, s.msg);
+    if (!rt_ok(&s)) {
+        rc = settings_error(self, s.msg);
+        rt_status_free(&s);
+        return rc;
+    }
     char layer_dir[PATH_MAX];
     s = absolute_output(flag_values[RT_CAPTURE_SETTING_OUTPUT], program[0], settings.output,
                         sizeof settings.output);

@@ -136,8 +136,10 @@ rt_status cli_check_device(const char *want)
     if (!want)
         return rt_ok_status();
     rt_status listed = rt_replay_list_devices(&list, &count);
-    if (!rt_ok(&listed))
+    if (!rt_ok(&listed)) {
+        rt_status_free(&listed);
         return rt_ok_status(); /* replay itself will say what is wrong */
+    }
     bool found = false;
     char names[RT_STATUS_MSG_MAX] = "";
     size_t used = 0;

@@ -551,10 +551,12 @@ int cmd_info_run(int argc, char **argv)
         if (in.check)
             print_check_text(&in);
     }
-    rt_status verdict = rt_ok(&in.status) ? in.refused : in.status;
+    rt_status verdict = rt_status_copy(rt_ok(&in.status) ? &in.refused : &in.status);
     int code = rt_ok(&verdict) ? 0
-               : in.json      ? (int)verdict.code /* the report holds the error */
+               : in.json      ? (int)rt_status_drop(verdict) /* the report holds the error */
                               : cli_fail(rt_status_wrap(verdict, "%s", in.path));
+    rt_status_free(&in.status);
+    rt_status_free(&in.refused);
     rt_replay_checker_destroy(in.checker);
     free(in.per_command);
     for (uint64_t i = 0; i < in.external_count && i < INFO_MAX_EXTERNAL; i++)

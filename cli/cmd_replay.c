@@ -188,17 +188,19 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
         return rc;
     o->config = &cc->config;
     rt_status s = rt_frame_list_parse(frames ? frames : "1", &o->frames);
-    return rt_ok(&s) ? 0 : cli_usage_error(self, "--frames: %s", s.msg);
+    rc = rt_ok(&s) ? 0 : cli_usage_error(self, "--frames: %s", s.msg);
+    rt_status_free(&s);
+    return rc;
 }
 
 /* For "frame N of M": the trace's frame count, read once up front. */
 static uint64_t count_frames(const char *path)
 {
     struct rt_trace_reader *r;
-    if (rt_trace_reader_open(path, &r).code != RT_OK)
+    if (rt_status_drop(rt_trace_reader_open(path, &r)) != RT_OK)
         return 0;
     struct rt_trace_packet p;
-    while (rt_trace_reader_next(r, &p).code == RT_OK && p.type != RT_TRACE_PACKET_END) {
+    while (rt_status_drop(rt_trace_reader_next(r, &p)) == RT_OK && p.type != RT_TRACE_PACKET_END) {
     }
     struct rt_trace_progress pr;
     rt_trace_reader_progress(r, &pr);
@@ -325,16 +327,19 @@ static int exit_code(const struct rt_replay_options *o, const struct rt_replay_r
 
 /* --report: written whatever happened, with the exit code the command returns. */
 static void finish_report(const struct rt_replay_options *o, const struct cli_replay_config *cc,
-                          const struct rt_replay_result *res, rt_status s, int frames_rc)
+                          const struct rt_replay_result *res, rt_status given, int frames_rc)
 {
+    rt_status s = rt_status_copy(&given); /* GIVEN stays the caller's */
     int code = exit_code(o, res, &s, frames_rc);
-    if (!cc->report)
-        return;
-    rt_status w = rt_replay_report_write(cc->report, o, res, code,
-                                         !rt_ok(&s) ? s.msg : code == RT_ERR_FAILED ? "validation errors"
-                                         : code ? "--frames names frames that were not saved" : "");
-    if (!rt_ok(&w))
-        fprintf(stderr, "retrace: error: %s\n", w.msg);
+    if (cc->report) {
+        rt_status w = rt_replay_report_write(cc->report, o, res, code,
+                                             !rt_ok(&s) ? s.msg : code == RT_ERR_FAILED ? "validation errors"
+                                             : code ? "--frames names frames that were not saved" : "");
+        if (!rt_ok(&w))
+            fprintf(stderr, "retrace: error: %s\n", w.msg);
+        rt_status_free(&w);
+    }
+    rt_status_free(&s);
 }
 
 static int finish_replay(const struct rt_replay_options *o, const struct cli_replay_config *cc,

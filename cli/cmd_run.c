@@ -318,7 +318,7 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     /* The device before the first job (expectations, globs and the sync need it);
      * without a Vulkan device here the first replay's report still names it. */
     struct rt_probed_device probed = {0};
-    if (rt_run_probe_device(self, a->o.device, &probed).code == RT_OK)
+    if (rt_status_drop(rt_run_probe_device(self, a->o.device, &probed)) == RT_OK)
         a->o.probed = &probed;
     struct rt_sync_result synced = {0};
     bool sync_ok = a->server && sync_goldens(a, m, a->o.device_key ? a->o.device_key
@@ -335,7 +335,7 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     if (a->json) {
         char *body = NULL;
         struct rt_upload_options uo = {.pipeline = a->o.pipeline, .golden_set = a->o.golden_set};
-        if (rt_upload_body(m, &r, &uo, &body).code == RT_OK)
+        if (rt_status_drop(rt_upload_body(m, &r, &uo, &body)) == RT_OK)
             printf("%s\n", body);
         free(body);
     } else if (r.run_id) {
@@ -364,8 +364,11 @@ static rt_status check_configurations(const struct rt_manifest *m)
             s = rt_replay_config_add_workarounds(&rc, c->workarounds[w], NULL);
         for (size_t d = 0; rt_ok(&s) && d < c->delay_count; d++)
             s = rt_replay_config_add_delay(&rc, c->delays[d]);
-        if (!rt_ok(&s))
-            return rt_errorf(RT_ERR_BAD_INPUT, "%s:%d: configuration %s: %s", m->path, c->line, c->name, s.msg);
+        if (!rt_ok(&s)) {
+            rt_status e = rt_errorf(RT_ERR_BAD_INPUT, "%s:%d: configuration %s: %s", m->path, c->line, c->name, s.msg);
+            rt_status_free(&s);
+            return e;
+        }
     }
     return rt_ok_status();
 }

@@ -75,7 +75,11 @@ int cmd_workarounds_run(int argc, char **argv)
     }
     if (nwords == 2 && !strcmp(words[0], "show")) {
         rt_status s = rt_workaround_show(stdout, words[1], dir);
-        return s.code == RT_ERR_USAGE ? cli_usage_error(self, "%s", s.msg) : cli_fail(s);
+        if (s.code != RT_ERR_USAGE)
+            return cli_fail(s);
+        int rc = cli_usage_error(self, "%s", s.msg);
+        rt_status_free(&s);
+        return rc;
     }
     return cli_usage_error(self, "expected 'list' or 'show NAME'");
 }

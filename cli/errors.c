@@ -56,9 +56,11 @@ int cli_fail(rt_status status)
         print_json_error(status.code, NULL, status.msg);
     else
         fprintf(stderr, "retrace: error: %s\n", status.msg);
-    if (getenv("RETRACE_DEBUG") && status.file)
-        fprintf(stderr, "retrace: (made at %s:%d)\n", status.file, status.line);
-    return (int)status.code;
+    int line;
+    const char *file = rt_status_where(&status, &line);
+    if (getenv("RETRACE_DEBUG") && file[0])
+        fprintf(stderr, "retrace: (made at %s:%d)\n", file, line);
+    return (int)rt_status_drop(status); /* the error ends here */
 }
 
 int cli_usage_error(const struct rt_command *cmd, const char *fmt, ...)

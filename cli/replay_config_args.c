@@ -19,8 +19,11 @@ int cli_replay_config_option(const struct rt_command *self, const char *option, 
         c->workarounds_dir = value;
     } else if (!strcmp(option, "delay")) {
         rt_status s = rt_replay_config_add_delay(&c->config, value);
-        if (!rt_ok(&s))
-            return cli_usage_error(self, "%s", s.msg);
+        if (!rt_ok(&s)) {
+            int rc = cli_usage_error(self, "%s", s.msg);
+            rt_status_free(&s);
+            return rc;
+        }
         if (c->config.delays[c->config.delay_count - 1].event == RT_DELAY_GPU &&
             c->config.delays[c->config.delay_count - 1].jitter_us)
             return cli_usage_error(self, "--delay: the gpu delay takes no jitter (its stall is recorded once)");
@@ -47,8 +50,11 @@ int cli_replay_config_finish(const struct rt_command *self, struct cli_replay_co
 {
     for (uint32_t i = 0; i < c->workaround_arg_count; i++) {
         rt_status s = rt_replay_config_add_workarounds(&c->config, c->workaround_args[i], c->workarounds_dir);
-        if (s.code == RT_ERR_USAGE)
-            return cli_usage_error(self, "--workarounds: %s", s.msg);
+        if (s.code == RT_ERR_USAGE) {
+            int rc = cli_usage_error(self, "--workarounds: %s", s.msg);
+            rt_status_free(&s);
+            return rc;
+        }
         if (!rt_ok(&s))
             return cli_fail(s);
     }

@@ -97,7 +97,8 @@ int cli_replay_json_result(const struct rt_replay_options *o, const struct rt_re
 {
     rt_status v = verdict(o, res, status, frames_rc);
     int rc = print_object(result_object(o, res, (int)v.code, rt_code_name(v.code), v.msg));
-    return rc ? rc : (int)v.code;
+    enum rt_code code = rt_status_drop(v); /* STATUS ends here */
+    return rc ? rc : (int)code;
 }
 
 void cli_replay_json_crash(const struct rt_replay_options *o, const struct rt_replay_result *res, int code,

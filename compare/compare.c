@@ -84,6 +84,8 @@ static rt_status measure(const struct rt_image *golden, const struct rt_image *a
         side_job_run(&side);
     if (rt_ok(&st))
         st = side.status;
+    else
+        rt_status_free(&side.status); /* the SSIM's error is the one said */
     if (!rt_ok(&st))
         rt_ssim_result_finish(&out->ssim);
     return st;
@@ -228,6 +230,7 @@ rt_status rt_compare_read_pair(const char *golden_path, const char *actual_path,
             rt_image_finish(&jobs[1].image);
             *golden_out = (struct rt_image){0};
             *actual_out = (struct rt_image){0};
+            rt_status_free(&jobs[1 - i].status); /* the first error is the one said */
             return jobs[i].status;
         }
     *golden_out = jobs[0].image;

@@ -113,7 +113,9 @@ rt_status rt_replay_check_packet(struct rt_replay_checker *c, const struct rt_tr
     for (size_t i = 0; i < c->output_count && rt_ok(&c->status); i++)
         if (!rt_typed_map_put(&c->handles, c->outputs[i].type, c->outputs[i].id, 1))
             c->status = rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    return c->status;
+    rt_status s = c->status; /* the caller's now */
+    c->status = rt_ok_status();
+    return s;
 }
 
 void rt_replay_checker_destroy(struct rt_replay_checker *c)

@@ -219,6 +219,8 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     r->own_depth--;
     if (rt_ok(&s))
         s = v;
+    else
+        rt_status_free(&v); /* the call's own error is the one said */
     if (r->opts->stats) {
         r->calls_per_command[cmd]++;
         r->seconds_per_command[cmd] += now_seconds() - start;

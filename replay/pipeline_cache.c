@@ -82,6 +82,7 @@ static uint8_t *load(struct replay *r, const char *path, const uint8_t **data, s
     rt_status s = rt_pipeline_cache_check(bytes, file_size, &id, data, size);
     if (!rt_ok(&s)) {
         notice(r, path, s.msg);
+        rt_status_free(&s);
         free(bytes);
         return NULL;
     }
@@ -199,6 +200,7 @@ void replay_pipeline_cache_close(struct replay *r, struct replay_pipeline_cache 
     rt_status s = save(r, c);
     if (!rt_ok(&s))
         rt_log(RT_LOG_WARN, "pipeline cache not saved: %s", s.msg);
+    rt_status_free(&s);
     c->dev->dispatch.device.vkDestroyPipelineCache(c->dev->handle, c->live, NULL);
     free(c);
 }

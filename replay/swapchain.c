@@ -274,6 +274,8 @@ rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_r
         rt_status w = consume_waits(r, dev, a->queue, info);
         if (rt_ok(&s))
             s = w;
+        else
+            rt_status_free(&w);
     }
     uint32_t index = info->swapchainCount ? info->pImageIndices[0] : 0;
     if (rt_ok(&s) && sc && r->opts->window && index < sc->image_count)

@@ -217,6 +217,8 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     rt_status fin = rt_record_run_finish(&x, rt_run_outcome(out));
     if (rt_ok(&s))
         s = fin;
+    else
+        rt_status_free(&fin); /* the run's own error is the one said */
     teardown(&x);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

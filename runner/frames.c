@@ -233,6 +233,7 @@ rt_status rt_frame_compare(struct rt_store *store, const struct rt_frame_check *
     size_t size = 0;
     rt_status s = read_file(png_path, &bytes, &size);
     if (!rt_ok(&s)) {
+        rt_status_free(&s); /* a frame not written: the message below says it */
         out->r.status = RT_RESULT_ERROR;
         set_message(out, "frame %u was not replayed (the trace may have fewer frames)", frame);
         return rt_ok_status();
@@ -243,6 +244,7 @@ rt_status rt_frame_compare(struct rt_store *store, const struct rt_frame_check *
         free(bytes);
         out->r.status = RT_RESULT_ERROR;
         set_message(out, "frame %u: %s", frame, s.msg);
+        rt_status_free(&s);
         return rt_ok_status();
     }
     /* The pixel hash groups identical failures across configurations and devices. */

@@ -149,7 +149,7 @@ void rt_job_prefetch(struct rt_exec *x)
             continue;
         if (x->o->progress)
             fprintf(stderr, "\r\033[Kfetching %s", x->m->traces[t].url);
-        (void)fetch_once(x, t).code;
+        (void)rt_status_drop(fetch_once(x, t));
     }
 }
 
@@ -214,6 +214,7 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
         rt_status f = fetch_once(x, job->trace);
         if (!rt_ok(&f)) {
             struct rt_run_frame *fr = job_level(RT_RESULT_ERROR, "%s", f.msg);
+            rt_status_free(&f);
             return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
         }
     }

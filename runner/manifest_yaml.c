@@ -169,8 +169,11 @@ rt_status mf_get_frames(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_
         snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? "," : "", parts[i]);
     struct rt_frame_list list;
     rt_status s = rt_frame_list_parse(text, &list);
-    if (!rt_ok(&s))
-        return mf_failf(c, node, "frames: %s", s.msg);
+    if (!rt_ok(&s)) {
+        rt_status e = mf_failf(c, node, "frames: %s", s.msg);
+        rt_status_free(&s);
+        return e;
+    }
     uint64_t last = rt_frame_list_last(&list);
     uint64_t n = 0;
     for (size_t i = 0; i < list.count && last <= UINT32_MAX; i++)

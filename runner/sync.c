@@ -286,7 +286,7 @@ rt_status rt_run_sync_goldens(const struct rt_manifest *m, const struct rt_run_s
         s = sync_with(store, o, traces_json, query, out);
     if (!rt_ok(&s)) { /* offline: what the cache holds, and since when */
         struct rt_store_sync_state state = {0};
-        if (rt_store_sync_state(store, o->server, o->device_key, traces_json, &state).code == RT_OK &&
+        if (rt_status_drop(rt_store_sync_state(store, o->server, o->device_key, traces_json, &state)) == RT_OK &&
             state.found)
             out->seq = state.seq, out->cached = true;
     }

@@ -343,7 +343,7 @@ static rt_status send_one(const char *spool, const char *name, const char *url, 
         char dir[4200], dest[8500];
         snprintf(dir, sizeof dir, "%s/rejected", spool);
         snprintf(dest, sizeof dest, "%s/%s", dir, name);
-        if (make_dir(dir).code == RT_OK)
+        if (rt_status_drop(make_dir(dir)) == RT_OK)
             rename(path, dest);
         return rt_errorf(RT_ERR_BAD_INPUT, "%s refused %s: %ld %s (moved to %s)", url, name, a.code, a.body, dir);
     }
@@ -378,6 +378,8 @@ rt_status rt_upload_spool_send(const char *spool_dir, const char *server, const 
         rt_status s = names[i] ? send_one(spool_dir, names[i], url, token, out) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
         if (!rt_ok(&s) && rt_ok(&first))
             first = s;
+        else
+            rt_status_free(&s); /* the first error is the one said */
         free(names[i]);
     }
     return first;

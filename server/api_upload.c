@@ -28,8 +28,11 @@ enum MHD_Result rt_api_upload(struct rt_request *req, cJSON *body)
 {
     struct rt_upload decoded;
     rt_status s = rt_upload_decode_tree(body, &decoded);
-    if (!rt_ok(&s))
-        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "%s", s.msg);
+    if (!rt_ok(&s)) {
+        enum MHD_Result r = rt_http_error(req, MHD_HTTP_BAD_REQUEST, "%s", s.msg);
+        rt_status_free(&s);
+        return r;
+    }
     rt_upload_recompute(&decoded);
     struct upload u = {.rec = &decoded.rec};
     s = rt_server_write(req->server, do_upload, &u);

@@ -21,6 +21,7 @@ rt_status rt_server_write(struct rt_server *server, rt_server_write_fn fn, void 
 {
     rt_status s = rt_ok_status();
     for (int attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        rt_status_free(&s); /* a busy store's error: trying again */
         pthread_mutex_lock(&server->write_lock);
         s = fn(server->writer, ctx);
         pthread_mutex_unlock(&server->write_lock);
@@ -125,8 +126,10 @@ static rt_status do_change(struct rt_store *store, void *ctx)
     struct rt_golden golden = {0};
     rt_status s = rt_store_golden_get(store, c->id, false, &golden);
     rt_golden_finish(&golden);
-    if (!rt_ok(&s) && !rt_store_status_busy(&s))
+    if (!rt_ok(&s) && !rt_store_status_busy(&s)) {
+        rt_status_free(&s);
         return rt_ok_status(); /* the only other failure of a lookup by id: unknown */
+    }
     RT_TRY(s);
     c->found = true;
     return c->what == MARK ? rt_store_golden_mark_by(store, c->id, c->status, c->by, &c->undo.event_id)

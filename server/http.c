@@ -115,13 +115,17 @@ enum MHD_Result rt_http_error_with_header(struct rt_request *req, unsigned statu
     return result;
 }
 
-enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s)
+enum MHD_Result rt_http_store_error(struct rt_request *req, rt_status *s)
 {
+    enum MHD_Result r;
     if (rt_store_status_busy(s))
-        return rt_http_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "%s (retry later)", s->msg);
-    if (s->code == RT_ERR_BAD_INPUT || s->code == RT_ERR_USAGE)
-        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "%s", s->msg);
-    return rt_http_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", s->msg);
+        r = rt_http_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "%s (retry later)", s->msg);
+    else if (s->code == RT_ERR_BAD_INPUT || s->code == RT_ERR_USAGE)
+        r = rt_http_error(req, MHD_HTTP_BAD_REQUEST, "%s", s->msg);
+    else
+        r = rt_http_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", s->msg);
+    rt_status_free(s); /* the error ends in the response */
+    return r;
 }
 
 const char *rt_http_arg(struct rt_request *req, const char *name)

@@ -100,8 +100,8 @@ enum MHD_Result rt_http_error_with_header(struct rt_request *req, unsigned statu
                                           const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/** The answer for a store error: 503 when busy, 400 bad input, else 500. */
-enum MHD_Result rt_http_store_error(struct rt_request *req, const rt_status *s);
+/** The answer for a store error: 503 when busy, 400 bad input, else 500. Frees *S. */
+enum MHD_Result rt_http_store_error(struct rt_request *req, rt_status *s);
 
 /** Adds the headers every answer carries (nosniff, no framing, no referrer). */
 void rt_http_common_headers(struct MHD_Response *response);

@@ -37,5 +37,5 @@ void rt_server_sweep_stale(struct rt_server *server)
     host[sizeof host - 1] = 0;
     /* A store kept busy by another process: the next read tries again. */
     rt_status s = rt_server_write(server, abort_gone, host);
-    (void)s;
+    rt_status_free(&s);
 }

@@ -119,19 +119,24 @@ rt_status rt_store_tx_begin(struct rt_store *store)
 
 rt_status rt_store_tx_end(struct rt_store *store, rt_status result)
 {
-    if (store->tx_depth <= 0)
+    if (store->tx_depth <= 0) {
+        rt_status_free(&result);
         return rt_errorf(RT_ERR_INTERNAL, "transaction ended twice");
+    }
     if (!rt_ok(&result))
         store->tx_failed = true;
     if (--store->tx_depth > 0)
         return result;
     if (store->tx_failed) {
         rt_status s = exec_cached(store, "ROLLBACK", "rolling back");
-        return rt_ok(&result) ? s : result;
+        if (rt_ok(&result))
+            return s;
+        rt_status_free(&s); /* the error that failed the transaction is the one said */
+        return result;
     }
     rt_status s = exec_cached(store, "COMMIT", "committing");
     if (!rt_ok(&s))
-        (void)exec_cached(store, "ROLLBACK", "rolling back");
+        (void)rt_status_drop(exec_cached(store, "ROLLBACK", "rolling back"));
     return s;
 }
 

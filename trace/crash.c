@@ -218,6 +218,7 @@ static rt_status read_progress(const char *path, struct rt_trace_progress *p)
     do {
         s = rt_trace_reader_next(r, &packet);
     } while (rt_ok(&s) && packet.type != RT_TRACE_PACKET_END);
+    rt_status_free(&s); /* where reading stopped is in the progress */
     rt_trace_reader_progress(r, p);
     rt_trace_reader_destroy(r);
     return rt_ok_status();
@@ -245,9 +246,12 @@ static rt_status finish_locked(int fd, const char *path, const char *part,
                          "anything (removed)", part);
     }
     rt_status s = read_progress(part, p);
-    if (!rt_ok(&s))
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s holds no whole trace header (%s); left as it is",
-                         part, s.msg);
+    if (!rt_ok(&s)) {
+        rt_status e = rt_errorf(RT_ERR_BAD_INPUT, "%s holds no whole trace header (%s); left as it is",
+                                part, s.msg);
+        rt_status_free(&s);
+        return e;
+    }
     if (!p->ended)
         RT_TRY(end_at_good_bytes(fd, part, p));
     if (access(path, F_OK) == 0)

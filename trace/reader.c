@@ -44,7 +44,8 @@ struct rt_trace_reader {
 
 static rt_status reader_fail(struct rt_trace_reader *r, rt_status s)
 {
-    r->error = s;
+    rt_status_free(&r->error);
+    r->error = rt_status_copy(&s); /* kept for the next call; S goes to the caller */
     r->failed = true;
     return s;
 }
@@ -431,7 +432,7 @@ rt_status rt_trace_reader_next(struct rt_trace_reader *r, struct rt_trace_packet
 {
     memset(out, 0, sizeof *out);
     if (r->failed)
-        return r->error;
+        return rt_status_copy(&r->error);
     for (;;) {
         if (r->left == 0) {
             if (r->progress.ended) {
@@ -474,6 +475,7 @@ void rt_trace_reader_destroy(struct rt_trace_reader *r)
     if (r->file)
         fclose(r->file);
     rt_arena_finish(&r->arena);
+    rt_status_free(&r->error);
     free(r->stored);
     free(r->raw);
     ZSTD_freeDCtx(r->dctx);

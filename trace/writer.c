@@ -27,7 +27,7 @@
 rt_status rt_writer_fail_locked(struct rt_trace_writer *w, rt_status s)
 {
     if (!atomic_load(&w->failed)) {
-        w->error = s;
+        w->error = rt_status_copy(&s); /* kept for later calls; S goes to the caller */
         atomic_store(&w->failed, true);
     }
     return s;
@@ -313,6 +313,7 @@ static void writer_free(struct rt_trace_writer *w)
     free(w->zbuf);
     free(w->path);
     free(w->part_path);
+    rt_status_free(&w->error);
     free(w);
 }
 
@@ -384,7 +385,7 @@ rt_status rt_trace_writer_create(const struct rt_trace_writer_options *o,
 /* Fsyncs, closes and renames: the last steps of a clean close. */
 static rt_status finish_file(struct rt_trace_writer *w)
 {
-    rt_status s = atomic_load(&w->failed) ? w->error : rt_ok_status();
+    rt_status s = atomic_load(&w->failed) ? rt_status_copy(&w->error) : rt_ok_status();
     if (rt_ok(&s) && fsync(w->fd) != 0)
         s = rt_errorf(RT_ERR_INTERNAL, "fsync %s: %s", w->part_path, strerror(errno));
     if (close(w->fd) != 0 && rt_ok(&s))

@@ -40,7 +40,7 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
     if (atomic_load(&w->emergency))
         return rt_errorf(RT_ERR_INTERNAL, "trace writer stopped by the emergency flush");
     if (atomic_load(&w->failed))
-        return w->error;
+        return rt_status_copy(&w->error);
     *seq_out = w->next_seq++;
     if (w->packets++ == 0) {
         w->first_seq = *seq_out;

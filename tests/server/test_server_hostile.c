@@ -302,13 +302,16 @@ Test(hostile, bad_options_are_refused)
                                "127.0.0.1:", "[::1]:0x1f", "+0"};
     for (size_t i = 0; i < sizeof bad_ports / sizeof *bad_ports; i++) {
         o.listen = bad_ports[i];
+        rt_status_free(&s);
         s = rt_server_start(&o, &server);
         cr_assert_eq(s.code, RT_ERR_USAGE, "--listen %s: %s", bad_ports[i], s.msg);
         cr_assert_null(server);
     }
     o.listen = "127.0.0.1:0";
     o.token_file = "/nonexistent/token";
+    rt_status_free(&s);
     s = rt_server_start(&o, &server);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert_null(server);
+    rt_status_free(&s);
 }

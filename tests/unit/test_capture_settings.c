@@ -25,7 +25,7 @@ static rt_status load(const char *const *env, struct rt_capture_settings *out)
 Test(capture_settings, defaults)
 {
     struct rt_capture_settings s;
-    cr_assert_eq(load(NULL, &s).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(NULL, &s)), RT_OK);
     cr_assert_eq(s.compression, RT_TRACE_COMPRESSION_ZSTD);
     cr_assert_eq(s.memory_tracking, RT_TRACK_PAGE_GUARD);
     cr_assert_eq(s.frame_delimiter, RT_FRAME_DELIMITER_PRESENT);
@@ -64,11 +64,13 @@ Test(capture_settings, bad_values_name_the_variable)
     cr_assert_eq(st.code, RT_ERR_USAGE);
     cr_assert(strstr(st.msg, "RETRACE_MEMORY_TRACKING=shadow"), "%s", st.msg);
     const char *env2[] = {"RETRACE_SCREENSHOTS", "/tmp", "RETRACE_SCREENSHOT_FRAMES", "0", NULL};
+    rt_status_free(&st);
     st = load(env2, &s);
     cr_assert_eq(st.code, RT_ERR_USAGE);
     cr_assert(strstr(st.msg, "RETRACE_SCREENSHOT_FRAMES"), "%s", st.msg);
     const char *env3[] = {"RETRACE_SCREENSHOT_FRAMES", "1", NULL};
-    cr_assert_eq(load(env3, &s).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(load(env3, &s)), RT_ERR_USAGE);
+    rt_status_free(&st);
 }
 
 /* Encoded variables, as a small environment the decoder then reads; values
@@ -121,9 +123,9 @@ Test(capture_settings, encode_then_decode_gives_the_same_settings)
 Test(capture_settings, defaults_round_trip)
 {
     struct rt_capture_settings in, out;
-    cr_assert_eq(load(NULL, &in).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(NULL, &in)), RT_OK);
     encode(&in);
-    cr_assert_eq(load(encoded, &out).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(encoded, &out)), RT_OK);
     cr_assert_str_eq(out.output, in.output);
     cr_assert_eq(out.compression, in.compression);
     cr_assert_eq(out.memory_tracking, in.memory_tracking);
@@ -141,7 +143,7 @@ Test(capture_settings, every_choice_round_trips)
         for (int c = 0; info->choices && info->choices[c]; c++) {
             const char *env[] = {info->var, info->choices[c], NULL};
             struct rt_capture_settings s;
-            cr_assert_eq(load(env, &s).code, RT_OK, "%s=%s", info->var, info->choices[c]);
+            cr_assert_eq(rt_status_drop(load(env, &s)), RT_OK, "%s=%s", info->var, info->choices[c]);
             encode(&s);
             bool found = false;
             for (int k = 0; encoded[k]; k += 2)
@@ -162,14 +164,14 @@ Test(capture_settings, only_the_parents_child_writes_the_output)
     const char *mine[] = {"RETRACE_OUTPUT", "/tmp/g.rtrace", "RETRACE_OUTPUT_PARENT", parent, NULL};
     const char *theirs[] = {"RETRACE_OUTPUT", "/tmp/g.rtrace", "RETRACE_OUTPUT_PARENT", other, NULL};
     struct rt_capture_settings s;
-    cr_assert_eq(load(mine, &s).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(mine, &s)), RT_OK);
     cr_assert_str_eq(s.output, "/tmp/g.rtrace");
-    cr_assert_eq(load(theirs, &s).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(theirs, &s)), RT_OK);
     char want[64];
     snprintf(want, sizeof want, "/tmp/g-%ld.rtrace", (long)getpid());
     cr_assert_str_eq(s.output, want);
     const char *bad[] = {"RETRACE_OUTPUT_PARENT", "12x", NULL};
-    cr_assert_eq(load(bad, &s).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(load(bad, &s)), RT_ERR_USAGE);
 }
 
 /* The header's settings text (describe) gives back the frame delimiter. */
@@ -177,11 +179,11 @@ Test(capture_settings, described_delimiter_round_trips)
 {
     const char *env[] = {"RETRACE_FRAME_DELIMITER", "submit", NULL};
     struct rt_capture_settings s;
-    cr_assert_eq(load(env, &s).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(env, &s)), RT_OK);
     char text[256];
     rt_capture_settings_describe(&s, text, sizeof text);
     cr_assert_eq(rt_capture_settings_described_delimiter(text), RT_FRAME_DELIMITER_SUBMIT, "%s", text);
-    cr_assert_eq(load(NULL, &s).code, RT_OK);
+    cr_assert_eq(rt_status_drop(load(NULL, &s)), RT_OK);
     rt_capture_settings_describe(&s, text, sizeof text);
     cr_assert_eq(rt_capture_settings_described_delimiter(text), RT_FRAME_DELIMITER_PRESENT, "%s", text);
     cr_assert_eq(rt_capture_settings_described_delimiter("RETRACE_COMPRESSION=none"), RT_FRAME_DELIMITER_PRESENT);

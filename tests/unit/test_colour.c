@@ -285,16 +285,16 @@ Test(colour, sizes_must_match_and_identical_images_measure_zero)
     read_golden("5-particles-f1", &a);
     read_golden("1-vkcube-f1", &b);
     struct rt_colour_result c;
-    cr_assert_eq(rt_colour_compute(&a, &b, &c).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_colour_compute(&a, &b, &c)), RT_ERR_USAGE);
     OK(rt_colour_compute(&a, &a, &c));
     cr_assert_eq(c.max_delta_e, 0.0);
     struct rt_compare_options o;
     rt_compare_options_init(&o);
     o.delta_e_threshold = -1;
     struct rt_compare_result r;
-    cr_assert_eq(rt_compare_images(&a, &a, &o, &r).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_compare_images(&a, &a, &o, &r)), RT_ERR_USAGE);
     o.delta_e_threshold = NAN;
-    cr_assert_eq(rt_compare_images(&a, &a, &o, &r).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_compare_images(&a, &a, &o, &r)), RT_ERR_USAGE);
     rt_image_finish(&a);
     rt_image_finish(&b);
 }

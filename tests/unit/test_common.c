@@ -13,9 +13,57 @@ Test(status, error_carries_code_message_and_origin)
     rt_status s = rt_errorf(RT_ERR_BAD_INPUT, "bad block at offset %d", 42);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert_str_eq(s.msg, "bad block at offset 42");
-    cr_assert_not_null(s.file);
-    cr_assert_gt(s.line, 0);
+    int line;
+    cr_assert_str_eq(rt_status_where(&s, &line), __FILE__);
+    cr_assert_gt(line, 0);
     cr_assert_str_eq(rt_code_name(s.code), "bad-input");
+    rt_status_free(&s);
+    cr_assert(rt_ok(&s));
+    cr_assert_str_eq(s.msg, "");
+}
+
+Test(status, success_is_two_words_and_owns_nothing)
+{
+    cr_assert_leq(sizeof(rt_status), 2 * sizeof(void *));
+    rt_status ok = rt_ok_status();
+    rt_status_free(&ok); /* nothing to free */
+    cr_assert_eq(rt_status_drop(rt_ok_status()), RT_OK);
+    int line;
+    cr_assert_str_eq(rt_status_where(&ok, &line), "");
+    rt_status zeroed = {0};
+    rt_status_free(&zeroed);
+    cr_assert(rt_ok(&zeroed));
+}
+
+Test(status, long_messages_are_cut_to_the_maximum)
+{
+    char big[2 * RT_STATUS_MSG_MAX];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    rt_status s = rt_errorf(RT_ERR_INTERNAL, "%s", big);
+    cr_assert_eq(strlen(s.msg), RT_STATUS_MSG_MAX - 1);
+    rt_status w = rt_status_wrap(rt_errorf(RT_ERR_INTERNAL, "%s", big), "ctx");
+    cr_assert_eq(strlen(w.msg), RT_STATUS_MSG_MAX - 1);
+    cr_assert_eq(strncmp(w.msg, "ctx: xxx", 8), 0);
+    rt_status p = rt_status_wrap(rt_errorf(RT_ERR_INTERNAL, "inner"), "%s", big);
+    cr_assert_eq(strlen(p.msg), RT_STATUS_MSG_MAX - 1);
+    cr_assert_null(strstr(p.msg, "inner"));
+    rt_status_free(&s);
+    rt_status_free(&w);
+    rt_status_free(&p);
+}
+
+Test(status, copy_is_owned_apart_and_drop_keeps_the_code)
+{
+    rt_status a = rt_errorf(RT_ERR_CANNOT_REPLAY, "no device %d", 3);
+    rt_status b = rt_status_copy(&a);
+    cr_assert_neq(a.msg, b.msg);
+    rt_status_free(&a); /* b still readable: ASan would catch a shared record */
+    cr_assert_str_eq(b.msg, "no device 3");
+    cr_assert_eq(b.code, RT_ERR_CANNOT_REPLAY);
+    int line;
+    cr_assert_str_eq(rt_status_where(&b, &line), __FILE__);
+    cr_assert_eq(rt_status_drop(b), RT_ERR_CANNOT_REPLAY);
 }
 
 Test(status, wrap_prefixes_context_and_keeps_ok)
@@ -23,6 +71,7 @@ Test(status, wrap_prefixes_context_and_keeps_ok)
     rt_status s = rt_status_wrap(rt_errorf(RT_ERR_INTERNAL, "disk full"), "writing %s", "a.png");
     cr_assert_str_eq(s.msg, "writing a.png: disk full");
     cr_assert_eq(s.code, RT_ERR_INTERNAL);
+    rt_status_free(&s);
     rt_status ok = rt_status_wrap(rt_ok_status(), "never");
     cr_assert(rt_ok(&ok));
     cr_assert_str_eq(ok.msg, "");
@@ -41,6 +90,7 @@ Test(status, try_returns_early)
     rt_status s = fails_then_not_reached(&reached);
     cr_assert_eq(s.code, RT_ERR_USAGE);
     cr_assert_eq(reached, 0);
+    rt_status_free(&s);
 }
 
 Test(arena, allocations_are_aligned_and_distinct)
@@ -190,12 +240,12 @@ Test(framelist, parses_items_and_ranges)
 Test(framelist, open_ended_and_all)
 {
     struct rt_frame_list l;
-    cr_assert(rt_frame_list_parse("5-", &l).code == RT_OK);
+    cr_assert(rt_status_drop(rt_frame_list_parse("5-", &l)) == RT_OK);
     cr_assert_not(rt_frame_list_contains(&l, 4));
     cr_assert(rt_frame_list_contains(&l, 1000000));
     cr_assert_eq(rt_frame_list_last(&l), UINT64_MAX);
     rt_frame_list_finish(&l);
-    cr_assert(rt_frame_list_parse("all", &l).code == RT_OK);
+    cr_assert(rt_status_drop(rt_frame_list_parse("all", &l)) == RT_OK);
     cr_assert(rt_frame_list_contains(&l, 1));
     rt_frame_list_finish(&l);
 }
@@ -208,6 +258,7 @@ Test(framelist, rejects_bad_lists)
         rt_status s = rt_frame_list_parse(bad[i], &l);
         cr_assert_eq(s.code, RT_ERR_USAGE, "'%s' should be rejected", bad[i]);
         cr_assert_null(l.ranges);
+        rt_status_free(&s);
     }
 }
 
@@ -289,7 +340,9 @@ Test(file, reads_every_byte_and_names_what_it_cannot_open)
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert(strstr(s.msg, path), "%s", s.msg);
     cr_assert_null(data);
+    rt_status_free(&s);
     s = rt_file_read("/", &data, &size); /* a directory opens but cannot be read */
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "%s", s.msg);
     cr_assert_null(data);
+    rt_status_free(&s);
 }

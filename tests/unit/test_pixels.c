@@ -45,8 +45,8 @@ Test(pixels, row_pitch_is_respected)
     uint8_t rows[2][12] = {{1, 2, 3, 4, 5, 6, 7, 8, 0xEE, 0xEE, 0xEE, 0xEE},
                            {9, 10, 11, 12, 13, 14, 15, 16, 0xEE, 0xEE, 0xEE, 0xEE}};
     struct rt_image img = {0};
-    cr_assert_eq(rt_image_from_pixels(&img, RT_PIXELS_RGBA8, rows, 2, 2, 12).code, RT_OK);
+    cr_assert_eq(rt_status_drop(rt_image_from_pixels(&img, RT_PIXELS_RGBA8, rows, 2, 2, 12)), RT_OK);
     cr_assert_eq(img.rgba[8], 9, "second row starts after the padding");
     rt_image_finish(&img);
-    cr_assert_eq(rt_image_from_pixels(&img, RT_PIXELS_RGBA8, rows, 4, 2, 12).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_image_from_pixels(&img, RT_PIXELS_RGBA8, rows, 4, 2, 12)), RT_ERR_USAGE);
 }

@@ -80,7 +80,7 @@ Test(png, file_round_trip_matches_memory_bytes)
     st = rt_png_read_file(path, &back);
     cr_assert(rt_ok(&st), "%s", st.msg);
     cr_assert_eq(memcmp(back.rgba, im.rgba, 5 * 9 * 4), 0);
-    cr_assert_eq(rt_png_write_file("/nonexistent/dir/x.png", &im).code, RT_ERR_INTERNAL);
+    cr_assert_eq(rt_status_drop(rt_png_write_file("/nonexistent/dir/x.png", &im)), RT_ERR_INTERNAL);
     remove(path);
     close(fd);
     rt_image_finish(&back);
@@ -103,6 +103,7 @@ Test(png, every_proper_prefix_is_bad_input)
         cr_assert_null(back.rgba);
         cr_assert_gt(strlen(st.msg), 0);
         free(copy);
+        rt_status_free(&st);
     }
     rt_image_finish(&im);
     free(png);
@@ -126,6 +127,7 @@ Test(png, flipped_bytes_never_crash)
         }
         rt_image_finish(&back);
         free(copy);
+        rt_status_free(&st);
     }
     /* Every byte is covered by a CRC or the signature; ancillary chunks aside,
      * nearly all flips must be caught. */
@@ -141,23 +143,26 @@ Test(png, not_a_png_names_the_problem)
     rt_status st = rt_png_read_memory(junk, sizeof junk, &back);
     cr_assert_eq(st.code, RT_ERR_BAD_INPUT);
     cr_assert_not_null(strstr(st.msg, "not a PNG"), "%s", st.msg);
+    rt_status_free(&st);
     st = rt_png_read_memory(NULL, 0, &back);
     cr_assert_eq(st.code, RT_ERR_BAD_INPUT);
+    rt_status_free(&st);
     st = rt_png_read_file("/nonexistent/dir/x.png", &back);
     cr_assert_eq(st.code, RT_ERR_BAD_INPUT);
     cr_assert_not_null(strstr(st.msg, "/nonexistent/dir/x.png"), "%s", st.msg);
+    rt_status_free(&st);
 }
 
 Test(png, bad_sizes_are_refused)
 {
     struct rt_image im;
-    cr_assert_eq(rt_image_init(&im, 0, 4).code, RT_ERR_USAGE);
-    cr_assert_eq(rt_image_init(&im, 70000, 1).code, RT_ERR_USAGE);
-    cr_assert_eq(rt_image_init(&im, 65535, 65535).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_image_init(&im, 0, 4)), RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_image_init(&im, 70000, 1)), RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_image_init(&im, 65535, 65535)), RT_ERR_USAGE);
     struct rt_image empty = {0};
     uint8_t *out;
     size_t size;
-    cr_assert_eq(rt_png_write_memory(&empty, &out, &size).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_png_write_memory(&empty, &out, &size)), RT_ERR_USAGE);
     cr_assert_null(out);
 }
 
@@ -257,9 +262,11 @@ Test(png, broken_files_are_bad_input_with_a_reason)
         cr_assert_not_null(strstr(st.msg, path), "%s", st.msg);
         cr_assert_not_null(strstr(st.msg, reasons[i]), "%s: reason missing: %s", names[i], st.msg);
         cr_assert_null(im.rgba);
+        rt_status_free(&st);
         st = rt_png_read_memory(bytes, size, &im);
         cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "%s (memory): %s", names[i], st.msg);
         cr_assert_null(strchr(st.msg, '\n'), "one line: %s", st.msg);
         free(bytes);
+        rt_status_free(&st);
     }
 }

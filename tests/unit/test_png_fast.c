@@ -223,6 +223,7 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
             cr_assert_eq(st.code, RT_ERR_BAD_INPUT, "a bad filter byte: %s", st.msg);
         rt_image_finish(&im);
         free(s.data);
+        rt_status_free(&st);
     }
     /* a flipped bit anywhere in a chunk fails its CRC */
     struct sink s = hand_png(10, 6, (struct hand){.filter = 2, .pieces = 1});

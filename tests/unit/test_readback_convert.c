@@ -203,6 +203,7 @@ Test(formats, save_writes_png_of_the_planned_depth_or_raw_with_a_sidecar)
     cr_expect_eq(png[25], 0, "grey");
     uint8_t etc[16] = {1, 2, 3};
     snprintf(stem, sizeof stem, "%s/b", dir);
+    rt_status_free(&s);
     s = rt_readback_save(VK_FORMAT_ETC2_R8G8B8_UNORM_BLOCK, VK_IMAGE_ASPECT_COLOR_BIT, etc, sizeof etc, 8, 4, 0,
                          stem, written, sizeof written);
     cr_assert_eq(s.code, RT_OK, "%s", s.msg);
@@ -215,13 +216,16 @@ Test(formats, save_writes_png_of_the_planned_depth_or_raw_with_a_sidecar)
     cr_expect(strstr(side, "\"format\": \"VK_FORMAT_ETC2_R8G8B8_UNORM_BLOCK\"") != NULL, "%.*s", (int)n, side);
     cr_expect(strstr(side, "\"row_bytes\": 16") != NULL);
     snprintf(stem, sizeof stem, "%s/c", dir);
+    rt_status_free(&s);
     s = rt_readback_save(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_ASPECT_COLOR_BIT, etc, 15, 2, 2, 0, stem, NULL, 0);
     cr_expect_eq(s.code, RT_ERR_BAD_INPUT, "16 bytes needed, 15 given");
+    rt_status_free(&s);
     s = rt_readback_save((VkFormat)12345, VK_IMAGE_ASPECT_COLOR_BIT, etc, 16, 1, 1, 0, stem, NULL, 0);
     cr_expect_eq(s.code, RT_ERR_CANNOT_REPLAY);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
+    rt_status_free(&s);
 }
 
 /* BC6H and BC7: one block per mode family, with the texels 0, 5, 10, 15 an

@@ -31,18 +31,22 @@ Test(delay, specifications)
     cr_assert_eq(c.delay_count, 1);
     cr_assert_eq(c.delays[0].event, RT_DELAY_CREATE_PIPELINE);
     cr_assert_eq(c.delays[0].us, 25000);
+    rt_status_free(&s);
     s = rt_replay_config_add_delay(&c, "gpu=2ms~500us");
     cr_assert(rt_ok(&s), "%s", s.msg);
     cr_assert_eq(c.delays[1].jitter_us, 500);
+    rt_status_free(&s);
     s = rt_replay_config_add_delay(&c, "gpu=1ms");
     cr_assert_eq(s.code, RT_ERR_USAGE);
     cr_assert(strstr(s.msg, "twice"));
     const char *bad[] = {"present", "present=", "teleport=5ms", "present=5", "present=5ms~", "=5ms", "present=5ms~x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rt_status_free(&s);
         s = rt_replay_config_add_delay(&c, bad[i]);
         cr_assert_eq(s.code, RT_ERR_USAGE, "'%s' was accepted", bad[i]);
     }
     cr_assert_eq(c.delay_count, 2);
+    rt_status_free(&s);
 }
 
 Test(jitter, same_seed_same_sequence)
@@ -142,14 +146,18 @@ Test(sets, errors, .init = make_sets, .fini = remove_sets)
     cr_assert_eq(s.code, RT_ERR_USAGE);
     cr_assert(strstr(s.msg, "'nonsense'") && strstr(s.msg, "robust-buffer-access") && strstr(s.msg, "mine") &&
               strstr(s.msg, "paranoid"), "%s", s.msg);
+    rt_status_free(&s);
     s = rt_replay_config_add_workarounds(&c, "loop-a", set_dir);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert(strstr(s.msg, "includes itself"), "%s", s.msg);
+    rt_status_free(&s);
     s = rt_replay_config_add_workarounds(&c, "typo", set_dir);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert(strstr(s.msg, "zero-inti") && strstr(s.msg, "line 2"), "%s", s.msg);
+    rt_status_free(&s);
     s = rt_replay_config_add_workarounds(&c, "../etc/passwd", set_dir);
     cr_assert_eq(s.code, RT_ERR_USAGE);
+    rt_status_free(&s);
 }
 
 Test(describe, one_line)
@@ -197,6 +205,7 @@ static void expect_refused(const uint8_t *file, size_t size, const char *why)
     rt_status s = rt_pipeline_cache_check(file, size, &device, &data, &n);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "accepted, expected '%s'", why);
     cr_assert(strstr(s.msg, why), "'%s' does not say '%s'", s.msg, why);
+    rt_status_free(&s);
 }
 
 Test(pipeline_cache, good_file_round_trips)

@@ -210,6 +210,7 @@ Test(report, refuses_what_is_not_a_report)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         rt_status s = rt_replay_report_decode(bad[i], &arena, &out);
         cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "%s", bad[i]);
+        rt_status_free(&s);
     }
     rt_status null_text = rt_replay_report_decode(NULL, &arena, &out);
     cr_assert_eq(null_text.code, RT_ERR_BAD_INPUT);
@@ -220,6 +221,8 @@ Test(report, refuses_what_is_not_a_report)
     cr_assert(rt_ok(&s));
     cr_assert(out.has_device && !out.device.name && out.wall_ms == 0 && !out.trace.path && out.acted_count == 0);
     rt_arena_finish(&arena);
+    rt_status_free(&s);
+    rt_status_free(&null_text);
 }
 
 /* The keys, their order and their types are the format's (docs/FORMATS.md

@@ -96,8 +96,10 @@ Test(manifest, errors_name_the_line)
     rt_status s = rt_manifest_load(write_manifest("bad.yml", "traces:\n  - path: a\n    tags: {x: 1}\n"), &m);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert_not_null(strstr(s.msg, "bad.yml:3: tags must be a string or a list"), "%s", s.msg);
+    rt_status_free(&s);
     s = rt_manifest_load(write_manifest("alias.yml", "traces:\n  - &t {path: a.rtrace}\n  - *t\n"), &m);
     cr_assert_not_null(strstr(s.msg, "trace 'a' is already listed"), "aliases are followed: %s", s.msg);
+    rt_status_free(&s);
 }
 
 Test(manifest, trim_names_a_frame_range)
@@ -115,10 +117,12 @@ Test(manifest, trim_names_a_frame_range)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[128];
         snprintf(text, sizeof text, "traces:\n  - {path: a.rtrace, trim: '%s'}\n", bad[i]);
+        rt_status_free(&s);
         s = rt_manifest_load(write_manifest("badtrim.yml", text), &m);
         cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "trim: '%s' was accepted", bad[i]);
         cr_assert_not_null(strstr(s.msg, "badtrim.yml:2: trim: expected"), "%s", s.msg);
     }
+    rt_status_free(&s);
 }
 
 static size_t plan_jobs(const struct rt_manifest *m, uint32_t i, uint32_t n, size_t *indexes)
@@ -149,7 +153,7 @@ Test(plan, shards_take_every_job_once)
     cr_assert(seen[0] == 1 && seen[1] == 1 && seen[2] == 1);
     struct rt_run_plan plan;
     struct rt_run_filter bad = {.shard_index = 3, .shard_count = 2};
-    cr_assert_eq(rt_run_jobs_plan(&m, &bad, &plan).code, RT_ERR_USAGE);
+    cr_assert_eq(rt_status_drop(rt_run_jobs_plan(&m, &bad, &plan)), RT_ERR_USAGE);
     struct rt_run_filter tagged = {.tag = "smoke", .configuration = "slow"};
     s = rt_run_jobs_plan(&m, &tagged, &plan);
     cr_assert(rt_ok(&s) && plan.count == 1 && plan.jobs[0].trace == 0 && plan.jobs[0].config == 1);

@@ -26,6 +26,7 @@
         rt_status s_ = (expr);                                                   \
         cr_assert_eq(s_.code, (want), "%s: code %d (%s)", #expr, s_.code, s_.msg); \
         cr_assert(strstr(s_.msg, (needle)), "message '%s' lacks '%s'", s_.msg, (needle)); \
+        rt_status_free(&s_);                                                     \
     } while (0)
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -280,6 +281,7 @@ Test(errors, damaged_pages_are_found_on_open)
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "code %d: %s", s.code, s.msg);
     cr_assert(strstr(s.msg, "corrupt"), "%s", s.msg);
     cr_assert_null(store);
+    rt_status_free(&s);
 }
 
 Test(errors, missing_file_and_foreign_database)

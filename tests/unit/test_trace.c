@@ -380,6 +380,7 @@ Test(trace, device_set_before_the_first_block_lands_in_the_header)
     cr_assert_eq(s.devices, 0);
     cr_assert_eq(s.calls, 1);
     free(data);
+    rt_status_free(&s.status);
 }
 
 Test(trace, empty_trace_has_header_and_end_only)
@@ -395,6 +396,7 @@ Test(trace, empty_trace_has_header_and_end_only)
     cr_assert_eq(s.packets, 0);
     cr_assert(s.progress.ended);
     free(data);
+    rt_status_free(&s.status);
 }
 
 Test(trace, writer_rejects_bad_arguments)
@@ -407,11 +409,14 @@ Test(trace, writer_rejects_bad_arguments)
     cr_assert_not_null(strstr(s.msg, "/nonexistent-dir/x.rtrace.part"), "%s", s.msg);
     cr_assert_null(w);
     w = open_writer(tmp_path("bad.rtrace"), RT_TRACE_COMPRESSION_DEFAULT, 0, true);
+    rt_status_free(&s);
     s = rt_trace_writer_call(w, NAME_COUNT, 1, 0, NULL, 0, NULL);
     cr_assert_neq(s.code, RT_OK);
+    rt_status_free(&s);
     s = rt_trace_writer_unsupported(w, 99, 1, "x");
     cr_assert_neq(s.code, RT_OK);
     OK(rt_trace_writer_close(w, NULL));
+    rt_status_free(&s);
 }
 
 /* ------------------------------------------------------------- concurrency */
@@ -531,6 +536,7 @@ static void check_prefix(const uint8_t *data, size_t len, const uint64_t *ends, 
         cr_assert_eq(s.progress.calls, s.calls, "prefix %zu", len);
     }
     free(copy);
+    rt_status_free(&s.status);
 }
 
 Test(trace, every_prefix_of_a_small_trace_is_an_error_with_the_right_good_prefix)
@@ -548,6 +554,7 @@ Test(trace, every_prefix_of_a_small_trace_is_an_error_with_the_right_good_prefix
     cr_assert(rt_ok(&s.status), "%s", s.status.msg);
     cr_assert_eq(s.frames, 6);
     free(data);
+    rt_status_free(&s.status);
 }
 
 Test(trace, every_prefix_of_first_and_last_blocks_of_a_larger_trace)
@@ -581,6 +588,7 @@ Test(trace, every_single_bit_flip_is_detected)
         struct summary s;
         read_all(copy, size, &s);
         cr_assert_eq(s.status.code, RT_ERR_BAD_INPUT, "flip of bit %zu not detected", bit);
+        rt_status_free(&s.status);
     }
     free(copy);
     free(data);
@@ -604,6 +612,7 @@ Test(trace, random_corruption_is_an_error_never_a_crash)
         read_all(copy, size, &s);
         cr_assert_eq(s.status.code, RT_ERR_BAD_INPUT, "round %d not detected", round);
         cr_assert_leq(s.progress.good_bytes, size);
+        rt_status_free(&s.status);
     }
     free(copy);
     free(data);
@@ -676,6 +685,7 @@ static rt_status read_crafted(struct rt_enc *e, struct summary *s)
         rt_status st__ = read_crafted((e), &s__);                                         \
         cr_assert_eq(st__.code, RT_ERR_BAD_INPUT, "expected an error about '%s'", needle); \
         cr_assert_not_null(strstr(st__.msg, needle), "'%s' lacks '%s'", st__.msg, needle); \
+        rt_status_free(&st__);                                                            \
     } while (0)
 
 Test(trace, empty_short_and_wrong_magic_files_are_refused)
@@ -696,6 +706,7 @@ Test(trace, empty_short_and_wrong_magic_files_are_refused)
     rt_status st = rt_trace_reader_open(tmp_path("does-not-exist.rtrace"), &r);
     cr_assert_eq(st.code, RT_ERR_BAD_INPUT);
     cr_assert_null(r);
+    rt_status_free(&st);
 }
 
 Test(trace, newer_major_version_is_refused_with_a_clear_message)
@@ -888,6 +899,7 @@ static void check_flushed(const char *how, int expect_signal, uint64_t extra_cal
      * that are kept too when no thread was appending at the crash. */
     cr_assert_eq(s.calls, (uint64_t)frames * 6 + 2 + extra_calls, "%s", how);
     free(data);
+    rt_status_free(&s.status);
 }
 
 Test(trace, abort_flushes_completed_frames_and_renames)
@@ -933,7 +945,8 @@ Test(trace, emergency_flush_before_any_block_was_sealed_keeps_the_calls)
     cr_assert_eq(s.calls, 5);
     cr_assert(s.progress.emergency);
     free(data);
-    cr_assert_neq(rt_trace_writer_close(w, NULL).code, RT_OK);
+    cr_assert_neq(rt_status_drop(rt_trace_writer_close(w, NULL)), RT_OK);
+    rt_status_free(&s.status);
 }
 
 Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
@@ -945,6 +958,7 @@ Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
     cr_assert_not(rt_trace_writer_emergency_flush(w), "runs once");
     rt_status st = rt_trace_writer_call(w, 0, 1, 0, NULL, 0, NULL);
     cr_assert_neq(st.code, RT_OK, "appends after the flush are refused");
+    rt_status_free(&st);
     st = rt_trace_writer_close(w, NULL);
     cr_assert_neq(st.code, RT_OK);
     size_t size;
@@ -955,6 +969,8 @@ Test(trace, emergency_flush_then_close_reports_it_and_keeps_the_file)
     cr_assert_eq(s.frames, 4);
     cr_assert(s.progress.emergency);
     free(data);
+    rt_status_free(&st);
+    rt_status_free(&s.status);
 }
 
 /* The capture's setting: frames that repeat share a block (and a zstd frame)
@@ -1019,6 +1035,7 @@ Test(trace, a_committed_version_1_0_trace_still_reads)
     cr_assert_eq(s.memory_bytes, 512);
     cr_assert(s.progress.ended && !s.progress.emergency);
     free(data);
+    rt_status_free(&s.status);
 }
 
 /* --- verification points (packet type 7, format 1.1) ----------------------- */
@@ -1069,6 +1086,7 @@ Test(trace, writer_refuses_a_range_whose_pieces_do_not_add_up)
     rt_status s = rt_trace_writer_verify(w, &g, 1);
     cr_assert_eq(s.code, RT_ERR_INTERNAL);
     OK(rt_trace_writer_close(w, NULL));
+    rt_status_free(&s);
 }
 
 Test(trace, malformed_verify_packets_are_named)

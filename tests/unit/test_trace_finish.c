@@ -163,6 +163,7 @@ Test(finish, an_empty_part_is_removed_and_said)
     cr_assert(strstr(s.msg, "empty"), "%s", s.msg);
     cr_assert_neq(access(part, F_OK), 0);
     cr_assert_neq(access(path, F_OK), 0);
+    rt_status_free(&s);
 }
 
 Test(finish, a_part_without_a_header_is_left_alone)
@@ -175,6 +176,7 @@ Test(finish, a_part_without_a_header_is_left_alone)
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert_eq(access(part, F_OK), 0, "what cannot be finished stays");
     cr_assert_neq(access(path, F_OK), 0);
+    rt_status_free(&s);
 }
 
 Test(finish, a_part_a_live_writer_holds_is_refused)
@@ -188,6 +190,7 @@ Test(finish, a_part_a_live_writer_holds_is_refused)
     cr_assert(strstr(s.msg, "still being written"), "%s", s.msg);
     OK(rt_trace_writer_close(w, NULL));
     cr_assert_eq(access(path, F_OK), 0, "the writer finished it itself");
+    rt_status_free(&s);
 }
 
 Test(finish, a_finished_writer_stays_valid_and_refuses_appends)
@@ -199,9 +202,9 @@ Test(finish, a_finished_writer_stays_valid_and_refuses_appends)
     OK(rt_trace_writer_finish(w, NULL));
     cr_assert_eq(access(path, F_OK), 0, "renamed at finish");
     uint32_t v = 1;
-    cr_assert_neq(rt_trace_writer_call(w, 1, 7, 0, &v, sizeof v, NULL).code, RT_OK);
-    cr_assert_neq(rt_trace_writer_frame_end(w).code, RT_OK);
-    cr_assert_neq(rt_trace_writer_finish(w, NULL).code, RT_OK, "finishing twice is an error");
+    cr_assert_neq(rt_status_drop(rt_trace_writer_call(w, 1, 7, 0, &v, sizeof v, NULL)), RT_OK);
+    cr_assert_neq(rt_status_drop(rt_trace_writer_frame_end(w)), RT_OK);
+    cr_assert_neq(rt_status_drop(rt_trace_writer_finish(w, NULL)), RT_OK, "finishing twice is an error");
     rt_status s;
     struct rt_trace_progress read = read_through(path, &s);
     cr_assert(rt_ok(&s) && read.ended && !read.emergency, "a clean end: %s", s.msg);

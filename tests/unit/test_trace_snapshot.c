@@ -123,6 +123,7 @@ static const char *read_all(const char *path)
     }
     rt_trace_reader_destroy(r); /* NULL when the open failed */
     snprintf(msg, sizeof msg, "%s", rt_ok(&s) ? "" : s.msg);
+    rt_status_free(&s);
     return msg;
 }
 

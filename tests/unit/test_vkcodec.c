@@ -651,6 +651,7 @@ Test(vkcodec, every_prefix_fails_cleanly)
         cr_assert_null(strchr(s.msg, '\n'));
         free(copy);
         rt_arena_reset(&arena);
+        rt_status_free(&s);
     }
     free(b.data);
     rt_arena_finish(&arena);
@@ -684,21 +685,25 @@ Test(vkcodec, absurd_counts_and_bad_markers_fail)
     memcpy(bad, b.data, b.size);
     memcpy(bad + count_at, "\xF0\xFF\xFF\x7F", 4); /* both the count and its member claim 2^31 */
     memcpy(bad + count_at - 1 - 4, "\xF0\xFF\xFF\x7F", 4);
+    rt_status_free(&s);
     s = decode_instance_bytes(bad, b.size, &arena);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert_lt(arena.used, 4096, "no allocation sized by the absurd count");
     memcpy(bad, b.data, b.size);
     bad[count_at] = 2; /* the array disagrees with enabledExtensionCount */
+    rt_status_free(&s);
     s = decode_instance_bytes(bad, b.size, &arena);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     cr_assert(strstr(s.msg, "length member"), "%s", s.msg);
     memcpy(bad, b.data, b.size);
     bad[0] = 7; /* presence byte neither 0 nor 1 */
+    rt_status_free(&s);
     s = decode_instance_bytes(bad, b.size, &arena);
     cr_assert_eq(s.code, RT_ERR_BAD_INPUT);
     free(bad);
     free(b.data);
     rt_arena_finish(&arena);
+    rt_status_free(&s);
 }
 
 Test(vkcodec, unknown_stype_is_counted_not_dropped_silently)

@@ -163,6 +163,7 @@ static void refused(const char *from, const char *to, const char *field)
     cr_assert(strstr(s.msg, field), "'%s' does not name %s", s.msg, field);
     free(bad);
     free(json);
+    rt_status_free(&s);
 }
 
 Test(upload, bad_values_are_refused_naming_the_field)
@@ -238,7 +239,7 @@ Test(sync, answer_round_trips)
     free(again);
     free(json);
     rt_sync_finish(&back);
-    cr_assert_eq(rt_sync_decode("{\"format\":\"nope\"}", 17, &back).code, RT_ERR_BAD_INPUT);
+    cr_assert_eq(rt_status_drop(rt_sync_decode("{\"format\":\"nope\"}", 17, &back)), RT_ERR_BAD_INPUT);
 }
 
 Test(base64, round_trips_every_length)
