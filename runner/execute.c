@@ -169,6 +169,8 @@ static void teardown(struct rt_exec *x)
         rt_remove_tree(x->work);
     free(x->slots);
     free(x->states);
+    for (size_t t = 0; x->fetches && t < x->m->trace_count; t++)
+        rt_status_free(&x->fetches[t].status); /* job.c's fetch_once hands out copies */
     free(x->fetches);
     free(x->retry_queue);
     rt_store_close(x->store);

@@ -138,7 +138,7 @@ static rt_status fetch_once(struct rt_exec *x, size_t trace)
         f->tried = true;
         f->status = rt_fetch_trace(t->url, t->sha256, t->path);
     }
-    return f->status;
+    return rt_status_copy(&f->status); /* f keeps its own until the run ends (execute.c) */
 }
 
 void rt_job_prefetch(struct rt_exec *x)
@@ -221,6 +221,7 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
     rt_status trimmed = rt_trim_cached(x, job->trace);
     if (!rt_ok(&trimmed)) {
         struct rt_run_frame *fr = job_level(RT_RESULT_ERROR, "%s", trimmed.msg);
+        rt_status_free(&trimmed);
         return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     if ((size_t)snprintf(slot->dir, sizeof slot->dir, "%.3900s/job-%04zu-%u", x->work, job->index + 1, attempt) >=
