@@ -368,3 +368,30 @@ rt_status rt_store_open(const char *path, enum rt_store_mode mode, struct rt_sto
     *store_out = store;
     return rt_ok_status();
 }
+
+/* Room for one more row in a growing array; false when memory runs out. */
+static bool grow_rows(void **items, size_t *capacity, size_t count, size_t elem_size)
+{
+    if (count < *capacity)
+        return true;
+    size_t grown_capacity = *capacity ? *capacity * 2 : 16;
+    void *grown = realloc(*items, grown_capacity * elem_size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *capacity = grown_capacity;
+    return true;
+}
+
+rt_status rt_store_read_rows(struct rt_store *store, sqlite3_stmt *stmt, void **items, size_t *count,
+                             size_t row_size, rt_store_row_read_fn read, const char *what)
+{
+    size_t capacity = 0;
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (!grow_rows(items, &capacity, *count, row_size))
+            return rt_errorf(RT_ERR_INTERNAL, "out of memory %s", what);
+        RT_TRY(read(stmt, (char *)*items + (*count)++ * row_size));
+    }
+    return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, what);
+}

@@ -388,37 +388,6 @@ static rt_status read_result_row(sqlite3_stmt *stmt, void *row)
     return rt_ok_status();
 }
 
-/* Room for one more row in a growing array; false when memory runs out. */
-static bool grow_rows(void **items, size_t *capacity, size_t count, size_t elem_size)
-{
-    if (count < *capacity)
-        return true;
-    size_t grown_capacity = *capacity ? *capacity * 2 : 16;
-    void *grown = realloc(*items, grown_capacity * elem_size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *capacity = grown_capacity;
-    return true;
-}
-
-typedef rt_status (*row_read_fn)(sqlite3_stmt *stmt, void *row);
-
-/* Steps STMT to its end, READ filling one ROW_SIZE-byte row per result row
- * at the end of the growing array *ITEMS (*COUNT rows). */
-static rt_status read_rows(struct rt_store *store, sqlite3_stmt *stmt, void **items,
-                           size_t *count, size_t row_size, row_read_fn read, const char *what)
-{
-    size_t capacity = 0;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (!grow_rows(items, &capacity, *count, row_size))
-            return rt_errorf(RT_ERR_INTERNAL, "out of memory %s", what);
-        RT_TRY(read(stmt, (char *)*items + (*count)++ * row_size));
-    }
-    return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, what);
-}
-
 rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
                                 struct rt_result_rows *rows_out)
 {
@@ -426,7 +395,7 @@ rt_status rt_store_results_list(struct rt_store *store, int64_t run_id,
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_results_list, &stmt));
     sqlite3_bind_int64(stmt, 1, run_id);
-    rt_status s = read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
+    rt_status s = rt_store_read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
                             sizeof *rows_out->items, read_result_row, "listing results");
     rt_store_stmt_done(stmt);
     if (!rt_ok(&s))
@@ -525,7 +494,7 @@ rt_status rt_store_runs_list(struct rt_store *store, const char *label, uint32_t
     RT_TRY(rt_store_stmt(store, sql_runs_list, &stmt));
     sqlite3_bind_text(stmt, 1, label, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 2, limit);
-    rt_status s = read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
+    rt_status s = rt_store_read_rows(store, stmt, (void **)&rows_out->items, &rows_out->count,
                             sizeof *rows_out->items, read_run_row, "listing runs");
     rt_store_stmt_done(stmt);
     if (!rt_ok(&s))

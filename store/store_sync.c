@@ -65,30 +65,34 @@ static rt_status read_golden(sqlite3_stmt *stmt, struct rt_golden *g)
     return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory listing goldens");
 }
 
+static rt_status read_golden_row(sqlite3_stmt *stmt, void *row) { return read_golden(stmt, row); }
+
 static rt_status list_goldens(struct rt_store *store, const char *key, const char *traces,
                               struct rt_golden_list *out)
 {
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_sync_goldens, &stmt));
     bind_scope(stmt, key, traces);
-    rt_status s = rt_ok_status();
-    size_t cap = 0;
-    int rc;
-    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (out->count == cap) {
-            struct rt_golden *grown = realloc(out->items, (cap = cap ? 2 * cap : 16) * sizeof *grown);
-            if (!grown) {
-                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing goldens");
-                break;
-            }
-            out->items = grown;
-        }
-        s = read_golden(stmt, &out->items[out->count++]);
-    }
-    if (rt_ok(&s) && rc != SQLITE_DONE)
-        s = rt_store_sql_error(store, rc, "listing goldens to sync");
+    rt_status s = rt_store_read_rows(store, stmt, (void **)&out->items, &out->count, sizeof *out->items,
+                                     read_golden_row, "listing goldens to sync");
     rt_store_stmt_done(stmt);
     return s;
+}
+
+static rt_status read_expectation(sqlite3_stmt *stmt, void *row)
+{
+    struct rt_expectation_row *e = row;
+    memset(e, 0, sizeof *e);
+    e->trace = rt_store_column_strdup(stmt, 0);
+    e->device_key = rt_store_column_strdup(stmt, 1);
+    if (!rt_expect_kind_parse((const char *)sqlite3_column_text(stmt, 2), &e->kind))
+        e->kind = RT_EXPECT_NONE;
+    e->note = rt_store_column_strdup(stmt, 3);
+    e->set_by = rt_store_column_strdup(stmt, 4);
+    e->updated_at = rt_store_column_strdup(stmt, 5);
+    if (!e->trace || !e->device_key || !e->note || !e->set_by || !e->updated_at)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory listing expectations");
+    return rt_ok_status();
 }
 
 static rt_status list_expectations(struct rt_store *store, const char *key, const char *traces,
@@ -97,32 +101,8 @@ static rt_status list_expectations(struct rt_store *store, const char *key, cons
     sqlite3_stmt *stmt = NULL;
     RT_TRY(rt_store_stmt(store, sql_sync_expectations, &stmt));
     bind_scope(stmt, key, traces);
-    rt_status s = rt_ok_status();
-    size_t cap = 0;
-    int rc;
-    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (out->count == cap) {
-            void *grown = realloc(out->items, (cap = cap ? 2 * cap : 16) * sizeof *out->items);
-            if (!grown) {
-                s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing expectations");
-                break;
-            }
-            out->items = grown;
-        }
-        struct rt_expectation_row *e = &out->items[out->count++];
-        memset(e, 0, sizeof *e);
-        e->trace = rt_store_column_strdup(stmt, 0);
-        e->device_key = rt_store_column_strdup(stmt, 1);
-        if (!rt_expect_kind_parse((const char *)sqlite3_column_text(stmt, 2), &e->kind))
-            e->kind = RT_EXPECT_NONE;
-        e->note = rt_store_column_strdup(stmt, 3);
-        e->set_by = rt_store_column_strdup(stmt, 4);
-        e->updated_at = rt_store_column_strdup(stmt, 5);
-        if (!e->trace || !e->device_key || !e->note || !e->set_by || !e->updated_at)
-            s = rt_errorf(RT_ERR_INTERNAL, "out of memory listing expectations");
-    }
-    if (rt_ok(&s) && rc != SQLITE_DONE)
-        s = rt_store_sql_error(store, rc, "listing expectations to sync");
+    rt_status s = rt_store_read_rows(store, stmt, (void **)&out->items, &out->count, sizeof *out->items,
+                                     read_expectation, "listing expectations to sync");
     rt_store_stmt_done(stmt);
     return s;
 }

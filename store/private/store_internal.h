@@ -31,6 +31,17 @@ RT_MUST_CHECK rt_status rt_store_stmt(struct rt_store *store, const char *sql,
 /** Resets a statement after use so it can be bound again and holds no locks. */
 void rt_store_stmt_done(sqlite3_stmt *stmt);
 
+/** Fills one row of a list from the statement's current result row. */
+typedef rt_status (*rt_store_row_read_fn)(sqlite3_stmt *stmt, void *row);
+
+/**
+ * Steps STMT to its end, READ filling one ROW_SIZE-byte row per result row at
+ * the end of the growing array *ITEMS (*COUNT rows); WHAT names the list in
+ * errors ("listing results").
+ */
+RT_MUST_CHECK rt_status rt_store_read_rows(struct rt_store *store, sqlite3_stmt *stmt, void **items, size_t *count,
+                                           size_t row_size, rt_store_row_read_fn read, const char *what);
+
 /**
  * Turns a SQLite result code into a status naming WHAT was being done:
  * busy/locked, corrupt/not-a-database and read-only are RT_ERR_BAD_INPUT
