@@ -173,6 +173,22 @@ static int list_jobs(const struct rt_manifest *m, const struct rt_run_plan *plan
     return 0;
 }
 
+/* A reason too long for the table keeps its start (what happened) and its
+ * last word whole (a sha256 or golden hash, a path: which one), at least
+ * its last 40 characters; the middle goes. */
+static void shorten_reason(const char *text, char *out, size_t size)
+{
+    size_t len = strlen(text);
+    if (len < size) {
+        snprintf(out, size, "%s", text);
+        return;
+    }
+    const char *space = strrchr(text, ' ');
+    size_t word = space ? len - (size_t)(space + 1 - text) : len;
+    size_t tail = word < 40 ? 40 : word > 72 ? 72 : word;
+    snprintf(out, size, "%.*s ... %s", (int)(size - 1 - 5 - tail), text, text + len - tail);
+}
+
 static void print_table(const struct rt_manifest *m, const struct rt_run_result *r, const char *db)
 {
     printf("%-20s %-16s %-8s %-7s %-9s %-8s %s\n", "trace", "configuration", "status", "frames", "min-ssim",
@@ -198,14 +214,8 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
                  jr->regression ? "!" : "");
         if (!jr->skipped)
             counts[jr->status]++;
-        char reason[160], why[96];
-        /* A long reason keeps its end (a golden's hash, the gate that failed). */
-        const char *text = jr->reason ? jr->reason : "";
-        size_t len = strlen(text);
-        if (len >= sizeof why)
-            snprintf(why, sizeof why, "%.40s ... %s", text, text + len - (sizeof why - 46));
-        else
-            snprintf(why, sizeof why, "%s", text);
+        char reason[160], why[112];
+        shorten_reason(jr->reason ? jr->reason : "", why, sizeof why);
         snprintf(reason, sizeof reason, "%s%s%s%s", why,
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? " [expected " : "",
                  jr->expected != RT_EXPECT_NONE && !jr->skipped ? rt_expect_kind_name(jr->expected) : "",

@@ -250,7 +250,7 @@ void rt_run_result_finish(struct rt_run_result *result);
 const char *rt_run_outcome(const struct rt_run_result *result);
 
 /**
- * JUnit XML: one testcase per trace x configuration x frame (frame 0 for a
+ * JUnit XML: one testcase per trace x configuration x frame ("replay" for a
  * job that produced no frame), failures with their numbers and reasons.
  */
 RT_MUST_CHECK rt_status rt_run_junit_write(const struct rt_manifest *manifest,
