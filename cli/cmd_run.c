@@ -56,6 +56,7 @@ void cmd_run_usage(FILE *out)
         {RT_ERR_FAILED, "a regression (fail, crash, timeout, error not expected)"},
         {RT_ERR_USAGE, "usage"},
         {RT_ERR_BAD_INPUT, "bad manifest or store"},
+        {RT_ERR_CANNOT_REPLAY, "--device names none of the Vulkan devices (nothing ran)"},
         {RT_ERR_INTERNAL, "internal error or interrupted (the run is recorded as aborted)"},
         {0, NULL}};
     cli_usage_exits(out, exits);
@@ -325,11 +326,18 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     a->o.shard = a->shard_n > 1 ? shard : NULL;
     a->o.progress = isatty(2) && !a->json;
     a->o.golden_set = "local";
-    /* The device before the first job (expectations, globs and the sync need it);
-     * without a Vulkan device here the first replay's report still names it. */
+    /* The device before the first job (expectations, globs and the sync need it),
+     * and every replay on it, by its index: what the run records is what it
+     * replays on. Without a Vulkan device to list, the first replay's report
+     * names the device; a --device that names none of those listed stops here. */
     struct rt_probed_device probed = {0};
-    if (rt_status_drop(rt_run_probe_device(self, a->o.device, &probed)) == RT_OK)
+    s = rt_run_probe_device(self, a->o.device, &probed);
+    if (probed.none_matched)
+        return cli_fail(s);
+    if (rt_status_drop(s) == RT_OK) {
         a->o.probed = &probed;
+        a->o.device = probed.index;
+    }
     struct rt_sync_result synced = {0};
     bool sync_ok = a->server && sync_goldens(a, m, a->o.device_key ? a->o.device_key
                                                 : probed.key ? probed.key : "", &synced);

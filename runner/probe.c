@@ -2,8 +2,10 @@
  * runner/probe.c — which device this run replays on, found before the first
  * job (as `retrace devices --json` lists them, in a child process like every
  * Vulkan call of the runner), so that goldens, expectations and the sync
- * apply from the first trace on. The replay picks a device by the same rule
- * (--device INDEX or a substring of the name, else the first device).
+ * apply from the first trace on. The device is named by --device (INDEX or
+ * a substring of the name), else it is the first device; the run then gives
+ * every replay that device's index, so that what it replays on is what it
+ * records (a replay left to itself prefers the capture's vendor).
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -58,6 +60,8 @@ rt_status rt_run_probe_device(const char *retrace, const char *want, struct rt_p
             chosen = d;
     rt_status s = rt_ok_status();
     if (chosen) {
+        const cJSON *index = cJSON_GetObjectItemCaseSensitive(chosen, "index");
+        snprintf(out->index, sizeof out->index, "%.0f", cJSON_IsNumber(index) ? index->valuedouble : 0);
         out->name = field(chosen, "name");
         out->key = field(chosen, "device_key");
         /* Worded as the replay report words it (replay/report.c). */
@@ -74,11 +78,16 @@ rt_status rt_run_probe_device(const char *retrace, const char *want, struct rt_p
         if (!out->name || !out->key || !out->driver)
             s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
     } else {
-        s = rt_errorf(RT_ERR_CANNOT_REPLAY, "no Vulkan device matches --device %s", want ? want : "");
+        s = rt_errorf(RT_ERR_CANNOT_REPLAY, "no Vulkan device matches --device %s (retrace devices lists them)",
+                      want ? want : "");
+        out->none_matched = true;
     }
     cJSON_Delete(list);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        bool none_matched = out->none_matched;
         rt_probed_device_finish(out);
+        out->none_matched = none_matched;
+    }
     return s;
 }
 

@@ -147,12 +147,15 @@ struct rt_run_options {
 /** The device a run replays on, as `retrace devices --json` names it. */
 struct rt_probed_device {
     char *name, *key, *driver;
+    char index[16];    /* its index: what every replay of the run is given as --device */
+    bool none_matched; /* devices were listed, but none is the one WANT names */
 };
 
 /**
  * Finds the device before the first job: `RETRACE devices --json` in a child,
  * the device WANT names (--device INDEX or a substring of its name; NULL =
- * the first). RT_ERR_CANNOT_REPLAY when there is none.
+ * the first). RT_ERR_CANNOT_REPLAY when there is none (none_matched set when
+ * there are devices, but not that one).
  */
 RT_MUST_CHECK rt_status rt_run_probe_device(const char *retrace, const char *want,
                                             struct rt_probed_device *out);
