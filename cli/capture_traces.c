@@ -178,6 +178,16 @@ void capture_traces_collect(const char *output, time_t started, struct capture_t
         promote(out, false);
 }
 
+void capture_traces_reread_main(struct capture_traces *traces, const char *path)
+{
+    free(traces->main.shots);
+    traces->main = (struct capture_trace){0};
+    snprintf(traces->main.path, sizeof traces->main.path, "%s", path);
+    traces->main_exists = access(path, F_OK) == 0;
+    if (traces->main_exists)
+        read_trace(&traces->main);
+}
+
 void capture_traces_finish(struct capture_traces *traces)
 {
     free(traces->main.shots);

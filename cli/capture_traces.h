@@ -42,6 +42,9 @@ struct capture_traces {
  * written since STARTED, reads them all, and makes -o the program's trace. */
 void capture_traces_collect(const char *output, time_t started, struct capture_traces *out);
 
+/** Makes PATH the program's trace (a trim of it, capture_trim.h) and reads it. */
+void capture_traces_reread_main(struct capture_traces *traces, const char *path);
+
 void capture_traces_finish(struct capture_traces *traces);
 
 /** The summary: text on stdout, or with JSON the last line's object

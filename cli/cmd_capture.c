@@ -16,6 +16,7 @@
 #include "capture_child.h"
 #include "capture_loader.h"
 #include "capture_traces.h"
+#include "capture_trim.h"
 #include "frames_missed.h"
 #include "cli.h"
 #include "datadir.h"
@@ -30,8 +31,9 @@
 
 
 /* Each flag and the setting it sets (capture/settings.h names the variable
- * and its values); --json is main()'s. */
-#define NO_SETTING (-1)
+ * and its values); --json is main()'s, --trim-frames this file's. */
+#define JSON_FLAG (-1)
+#define TRIM_FLAG (-2)
 static const struct capture_flag {
     struct cli_option option;
     int setting;
@@ -49,7 +51,11 @@ static const struct capture_flag {
     {{"screenshot-frames", 0, CLI_VALUE, 6, "LIST", "which frames, 1-based, e.g. 1,10,100-120 (default 1)"},
      RT_CAPTURE_SETTING_SCREENSHOT_FRAMES},
     {{"json", 0, CLI_FLAG, 7, NULL, "the summary (or the error) as one JSON object, the last line of stdout"},
-     NO_SETTING}, /* main() saw it: cli_json_errors() */
+     JSON_FLAG}, /* main() saw it: cli_json_errors() */
+    {{"trim-frames", 0, CLI_VALUE, 8, "A-B",
+      "write only frames A..B (A alone: one frame), as `retrace trim` does: the whole run is captured to "
+      "STEM.untrimmed.rtrace beside the trace, trimmed when the program ends (also when it is killed) and removed"},
+     TRIM_FLAG},
 };
 
 #define FLAG_COUNT (sizeof flags / sizeof flags[0])
@@ -129,7 +135,7 @@ static int check_flag(struct cli_args *p, const struct capture_flag *f)
 static int settings_error(const struct rt_command *self, const char *msg)
 {
     for (size_t i = 0; i < FLAG_COUNT; i++) {
-        if (flags[i].setting == NO_SETTING || !flag_values[flags[i].setting])
+        if (flags[i].setting < 0 || !flag_values[flags[i].setting])
             continue;
         const char *var = rt_capture_setting_info(flags[i].setting)->var;
         size_t n = strlen(var);
@@ -141,7 +147,8 @@ static int settings_error(const struct rt_command *self, const char *msg)
 
 /* Options come before PROGRAM (its own flags are its own); *program_out is
  * PROGRAM's index in argv. 0, CLI_HELP_SHOWN or an exit code. */
-static int parse_flags(int argc, char **argv, const struct rt_command *self, int *program_out)
+static int parse_flags(int argc, char **argv, const struct rt_command *self, int *program_out,
+                       struct capture_trim *trim)
 {
     struct cli_option options[FLAG_COUNT + 1] = {{0}};
     struct cli_args p;
@@ -150,10 +157,15 @@ static int parse_flags(int argc, char **argv, const struct rt_command *self, int
     bool json = false;
     while ((id = cli_args_next(&p)) > 0) {
         const struct capture_flag *f = &flags[id - 1];
-        json |= f->setting == NO_SETTING;
-        if (f->setting == NO_SETTING)
+        json |= f->setting == JSON_FLAG;
+        int rc = 0;
+        if (f->setting == TRIM_FLAG)
+            rc = capture_trim_parse(self, "--trim-frames", p.value, &trim->first, &trim->last);
+        trim->on |= f->setting == TRIM_FLAG;
+        if (f->setting < 0 && !rc)
             continue;
-        int rc = check_flag(&p, f);
+        if (!rc)
+            rc = check_flag(&p, f);
         if (rc)
             return rc;
         flag_values[f->setting] = p.value;
@@ -237,9 +249,39 @@ static rt_status prepare_screenshot_dir(struct rt_capture_settings *settings)
 /* The loader's variables, then every setting as the layer will read it. Only
  * the program itself (retrace's child) writes -o; its other processes write
  * NAME-PID.rtrace. */
+static struct {
+    char *add_layer_path, *instance_layers; /* as they were; NULL: unset */
+} loader_environment;
+
+static char *saved(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+static void restore(const char *name, char **value)
+{
+    if (*value)
+        setenv(name, *value, 1);
+    else
+        unsetenv(name);
+    free(*value);
+    *value = NULL;
+}
+
+/* The loader's variables as they were, so that retrace's own replay (the
+ * trim of --trim-frames) is not captured too. */
+static void restore_environment(void)
+{
+    restore("VK_ADD_LAYER_PATH", &loader_environment.add_layer_path);
+    restore("VK_INSTANCE_LAYERS", &loader_environment.instance_layers);
+}
+
 static rt_status export_environment(struct rt_capture_settings *settings, const char *layer_dir)
 {
     char value[PATH_MAX * 2];
+    loader_environment.add_layer_path = saved("VK_ADD_LAYER_PATH");
+    loader_environment.instance_layers = saved("VK_INSTANCE_LAYERS");
     const char *old = getenv("VK_ADD_LAYER_PATH");
     snprintf(value, sizeof value, "%s%s%s", layer_dir, old && *old ? ":" : "", old ? old : "");
     setenv("VK_ADD_LAYER_PATH", value, 1);
@@ -332,12 +374,21 @@ static void name_missed_screenshots(const struct rt_capture_settings *settings, 
                       t->shot_count, in, past);
 }
 
-static rt_status summarise(char **program, const struct rt_capture_settings *settings, int status, time_t started)
+static rt_status summarise(char **program, const struct rt_capture_settings *settings, int status, time_t started,
+                           struct capture_trim *trim)
 {
     static struct capture_traces traces; /* large */
     capture_traces_collect(settings->output, started, &traces);
     if (!traces.main_exists && traces.count == 0)
         return no_trace(program);
+    rt_status trimmed = rt_ok_status();
+    if (trim->on && traces.main_exists) {
+        restore_environment();
+        trimmed = capture_trim_finish(trim, &traces);
+        capture_trim_remove_temp(trim);
+        if (!rt_ok(&trimmed)) /* the run is summarised as having written no trace */
+            capture_traces_reread_main(&traces, trim->final);
+    }
     name_missed_screenshots(settings, &traces.main);
     capture_traces_print(&traces, status, cli_json_errors());
     rt_status s = rt_ok_status();
@@ -346,17 +397,36 @@ static rt_status summarise(char **program, const struct rt_capture_settings *set
                       "processes' traces could be read", program[0]);
     else if (!traces.main.read)
         s = rt_errorf(RT_ERR_BAD_INPUT, "%s", traces.main.warning);
+    if (!rt_ok(&trimmed)) {
+        rt_status_free(&s);
+        s = trimmed;
+    }
     capture_traces_finish(&traces);
     return s;
+}
+
+/* --trim-frames: the layer writes the whole run to the temporary trace.
+ * Capture-time screenshots would be numbered as the program ran, not as the
+ * trimmed trace's frames: refused (replay the trimmed trace for them). */
+static rt_status trim_output(struct capture_trim *trim, struct rt_capture_settings *settings)
+{
+    if (settings->screenshot_dir[0])
+        return rt_errorf(RT_ERR_USAGE, "--trim-frames cannot be used with --screenshots (they would be numbered as "
+                         "the program ran): take them with `retrace replay TRIMMED --screenshots DIR`");
+    RT_TRY(capture_trim_prepare(trim, settings->output));
+    snprintf(settings->output, sizeof settings->output, "%s", trim->temp);
+    return rt_ok_status();
 }
 
 /* The exit status: the program's failure is the capture's (a nightly job
  * must not count a crash as a good capture); the trace is kept either way. */
 static int finish_run(char **program, const struct rt_capture_settings *settings,
-                      const struct capture_child *child, time_t started)
+                      const struct capture_child *child, time_t started, struct capture_trim *trim)
 {
     bool failed = report_program_status(program[0], child->status);
-    rt_status s = summarise(program, settings, child->status, started);
+    rt_status s = summarise(program, settings, child->status, started, trim);
+    if (trim->on)
+        capture_trim_remove_temp(trim); /* also after no_trace's probe run */
     if (child->stop_signal) {
         fprintf(stderr, "retrace: stopped by signal %d (%s), passed on to %s\n", child->stop_signal,
                 strsignal(child->stop_signal), program[0]);
@@ -379,7 +449,9 @@ int cmd_capture_run(int argc, char **argv)
     const struct rt_command *self = cli_find_command("capture");
     memset(flag_values, 0, sizeof flag_values);
     int program_index = 0;
-    int rc = parse_flags(argc, argv, self, &program_index);
+    static struct capture_trim trim;
+    trim = (struct capture_trim){0};
+    int rc = parse_flags(argc, argv, self, &program_index, &trim);
     if (rc)
         return cli_exit_code(rc);
     char **program = argv + program_index;
@@ -395,6 +467,8 @@ int cmd_capture_run(int argc, char **argv)
                         sizeof settings.output);
     if (rt_ok(&s))
         s = check_output_dir(settings.output);
+    if (rt_ok(&s) && trim.on)
+        s = trim_output(&trim, &settings);
     if (rt_ok(&s))
         s = prepare_screenshot_dir(&settings);
     if (rt_ok(&s))
@@ -419,7 +493,7 @@ int cmd_capture_run(int argc, char **argv)
         s = rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: cannot run it: %s", program[0],
                       strerror(child.exec_errno));
     }
-    rc = rt_ok(&s) ? finish_run(program, &settings, &child, started) : cli_fail(s);
+    rc = rt_ok(&s) ? finish_run(program, &settings, &child, started, &trim) : cli_fail(s);
     rt_capture_settings_finish(&settings);
     return rc;
 }

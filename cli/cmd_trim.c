@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "capture_trim.h"
 #include "cli.h"
 #include "trim.h"
 
@@ -35,20 +36,6 @@ void cmd_trim_usage(FILE *out)
     fprintf(out, "exit: 0 written (and identical), 1 --check found a difference, 2 usage (a range past\n"
                  "IN's end names its last frame), 3 unreadable or corrupt IN before frame A, 4 the\n"
                  "device cannot replay IN\n");
-}
-
-static int parse_frames(const struct rt_command *self, const char *text, struct rt_trim_options *o)
-{
-    char *end = NULL;
-    if (text[0] < '0' || text[0] > '9')
-        return cli_usage_error(self, "--frames: expected A or A-B (frames count from 1), got '%s'", text);
-    o->first = strtoull(text, &end, 10);
-    o->last = o->first;
-    if (*end == '-' && end[1] >= '0' && end[1] <= '9')
-        o->last = strtoull(end + 1, &end, 10);
-    if (*end || o->first < 1 || o->last < o->first)
-        return cli_usage_error(self, "--frames: expected A or A-B with 1 <= A <= B, got '%s'", text);
-    return 0;
 }
 
 static int parse_args(int argc, char **argv, struct rt_trim_options *o, bool *check)
@@ -87,7 +74,7 @@ static int parse_args(int argc, char **argv, struct rt_trim_options *o, bool *ch
         return cli_usage_error(self, "--frames A-B is required");
     if (!o->out)
         return cli_usage_error(self, "-o OUT is required");
-    return parse_frames(self, frames, o);
+    return capture_trim_parse(self, "--frames", frames, &o->first, &o->last);
 }
 
 static void print_result(const struct rt_trim_options *o, const struct rt_trim_result *r, uint64_t in_bytes)
