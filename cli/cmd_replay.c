@@ -19,7 +19,7 @@
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
        OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON, OPT_VALIDATE_SYNC,
-       OPT_VALIDATE_IGNORE,
+       OPT_VALIDATE_IGNORE, OPT_DUMP_DRAWS, OPT_DUMP_DIR, OPT_DUMP_ONLY,
        OPT_CONFIG = 1000 /* and up: the configuration's options (replay_config_args.c) */ };
 
 /* The options, in the order the usage text lists them. */
@@ -56,6 +56,14 @@ static const struct cli_option options[] = {
      "load a pipeline cache from FILE, save it there at the end"},
     {"report", 0, CLI_VALUE, OPT_CONFIG + 5, "FILE.json",
      "write what the replay did (docs/FORMATS.md section 1)"},
+    {"skip-draws", 0, CLI_VALUE, OPT_CONFIG + 6, "F:N[-M]",
+     "leave draws N..M of frame F unrecorded (draws, dispatches, clears, copies, blits and resolves, counted "
+     "from 1 in recording order; docs/FORMATS.md section 7)"},
+    {"dump-draws", 0, CLI_VALUE, OPT_DUMP_DRAWS, "FRAME",
+     "save what each draw of FRAME wrote (its attachments, or the image a clear, copy, blit or resolve wrote) "
+     "into --dump-dir, with an index draws.json"},
+    {"dump-dir", 0, CLI_VALUE, OPT_DUMP_DIR, "DIR", "where --dump-draws writes (made if missing)"},
+    {"dump-only", 0, CLI_VALUE, OPT_DUMP_ONLY, "N[,N]", "with --dump-draws: save only these draws"},
     {"memory", 0, CLI_VALUE, OPT_MEMORY, "auto|direct|rebind",
      "direct: the capture's allocations as they were; rebind: an allocation per buffer and image, for devices "
      "whose memory layout differs (auto picks by comparing devices)"},
@@ -83,6 +91,50 @@ void cmd_replay_usage(FILE *out)
         {CLI_EXIT_DRIVER_CRASHED, "the driver crashed (the message names the call; --report is still written)"},
         {0, NULL}};
     cli_usage_exits(out, exits);
+}
+
+/* --dump-draws and its companions. */
+#define MAX_DUMP_ONLY 256
+struct dump_args {
+    struct rt_replay_draw_options draws;
+    uint32_t only[MAX_DUMP_ONLY];
+};
+
+static int parse_dump_only(struct cli_args *p, struct dump_args *d)
+{
+    const char *v = p->value;
+    d->draws.only = d->only;
+    d->draws.only_count = 0;
+    while (*v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (end == v || !n || n > UINT32_MAX || (*end && *end != ',') || d->draws.only_count == MAX_DUMP_ONLY)
+            return cli_usage_error(p->cmd, "--dump-only '%s': want draw numbers from 1, comma-separated "
+                                   "(at most %d)", p->value, MAX_DUMP_ONLY);
+        d->only[d->draws.only_count++] = (uint32_t)n;
+        v = *end ? end + 1 : end;
+    }
+    return d->draws.only_count ? 0 : cli_usage_error(p->cmd, "--dump-only needs draw numbers");
+}
+
+static int parse_dump(struct cli_args *p, int id, struct dump_args *d)
+{
+    switch (id) {
+    case OPT_DUMP_DRAWS: return cli_args_u64(p, 1, UINT64_MAX, &d->draws.frame);
+    case OPT_DUMP_DIR: d->draws.dir = p->value; return 0;
+    case OPT_DUMP_ONLY: return parse_dump_only(p, d);
+    }
+    return 0;
+}
+
+static int check_dump(const struct rt_command *self, struct dump_args *d, struct rt_replay_options *o)
+{
+    if (d->draws.frame && !d->draws.dir)
+        return cli_usage_error(self, "--dump-draws needs --dump-dir DIR");
+    if (!d->draws.frame && (d->draws.dir || d->draws.only))
+        return cli_usage_error(self, "--dump-dir and --dump-only need --dump-draws FRAME");
+    o->draws = d->draws.frame ? &d->draws : NULL;
+    return 0;
 }
 
 static int parse_option(struct cli_args *p, int id, struct rt_replay_options *o, const char **frames)
@@ -149,7 +201,7 @@ static void ignore_list_finish(struct ignore_list *l)
 
 /* 0 to go on, CLI_HELP_SHOWN, or an exit code. */
 static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct cli_replay_config *cc,
-                      struct ignore_list *ignore)
+                      struct ignore_list *ignore, struct dump_args *dump)
 {
     const struct rt_command *self = cli_find_command("replay");
     const char *frames = NULL;
@@ -165,6 +217,8 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
             o->trace_path = p.value;
         else if (id == OPT_VALIDATE_IGNORE)
             rc = add_ignored(self, p.value, ignore);
+        else if (id >= OPT_DUMP_DRAWS && id <= OPT_DUMP_ONLY)
+            rc = parse_dump(&p, id, dump);
         else if (id >= OPT_CONFIG || id == OPT_VALIDATE_SYNC) /* the configuration's (replay_config_args.c) */
             rc = cli_replay_config_option(self, id == OPT_VALIDATE_SYNC ? "validate" : p.option + 2,
                                           id == OPT_VALIDATE_SYNC ? "sync" : p.value, cc);
@@ -181,6 +235,9 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
     o->validate_ignore_count = ignore->count;
     if (frames && !o->screenshot_dir)
         return cli_usage_error(self, "--frames needs --screenshots DIR");
+    int dump_rc = check_dump(self, dump, o);
+    if (dump_rc)
+        return dump_rc;
     if (o->validate && cc->config.validate == RT_VALIDATE_OFF)
         cc->config.validate = RT_VALIDATE_ON; /* plain --validate: the configuration line says so */
     int rc = cli_replay_config_finish(self, cc);
@@ -236,6 +293,12 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
         fprintf(stderr, "; %" PRIu64 " screenshots in %s", res->screenshots, o->screenshot_dir);
     if (o->readback_dir)
         fprintf(stderr, "; %" PRIu64 " read-backs in %s", res->readbacks, o->readback_dir);
+    if (o->draws)
+        fprintf(stderr, "; frame %" PRIu64 ": %" PRIu64 " draws, %" PRIu64 " draw images in %s", o->draws->frame,
+                res->frame_draws, res->draw_images, o->draws->dir);
+    if (o->config && o->config->skip_draws.frame)
+        fprintf(stderr, "; %" PRIu64 " draws of frame %" PRIu64 " skipped", res->draws_skipped,
+                o->config->skip_draws.frame);
     fputc('\n', stderr);
     if (res->conversion_warnings)
         fprintf(stderr, "retrace: warning: %" PRIu64 " images could not be saved (see the warnings above)\n",
@@ -396,13 +459,14 @@ int cmd_replay_run(int argc, char **argv)
     struct rt_replay_options o = {0};
     struct cli_replay_config cc = {0};
     struct ignore_list ignore = {0};
+    static struct dump_args dump; /* o points into it until the replay ends */
     char **args = cli_replay_config_join_validate(argc, argv);
     if (!args)
         return cli_fail(rt_errorf(RT_ERR_INTERNAL, "out of memory"));
     int count = 0;
     while (args[count])
         count++;
-    int rc = parse_args(count, args, &o, &cc, &ignore);
+    int rc = parse_args(count, args, &o, &cc, &ignore, &dump);
     free(args);
     if (rc) {
         ignore_list_finish(&ignore);

@@ -34,6 +34,13 @@ int cli_replay_config_option(const struct rt_command *self, const char *option, 
         c->seed_given = true;
     } else if (!strcmp(option, "pipeline-cache")) {
         c->config.pipeline_cache = value;
+    } else if (!strcmp(option, "skip-draws")) {
+        rt_status s = rt_replay_config_set_skip_draws(&c->config, value);
+        if (!rt_ok(&s)) {
+            int rc = cli_usage_error(self, "%s", s.msg);
+            rt_status_free(&s);
+            return rc;
+        }
     } else if (!strcmp(option, "report")) {
         c->report = value;
     } else if (!strcmp(option, "validate")) {

@@ -50,7 +50,26 @@ NOT_TRANSFER_READS = {
 }
 
 # Each has an RT_VK_CMD_CAT_<name> in gen/vkcodec_desc.h (the build fails otherwise).
-CATEGORIES = ["CREATES_PIPELINE", "EXECUTES", "PRESENTS", "ACQUIRES", "BEGINS_RECORDING", "READS_QUERIES"]
+CATEGORIES = ["CREATES_PIPELINE", "EXECUTES", "PRESENTS", "ACQUIRES", "BEGINS_RECORDING", "READS_QUERIES", "DRAWS"]
+
+# Of vk.xml's plain action commands, those that write nothing a draw dump could
+# show: they mark a point for tools (retrace diagnose numbers the others, DRAWS).
+MARKS_ONLY = {
+    "vkCmdDebugMarkerBeginEXT": "opens a debug marker region",
+    "vkCmdDebugMarkerEndEXT": "closes a debug marker region",
+    "vkCmdDebugMarkerInsertEXT": "a debug marker",
+    "vkCmdInsertDebugUtilsLabelEXT": "a debug label",
+    "vkCmdSetCheckpointNV": "a crash checkpoint",
+}
+
+
+def draws(reg, name):
+    """A draw as per-draw dumps count them: vk.xml's tasks="action" alone (render
+    pass begins and ends are also state and synchronization) and not a query
+    (a VkQueryPool argument) or a marker (MARKS_ONLY)."""
+    t = _target(reg, name)
+    return (t.tasks == ("action",) and t.name not in MARKS_ONLY and name not in MARKS_ONLY
+            and not any(p.type == "VkQueryPool" for p in t.params))
 
 # Replay's injected-delay events a command can belong to: RT_VK_EVENT_<name>
 # in gen/vkcodec_desc.h, in replay/config.h's order (replay/delays.c asserts it).
@@ -218,6 +237,7 @@ def categories(reg, name):
         # copies query results into host memory (not a recorded vkCmd*)
         "READS_QUERIES": not name.startswith("vkCmd") and any(p.type == "VkQueryPool" for p in t.params) and any(
             p.type == "void" and p.depth == 1 and not p.pointee_const(0) for p in t.params),
+        "DRAWS": draws(reg, name),
     }
     return [c for c in CATEGORIES if have[c]]
 
@@ -243,6 +263,7 @@ def check(api_commands):
     """Errors for list entries that are not commands of the API in vk.xml."""
     known = set(api_commands)
     errors = [f"gen/command_flags.py: {n}: not a command of the vulkan API in this vk.xml"
-              for n in WAITS + list(ALSO_DESTROYS) + BLOCKING_WAITS + list(NOT_TRANSFER_READS) if n not in known]
+              for n in WAITS + list(ALSO_DESTROYS) + BLOCKING_WAITS + list(NOT_TRANSFER_READS) + list(MARKS_ONLY)
+              if n not in known]
     return errors + [f"gen/command_flags.py: BLOCKING_WAITS: {n} is not in WAITS"
                      for n in BLOCKING_WAITS if n not in WAITS]

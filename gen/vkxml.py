@@ -66,6 +66,7 @@ class Command:
     alias: str = None
     guard: str = None
     level: str = "global"
+    tasks: tuple = ()  # vk.xml's tasks attribute: "action", "state", "synchronization", ...
 
 
 @dataclass
@@ -207,7 +208,8 @@ class Registry:
         proto = c.find("proto")
         name = proto.findtext("name")
         params = [parse_member(p) for p in c.findall("param") if _for_vulkan(p)]
-        self.commands[name] = Command(name, proto.findtext("type"), params)
+        tasks = tuple(t for t in (c.get("tasks") or "").split(",") if t)
+        self.commands[name] = Command(name, proto.findtext("type"), params, tasks=tasks)
         self.command_order.append(name)
 
     # ---- API selection -------------------------------------------------

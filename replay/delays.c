@@ -177,6 +177,11 @@ void rt_replay_config_describe(const struct rt_replay_config *c, char *buf, size
              c->delay_count ? "" : " none", c->seed, c->pipeline_cache ? c->pipeline_cache : "none",
              validate[c->validate]);
     put(buf, size, &used, tail);
+    if (c->skip_draws.frame) {
+        snprintf(tail, sizeof tail, "; skip draws %" PRIu64 ":%" PRIu32 "-%" PRIu32, c->skip_draws.frame,
+                 c->skip_draws.first, c->skip_draws.last);
+        put(buf, size, &used, tail);
+    }
 }
 
 /* --- applying CPU-side delays ----------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "draws.h"
 #include "log.h"
 #include "replay_config.h"
 #include "replay_trim.h"
@@ -210,11 +211,16 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
     rt_status s = replay_config_before_call(r, cmd, args);
     r->own_depth--;
-    if (rt_ok(&s))
+    bool skip = false; /* --skip-draws (draws.c) */
+    if (rt_ok(&s) && r->draws)
+        s = replay_draws_before_call(r, cmd, args, &skip);
+    if (rt_ok(&s) && !skip)
         s = handler ? handler(r, args, p->u.call.return_value) : replay_generic_call(r, cmd, args, p->u.call.return_value);
     r->own_depth++;
-    if (rt_ok(&s))
+    if (rt_ok(&s) && !skip)
         s = replay_config_after_call(r, cmd, args);
+    if (rt_ok(&s) && !skip && r->draws)
+        s = replay_draws_after_call(r, cmd, args);
     rt_status v = replay_verify_after_call(r, cmd, args, p->seq); /* exit 5 when it cannot go on */
     r->own_depth--;
     if (rt_ok(&s))
@@ -279,6 +285,7 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
     case RT_TRACE_PACKET_FRAME_END:
         r->frame++;
         replay_config_frame_end(r);
+        replay_draws_frame_end(r);
         show_progress(r);
         return rt_ok_status();
     case RT_TRACE_PACKET_VERIFY:
@@ -394,7 +401,14 @@ static rt_status replay_once(const struct rt_replay_options *opts, struct rt_rep
     if (rt_ok(&s))
         s = replay_config_begin(r);
     if (rt_ok(&s))
+        s = replay_draws_begin(r);
+    if (rt_ok(&s))
         s = replay_stream(r, reader);
+    rt_status drawn = replay_draws_finish(r); /* draws.json, while the devices live */
+    if (rt_ok(&s))
+        s = drawn;
+    else
+        rt_status_free(&drawn);
     if (opts->progress)
         fputc('\n', stderr);
     if (!rt_ok(&s) && result->good_prefix_only) {

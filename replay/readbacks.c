@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "draws.h"
 #include "log.h"
 #include "readback.h"
 #include "replay_internal.h"
@@ -245,9 +246,12 @@ rt_status replay_queue_submit(struct replay *r, void *args, uint64_t captured_re
 {
     struct rt_vk_args_vkQueueSubmit *a = args;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkQueueSubmit, args, captured_result));
-    for (uint32_t i = 0; i < a->submitCount; i++)
+    for (uint32_t i = 0; i < a->submitCount; i++) {
         RT_TRY(replay_save_readbacks(r, a->queue, a->pSubmits[i].pCommandBuffers,
                                      a->pSubmits[i].commandBufferCount));
+        RT_TRY(replay_draws_submitted(r, a->queue, a->pSubmits[i].pCommandBuffers,
+                                      a->pSubmits[i].commandBufferCount));
+    }
     return rt_ok_status();
 }
 
@@ -255,10 +259,12 @@ rt_status replay_queue_submit2(struct replay *r, void *args, uint64_t captured_r
 {
     struct rt_vk_args_vkQueueSubmit2 *a = args;
     RT_TRY(replay_generic_call(r, RT_VK_CMD_vkQueueSubmit2, args, captured_result));
-    for (uint32_t i = 0; i < a->submitCount && r->opts->readback_dir; i++) {
+    for (uint32_t i = 0; i < a->submitCount && (r->opts->readback_dir || r->draws); i++) {
         const VkSubmitInfo2 *s = &a->pSubmits[i];
-        for (uint32_t k = 0; k < s->commandBufferInfoCount; k++)
+        for (uint32_t k = 0; k < s->commandBufferInfoCount; k++) {
             RT_TRY(replay_save_readbacks(r, a->queue, &s->pCommandBufferInfos[k].commandBuffer, 1));
+            RT_TRY(replay_draws_submitted(r, a->queue, &s->pCommandBufferInfos[k].commandBuffer, 1));
+        }
     }
     return rt_ok_status();
 }

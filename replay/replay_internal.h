@@ -99,6 +99,7 @@ struct replay {
     uint64_t *calls_per_command;
     double *seconds_per_command;
     struct replay_config_state *config; /* workarounds and delays (replay_config.h); NULL = none */
+    struct replay_draws *draws; /* --skip-draws, --dump-draws (draws.h); NULL = neither */
     bool in_snapshot;        /* between a trimmed trace's snapshot begin and end (snapshot_apply.c) */
     uint32_t snapshot_guard; /* the trace's id of the snapshot guard command, or UINT32_MAX */
 };

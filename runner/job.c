@@ -181,8 +181,10 @@ static void build_argv(struct rt_exec *x, size_t j, char **argv, char *buf, size
         }
         used = used < size ? used + 1 : size;
     }
-    for (size_t i = 0; i < c->delay_count && n < MAX_ARGS - 4; i++)
+    for (size_t i = 0; i < c->delay_count && n < MAX_ARGS - 6; i++)
         argv[n++] = "--delay", argv[n++] = (char *)c->delays[i];
+    if (c->skip_draws)
+        argv[n++] = "--skip-draws", argv[n++] = (char *)c->skip_draws;
     if (c->has_seed && used < size) {
         argv[n++] = "--seed";
         argv[n++] = buf + used;

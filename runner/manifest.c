@@ -26,8 +26,9 @@ struct trace_defaults {
 
 static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_config *cfg)
 {
-    struct mf_slot s[] = {{"name", NULL}, {"workarounds", NULL}, {"delays", NULL}, {"seed", NULL}};
-    RT_TRY(mf_collect(c, node, "a configuration", s, 4));
+    struct mf_slot s[] = {{"name", NULL}, {"workarounds", NULL}, {"delays", NULL}, {"seed", NULL},
+                          {"skip-draws", NULL}};
+    RT_TRY(mf_collect(c, node, "a configuration", s, 5));
     cfg->line = mf_line_of(node);
     if (!s[0].node)
         return mf_failf(c, node, "a configuration needs a name");
@@ -47,6 +48,8 @@ static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_man
         return mf_failf(c, s[3].node, "seed must be a whole number, not '%s'",
                      mf_scalar(s[3].node) ? mf_scalar(s[3].node) : "(not a scalar)");
     cfg->has_seed = s[3].node != NULL;
+    if (s[4].node)
+        RT_TRY(mf_check_skip_draws(c, s[4].node, &cfg->skip_draws));
     return rt_ok_status();
 }
 

@@ -193,6 +193,20 @@ rt_status mf_get_frames(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_
 }
 
 /* "EVENT=DURATION[~JITTER]": the shape only; `retrace replay --delay` judges the rest. */
+/* "F:N[-M]", each a whole number from 1, M >= N: the shape `retrace replay --skip-draws` takes. */
+rt_status mf_check_skip_draws(struct mf_ctx *c, yaml_node_t *node, const char **out)
+{
+    const char *v = mf_scalar(node);
+    unsigned long long f = 0, n = 0, m = 0;
+    int used = 0, got = v ? sscanf(v, "%llu:%llu%n-%llu%n", &f, &n, &used, &m, &used) : 0;
+    if ((got != 2 && got != 3) || v[used] || !f || !n || n > UINT32_MAX || m > UINT32_MAX || strchr(v, ' ') ||
+        strchr(v, '+') || (got == 3 && m < n))
+        return mf_failf(c, node, "skip-draws '%s' must be FRAME:N or FRAME:N-M (from 1, M >= N), e.g. \"3:12\"",
+                        v ? v : "(not a scalar)");
+    *out = mf_dup_str(c, v);
+    return *out ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+}
+
 rt_status mf_check_delay(struct mf_ctx *c, yaml_node_t *node, const char *spec)
 {
     const char *eq = strchr(spec, '=');

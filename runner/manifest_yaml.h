@@ -46,6 +46,7 @@ rt_status mf_get_list(struct mf_ctx *c, yaml_node_t *node, const char *what, con
 /** Frames: 5, "1,10,20-22" or [1, 10]; a closed list of at most 1000. */
 rt_status mf_get_frames(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_trace *t);
 /** "EVENT=DURATION[~JITTER]": the shape only; `retrace replay --delay` judges the rest. */
+rt_status mf_check_skip_draws(struct mf_ctx *c, yaml_node_t *node, const char **out) RT_MUST_CHECK;
 rt_status mf_check_delay(struct mf_ctx *c, yaml_node_t *node, const char *spec);
 
 #endif

@@ -133,6 +133,7 @@ enum rt_vk_cmd_category {
     RT_VK_CMD_CAT_ACQUIRES = 1u << 3,         /* writes the index of the swapchain image it acquired */
     RT_VK_CMD_CAT_BEGINS_RECORDING = 1u << 4, /* starts a command buffer's recording */
     RT_VK_CMD_CAT_READS_QUERIES = 1u << 5,    /* copies query results into host memory */
+    RT_VK_CMD_CAT_DRAWS = 1u << 6,            /* a draw, dispatch, clear, copy, blit or resolve (numbered by --dump-draws) */
 };
 
 /* The injected-delay event a command belongs to (replay/config.h's

@@ -73,6 +73,13 @@ enum rt_replay_validate { RT_VALIDATE_OFF, RT_VALIDATE_ON, RT_VALIDATE_SYNC };
 #define RT_REPLAY_MAX_SETS 16
 #define RT_REPLAY_MAX_NAME 64
 
+/* --skip-draws F:N[-M]: draws N..M (1-based, docs/FORMATS.md 7.1) of frame F are
+ * not recorded. frame 0: none. */
+struct rt_skip_draws {
+    uint64_t frame;
+    uint32_t first, last;
+};
+
 struct rt_replay_config {
     bool workarounds[RT_WA_COUNT];       /* after includes */
     char sets[RT_REPLAY_MAX_SETS][RT_REPLAY_MAX_NAME]; /* the set names asked for, in order */
@@ -82,6 +89,7 @@ struct rt_replay_config {
     uint64_t seed;
     const char *pipeline_cache; /* NULL: none */
     enum rt_replay_validate validate;
+    struct rt_skip_draws skip_draws;
 };
 
 /* What a configuration did in one replay: filled by the engine, written into
@@ -133,6 +141,9 @@ rt_status rt_replay_config_add_workarounds(struct rt_replay_config *config, cons
 
 /** Parses "EVENT=DURATION[~JITTER]" (us, ms or s) into CONFIG; RT_ERR_USAGE when bad. */
 rt_status rt_replay_config_add_delay(struct rt_replay_config *config, const char *spec) RT_MUST_CHECK;
+
+/** Parses "F:N" or "F:N-M" (F, N >= 1, M >= N) into CONFIG's skip_draws; RT_ERR_USAGE when bad. */
+rt_status rt_replay_config_set_skip_draws(struct rt_replay_config *config, const char *spec) RT_MUST_CHECK;
 
 /** "25ms", "1.5ms", "500us", "2s" -> microseconds; false when bad or over 60 s. */
 bool rt_parse_duration_us(const char *text, uint64_t *us_out);

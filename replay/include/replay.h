@@ -35,6 +35,15 @@ enum rt_replay_memory_mode {
     RT_REPLAY_MEMORY_REBIND, /* one allocation per buffer and image, for the replay device */
 };
 
+/* --dump-draws (docs/FORMATS.md 7.2): what each draw of one frame wrote. */
+struct rt_replay_draw_options {
+    uint64_t frame;         /* 1-based; 0 = no dump */
+    const char *dir;        /* where the images and draws.json go (made if missing) */
+    bool buffers;           /* --dump-buffers: also the buffers copies, fills and updates wrote */
+    const uint32_t *only;   /* --dump-only: the draws to save (ascending); NULL = all */
+    uint32_t only_count;
+};
+
 struct rt_replay_options {
     const char *trace_path;
     const char *device;            /* index or name substring; NULL = the capture's vendor, else first */
@@ -56,6 +65,7 @@ struct rt_replay_options {
     uint32_t validate_ignore_count;
     const struct rt_replay_config *config; /* workarounds, delays, pipeline cache; NULL = none */
     const struct rt_replay_trim_hooks *trim; /* retrace trim (replay_trim.h); NULL = none */
+    const struct rt_replay_draw_options *draws; /* --dump-draws; NULL = none */
 };
 
 /* --validate: one message id's count (validation.c). */
@@ -72,6 +82,8 @@ struct rt_replay_result {
     uint64_t readbacks;  /* images saved by --readbacks */
     uint64_t conversion_warnings; /* images that could not be saved (each one warned) */
     uint64_t unsupported; /* packets the capture could not record */
+    /* draws (docs/FORMATS.md 7.1) of the --dump-draws or --skip-draws frame, those left out, images saved */
+    uint64_t frame_draws, draws_skipped, draw_images;
     uint64_t validation_errors, validation_warnings, validation_infos;
     uint64_t validation_ignored; /* errors and warnings of --validate-ignore ids */
     uint64_t validation_replay;  /* messages about replay's own calls: never the program's, never a failure */

@@ -37,6 +37,7 @@ struct rt_manifest_config {
     size_t delay_count;
     bool has_seed;
     uint64_t seed;            /* --seed N */
+    const char *skip_draws;   /* --skip-draws F:N[-M] (docs/FORMATS.md 7.1), or NULL */
     int line;
 };
 

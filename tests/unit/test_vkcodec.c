@@ -570,6 +570,21 @@ Test(vkcodec, delay_events_and_categories)
     cr_assert(in_category(RT_VK_CMD_vkGetQueryPoolResults, RT_VK_CMD_CAT_READS_QUERIES));
     cr_assert_not(in_category(RT_VK_CMD_vkCmdCopyQueryPoolResults, RT_VK_CMD_CAT_READS_QUERIES), "recorded");
     cr_assert_eq(rt_vk_cmd_categories(RT_VK_CMD_COUNT), 0);
+    /* what --dump-draws and --skip-draws number (docs/FORMATS.md 7.1) */
+    static const enum rt_vk_cmd draws[] = {
+        RT_VK_CMD_vkCmdDraw, RT_VK_CMD_vkCmdDrawIndexed, RT_VK_CMD_vkCmdDrawIndirect, RT_VK_CMD_vkCmdDispatch,
+        RT_VK_CMD_vkCmdClearColorImage, RT_VK_CMD_vkCmdClearAttachments, RT_VK_CMD_vkCmdCopyImage,
+        RT_VK_CMD_vkCmdCopyBufferToImage, RT_VK_CMD_vkCmdBlitImage2KHR, RT_VK_CMD_vkCmdResolveImage,
+        RT_VK_CMD_vkCmdFillBuffer, RT_VK_CMD_vkCmdDrawIndexedIndirectCount, RT_VK_CMD_vkCmdDrawMeshTasksEXT};
+    for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++)
+        cr_assert(in_category(draws[i], RT_VK_CMD_CAT_DRAWS), "%s", rt_vk_cmd_name(draws[i]));
+    static const enum rt_vk_cmd not_draws[] = {
+        RT_VK_CMD_vkCmdBeginRenderPass, RT_VK_CMD_vkCmdEndRendering, RT_VK_CMD_vkCmdBindPipeline,
+        RT_VK_CMD_vkCmdPipelineBarrier, RT_VK_CMD_vkCmdWriteTimestamp, RT_VK_CMD_vkCmdResetQueryPool,
+        RT_VK_CMD_vkCmdCopyQueryPoolResults, RT_VK_CMD_vkCmdInsertDebugUtilsLabelEXT,
+        RT_VK_CMD_vkCmdDebugMarkerEndEXT, RT_VK_CMD_vkQueueSubmit, RT_VK_CMD_vkCmdExecuteCommands};
+    for (size_t i = 0; i < sizeof not_draws / sizeof not_draws[0]; i++)
+        cr_assert_not(in_category(not_draws[i], RT_VK_CMD_CAT_DRAWS), "%s", rt_vk_cmd_name(not_draws[i]));
     cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCreateQueryPool].object_type, VK_OBJECT_TYPE_QUERY_POOL);
     cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkDestroyQueryPool].object_type, VK_OBJECT_TYPE_QUERY_POOL);
     cr_assert_eq(rt_vk_commands[RT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR].object_type,

@@ -1,0 +1,752 @@
+/* replay/draws.c — the draw counter and what dumps must know (draws.h).
+ * The commands followed here are named in two tables indexed by command
+ * (before: captured handles; after: live ones), not compared by name; what
+ * counts as a draw is gen/'s DRAWS category. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "draws.h"
+#include "log.h"
+
+rt_status rt_replay_config_set_skip_draws(struct rt_replay_config *config, const char *spec)
+{
+    unsigned long long frame = 0, first = 0, last = 0;
+    int used = 0;
+    int n = sscanf(spec, "%llu:%llu%n-%llu%n", &frame, &first, &used, &last, &used);
+    if ((n != 2 && n != 3) || spec[used] || !frame || !first || first > UINT32_MAX || last > UINT32_MAX ||
+        strchr(spec, '+') || strchr(spec, ' ') || (n == 3 && last < first))
+        return rt_errorf(RT_ERR_USAGE, "--skip-draws '%s': want FRAME:N or FRAME:N-M (from 1, M >= N)", spec);
+    config->skip_draws = (struct rt_skip_draws){frame, (uint32_t)first, n == 3 ? (uint32_t)last : (uint32_t)first};
+    return rt_ok_status();
+}
+
+static uint64_t key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
+
+static void *lookup(const struct rt_hashmap *m, uint64_t k)
+{
+    uint64_t v = 0;
+    return rt_hashmap_get(m, k, &v) ? (void *)(uintptr_t)v : NULL;
+}
+
+/* A fresh zeroed record of SIZE under K, replacing (and freeing) an old one. */
+static void *put_new(struct rt_hashmap *m, uint64_t k, size_t size)
+{
+    free(lookup(m, k));
+    void *rec = calloc(1, size);
+    if (rec && !rt_hashmap_put(m, k, (uint64_t)(uintptr_t)rec)) {
+        free(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+static void drop(struct rt_hashmap *m, uint64_t k)
+{
+    free(lookup(m, k));
+    rt_hashmap_remove(m, k);
+}
+
+static rt_status oom(struct replay *r)
+{
+    return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+}
+
+static bool dumping(const struct replay *r)
+{
+    return r->draws && r->draws->opts && r->draws->opts->frame;
+}
+
+static bool dump_frame(const struct replay *r) { return dumping(r) && r->frame + 1 == r->draws->opts->frame; }
+
+rt_status replay_draws_begin(struct replay *r)
+{
+    const struct rt_replay_draw_options *o = r->opts->draws;
+    bool skip = r->opts->config && r->opts->config->skip_draws.frame;
+    if (!skip && !(o && o->frame))
+        return rt_ok_status();
+    struct replay_draws *d = calloc(1, sizeof *d);
+    if (!d)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    r->draws = d;
+    d->opts = o;
+    if (skip)
+        d->skip = r->opts->config->skip_draws;
+    struct rt_hashmap *maps[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
+                                 &d->pipelines, &d->modules, &d->swapchains};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        rt_hashmap_init(maps[i]);
+    d->next_stand_in = 0xd7a3000000000000ull;
+    if (!dumping(r))
+        return rt_ok_status();
+    if (mkdir(o->dir, 0777) && errno != EEXIST)
+        return rt_errorf(RT_ERR_USAGE, "--dump-dir %s: %s", o->dir, strerror(errno));
+    d->index = cJSON_CreateObject();
+    if (!d->index || !cJSON_AddNumberToObject(d->index, "frame", (double)o->frame) ||
+        !cJSON_AddArrayToObject(d->index, "draws"))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    return rt_ok_status();
+}
+
+struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, bool create)
+{
+    struct draw_cmdbuf *cb = lookup(&r->draws->cmdbufs, key(live));
+    if (!cb && create && (cb = put_new(&r->draws->cmdbufs, key(live), sizeof *cb)))
+        cb->handle = live;
+    return cb;
+}
+
+/* The command buffer a vkCmd* call records into (its first argument, captured). */
+static struct draw_cmdbuf *recording(struct replay *r, const void *args)
+{
+    uint64_t captured, live = 0;
+    memcpy(&captured, args, sizeof captured);
+    if (!rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_COMMAND_BUFFER, captured, &live))
+        return NULL;
+    struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, (VkCommandBuffer)(uintptr_t)live, true);
+    if (cb)
+        cb->captured = captured;
+    return cb;
+}
+
+static char *hex_id(char *buf, size_t size, uint64_t id)
+{
+    snprintf(buf, size, "0x%" PRIx64, id);
+    return buf;
+}
+
+static bool add_id(cJSON *o, const char *name, uint64_t id)
+{
+    char text[24];
+    return id ? cJSON_AddStringToObject(o, name, hex_id(text, sizeof text, id)) != NULL
+              : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+/* --- before a call: captured handles ----------------------------------------- */
+
+typedef rt_status (*draw_hook)(struct replay *r, void *args);
+
+static rt_status create_image(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateImage *a = args;
+    r->draws->image_captured = a->pImage ? key(*a->pImage) : 0;
+    VkImageCreateInfo *info = (VkImageCreateInfo *)a->pCreateInfo; /* decoded: ours to change */
+    if (dumping(r) && info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
+        info->usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT; /* so that a draw's target can be copied out */
+    return rt_ok_status();
+}
+
+/* DIR/shader_HASH.spv, for a disassembler (retrace diagnose runs spirv-dis on it). */
+static void save_spirv(struct replay *r, const char *hex, const uint32_t *code, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/shader_%s.spv", r->draws->opts->dir, hex);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(code, 1, size, f) == size;
+    if (f && fclose(f))
+        ok = false;
+    if (!ok)
+        rt_log(RT_LOG_WARN, "replay: cannot write %s: %s", path, strerror(errno));
+}
+
+static rt_status create_shader_module(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateShaderModule *a = args;
+    if (!dumping(r) || !a->pCreateInfo || !a->pShaderModule)
+        return rt_ok_status();
+    XXH128_hash_t h = XXH3_128bits(a->pCreateInfo->pCode, a->pCreateInfo->codeSize);
+    char *hex = malloc(33);
+    if (!hex)
+        return oom(r);
+    snprintf(hex, 33, "%016" PRIx64 "%016" PRIx64, (uint64_t)h.high64, (uint64_t)h.low64);
+    save_spirv(r, hex, a->pCreateInfo->pCode, a->pCreateInfo->codeSize);
+    free(lookup(&r->draws->modules, key(*a->pShaderModule)));
+    if (!rt_hashmap_put(&r->draws->modules, key(*a->pShaderModule), (uint64_t)(uintptr_t)hex)) {
+        free(hex);
+        return oom(r);
+    }
+    return rt_ok_status();
+}
+
+static const char *stage_name(VkShaderStageFlagBits stage)
+{
+    const struct rt_vk_enum_desc *e = &rt_vk_enums[RT_VK_ENUM_VkShaderStageFlagBits];
+    for (uint32_t i = 0; i < e->count; i++)
+        if (e->values[i].value == (int64_t)stage)
+            return e->values[i].full;
+    return "unknown";
+}
+
+static bool add_spirv_name(cJSON *s, const char *hash)
+{
+    char name[64];
+    snprintf(name, sizeof name, "shader_%s.spv", hash ? hash : "");
+    return hash ? cJSON_AddStringToObject(s, "spirv", name) != NULL : cJSON_AddNullToObject(s, "spirv") != NULL;
+}
+
+/* A pipeline's shaders, as draws.json lists them. */
+static rt_status remember_stages(struct replay *r, uint64_t pipeline, const VkPipelineShaderStageCreateInfo *stages,
+                                 uint32_t count)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (uint32_t i = 0; list && i < count; i++) {
+        cJSON *s = cJSON_CreateObject();
+        const char *hash = lookup(&r->draws->modules, key(stages[i].module));
+        if (!s || !cJSON_AddItemToArray(list, s) || !cJSON_AddStringToObject(s, "stage", stage_name(stages[i].stage)) ||
+            !add_id(s, "module", key(stages[i].module)) ||
+            !(hash ? cJSON_AddStringToObject(s, "xxh128", hash) : cJSON_AddNullToObject(s, "xxh128")) ||
+            !add_spirv_name(s, hash) ||
+            !cJSON_AddStringToObject(s, "entry", stages[i].pName ? stages[i].pName : "")) {
+            cJSON_Delete(list);
+            return oom(r);
+        }
+    }
+    if (!list)
+        return oom(r);
+    cJSON_Delete(lookup(&r->draws->pipelines, pipeline));
+    if (!rt_hashmap_put(&r->draws->pipelines, pipeline, (uint64_t)(uintptr_t)list)) {
+        cJSON_Delete(list);
+        return oom(r);
+    }
+    return rt_ok_status();
+}
+
+static rt_status create_graphics_pipelines(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateGraphicsPipelines *a = args;
+    for (uint32_t i = 0; dumping(r) && a->pPipelines && i < a->createInfoCount; i++)
+        RT_TRY(remember_stages(r, key(a->pPipelines[i]), a->pCreateInfos[i].pStages, a->pCreateInfos[i].stageCount));
+    return rt_ok_status();
+}
+
+static rt_status create_compute_pipelines(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateComputePipelines *a = args;
+    for (uint32_t i = 0; dumping(r) && a->pPipelines && i < a->createInfoCount; i++)
+        RT_TRY(remember_stages(r, key(a->pPipelines[i]), &a->pCreateInfos[i].stage, 1));
+    return rt_ok_status();
+}
+
+static rt_status bind_pipeline(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdBindPipeline *a = args;
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (cb && a->pipelineBindPoint <= VK_PIPELINE_BIND_POINT_COMPUTE)
+        cb->pipeline[a->pipelineBindPoint] = key(a->pipeline);
+    return rt_ok_status();
+}
+
+static rt_status bind_descriptor_sets(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdBindDescriptorSets *a = args;
+    struct draw_cmdbuf *cb = recording(r, args);
+    for (uint32_t i = 0; cb && a->pipelineBindPoint <= VK_PIPELINE_BIND_POINT_COMPUTE && i < a->descriptorSetCount;
+         i++)
+        if (a->firstSet + i < DRAW_MAX_SETS)
+            cb->sets[a->pipelineBindPoint][a->firstSet + i] = key(a->pDescriptorSets[i]);
+    return rt_ok_status();
+}
+
+/* In the dump frame a render pass begins as its store variant (compatible:
+ * the framebuffer and pipelines stay valid), so that a split keeps every
+ * attachment's content. */
+static rt_status begin_render_pass_info(struct replay *r, void *args, VkSubpassContents contents)
+{
+    struct rt_vk_args_vkCmdBeginRenderPass *a = args;
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (!cb || !a->pRenderPassBegin)
+        return rt_ok_status();
+    VkRenderPassBeginInfo *info = (VkRenderPassBeginInfo *)a->pRenderPassBegin;
+    uint64_t pass = 0, fb = 0;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_RENDER_PASS, key(info->renderPass), &pass));
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_FRAMEBUFFER, key(info->framebuffer), &fb));
+    cb->kind = DRAW_RENDER_PASS;
+    cb->pass = (VkRenderPass)(uintptr_t)pass;
+    cb->framebuffer = (VkFramebuffer)(uintptr_t)fb;
+    cb->pass_captured = key(info->renderPass);
+    cb->framebuffer_captured = key(info->framebuffer);
+    cb->area = info->renderArea;
+    cb->contents = contents;
+    cb->subpass = 0;
+    struct draw_render_pass *rp = lookup(&r->draws->render_passes, pass);
+    if (dump_frame(r) && rp && rp->store_id)
+        info->renderPass = (VkRenderPass)(uintptr_t)rp->store_id;
+    return rt_ok_status();
+}
+
+static rt_status begin_render_pass(struct replay *r, void *args)
+{
+    return begin_render_pass_info(r, args, ((struct rt_vk_args_vkCmdBeginRenderPass *)args)->contents);
+}
+
+static rt_status begin_render_pass2(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdBeginRenderPass2 *a = args;
+    return begin_render_pass_info(r, args, a->pSubpassBeginInfo ? a->pSubpassBeginInfo->contents
+                                                                : VK_SUBPASS_CONTENTS_INLINE);
+}
+
+static rt_status next_subpass(struct replay *r, void *args)
+{
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (cb)
+        cb->subpass++;
+    return rt_ok_status();
+}
+
+static rt_status end_rendering(struct replay *r, void *args)
+{
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (cb)
+        cb->kind = DRAW_OUTSIDE;
+    return rt_ok_status();
+}
+
+/* Dynamic rendering in the dump frame stores every attachment (DONT_CARE allows it). */
+static rt_status begin_rendering(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdBeginRendering *a = args;
+    VkRenderingInfo *info = (VkRenderingInfo *)a->pRenderingInfo;
+    if (!dump_frame(r) || !info)
+        return rt_ok_status();
+    for (uint32_t i = 0; i < info->colorAttachmentCount; i++)
+        ((VkRenderingAttachmentInfo *)info->pColorAttachments)[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    if (info->pDepthAttachment)
+        ((VkRenderingAttachmentInfo *)info->pDepthAttachment)->storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    if (info->pStencilAttachment)
+        ((VkRenderingAttachmentInfo *)info->pStencilAttachment)->storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    return rt_ok_status();
+}
+
+static rt_status create_swapchain(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateSwapchainKHR *a = args;
+    if (!a->pSwapchain || !a->pCreateInfo)
+        return rt_ok_status();
+    struct draw_image *im = put_new(&r->draws->swapchains, key(*a->pSwapchain), sizeof *im);
+    if (!im)
+        return oom(r);
+    *im = (struct draw_image){a->pCreateInfo->imageFormat,
+                              {a->pCreateInfo->imageExtent.width, a->pCreateInfo->imageExtent.height, 1},
+                              VK_SAMPLE_COUNT_1_BIT, a->pCreateInfo->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, 0};
+    return rt_ok_status();
+}
+
+static rt_status destroy_device(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkDestroyDevice *a = args;
+    uint64_t live = 0;
+    if (rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_DEVICE, key(a->device), &live))
+        replay_draws_device_gone(r, (VkDevice)(uintptr_t)live);
+    return rt_ok_status();
+}
+
+static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
+    [RT_VK_CMD_vkCreateImage] = create_image,
+    [RT_VK_CMD_vkCreateShaderModule] = create_shader_module,
+    [RT_VK_CMD_vkCreateGraphicsPipelines] = create_graphics_pipelines,
+    [RT_VK_CMD_vkCreateComputePipelines] = create_compute_pipelines,
+    [RT_VK_CMD_vkCmdBindPipeline] = bind_pipeline,
+    [RT_VK_CMD_vkCmdBindDescriptorSets] = bind_descriptor_sets,
+    [RT_VK_CMD_vkCmdBeginRenderPass] = begin_render_pass,
+    [RT_VK_CMD_vkCmdBeginRenderPass2] = begin_render_pass2,
+    [RT_VK_CMD_vkCmdBeginRenderPass2KHR] = begin_render_pass2,
+    [RT_VK_CMD_vkCmdNextSubpass] = next_subpass,
+    [RT_VK_CMD_vkCmdNextSubpass2] = next_subpass,
+    [RT_VK_CMD_vkCmdNextSubpass2KHR] = next_subpass,
+    [RT_VK_CMD_vkCmdEndRenderPass] = end_rendering,
+    [RT_VK_CMD_vkCmdEndRenderPass2] = end_rendering,
+    [RT_VK_CMD_vkCmdEndRenderPass2KHR] = end_rendering,
+    [RT_VK_CMD_vkCmdEndRendering] = end_rendering,
+    [RT_VK_CMD_vkCmdEndRenderingKHR] = end_rendering,
+    [RT_VK_CMD_vkCmdBeginRendering] = begin_rendering,
+    [RT_VK_CMD_vkCmdBeginRenderingKHR] = begin_rendering,
+    [RT_VK_CMD_vkCreateSwapchainKHR] = create_swapchain,
+    [RT_VK_CMD_vkDestroyDevice] = destroy_device,
+};
+
+static bool selected(const struct replay_draws *d, uint32_t number)
+{
+    if (!d->opts->only)
+        return true;
+    for (uint32_t i = 0; i < d->opts->only_count; i++)
+        if (d->opts->only[i] == number)
+            return true;
+    return false;
+}
+
+/* The draw's object in draws.json, with what is known before it runs. */
+static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_cmdbuf *cb, uint32_t number)
+{
+    cJSON *e = cJSON_CreateObject();
+    int point = cb->kind == DRAW_OUTSIDE ? 1 : 0; /* outside rendering only dispatches use a pipeline */
+    uint64_t pipeline = cb->pipeline[point];
+    cJSON *shaders = pipeline ? lookup(&r->draws->pipelines, pipeline) : NULL;
+    cJSON *bindings = e ? cJSON_AddArrayToObject(e, "bindings") : NULL;
+    for (int i = 0; bindings && i < DRAW_MAX_SETS; i++) {
+        cJSON *b = cb->sets[point][i] ? cJSON_CreateObject() : NULL;
+        if (b && (!cJSON_AddItemToArray(bindings, b) || !cJSON_AddNumberToObject(b, "set", i) ||
+                  !add_id(b, "descriptor_set", cb->sets[point][i])))
+            bindings = NULL;
+    }
+    if (!bindings || !cJSON_AddNumberToObject(e, "draw", number) ||
+        !cJSON_AddNumberToObject(e, "call", (double)r->call_seq) ||
+        !cJSON_AddStringToObject(e, "command", rt_vk_cmd_name(cmd)) || !add_id(e, "command_buffer", cb->captured) ||
+        !add_id(e, "pipeline", pipeline) ||
+        !cJSON_AddItemToObject(e, "shaders", shaders ? cJSON_Duplicate(shaders, true) : cJSON_CreateArray()) ||
+        !cJSON_AddArrayToObject(e, "files") || !cJSON_AddArrayToObject(e, "not_saved") ||
+        !cJSON_AddItemToArray(cJSON_GetObjectItem(r->draws->index, "draws"), e)) {
+        cJSON_Delete(e);
+        return oom(r);
+    }
+    r->draws->pending = (struct draw_pending){true, e, cb, number};
+    return rt_ok_status();
+}
+
+/* A draw of the --skip-draws or --dump-draws frame. */
+static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip)
+{
+    struct replay_draws *d = r->draws;
+    uint64_t frame = r->frame + 1;
+    if (frame != d->skip.frame && !dump_frame(r))
+        return rt_ok_status();
+    uint32_t number = ++d->frame_draws;
+    r->result->frame_draws = d->frame_draws;
+    if (frame == d->skip.frame && number >= d->skip.first && number <= d->skip.last) {
+        *skip = true;
+        r->result->draws_skipped++;
+        return rt_ok_status();
+    }
+    struct draw_cmdbuf *cb = dump_frame(r) && selected(d, number) ? recording(r, args) : NULL;
+    return cb ? start_entry(r, cmd, cb, number) : rt_ok_status();
+}
+
+rt_status replay_draws_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip)
+{
+    *skip = false;
+    r->draws->pending.active = false;
+    if (before_hooks[cmd])
+        RT_TRY(before_hooks[cmd](r, args));
+    if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_DRAWS)
+        return count_draw(r, cmd, args, skip);
+    return rt_ok_status();
+}
+
+/* --- after a call: live handles ------------------------------------------------ */
+
+static rt_status created_image(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateImage *a = args;
+    struct draw_image *im = put_new(&r->draws->images, key(*a->pImage), sizeof *im);
+    if (!im)
+        return oom(r);
+    *im = (struct draw_image){a->pCreateInfo->format, a->pCreateInfo->extent, a->pCreateInfo->samples,
+                              a->pCreateInfo->usage, r->draws->image_captured};
+    return rt_ok_status();
+}
+
+static rt_status destroyed_image(struct replay *r, void *args)
+{
+    drop(&r->draws->images, key(((struct rt_vk_args_vkDestroyImage *)args)->image));
+    return rt_ok_status();
+}
+
+/* The swapchain's images: captured ids in the arguments (swapchain.c maps them). */
+static rt_status got_swapchain_images(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkGetSwapchainImagesKHR *a = args;
+    const struct draw_image *sc = lookup(&r->draws->swapchains, key(a->swapchain));
+    for (uint32_t i = 0; sc && a->pSwapchainImages && a->pSwapchainImageCount && i < *a->pSwapchainImageCount; i++) {
+        uint64_t live = 0;
+        if (!rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_IMAGE, key(a->pSwapchainImages[i]), &live))
+            continue;
+        struct draw_image *im = put_new(&r->draws->images, live, sizeof *im);
+        if (!im)
+            return oom(r);
+        *im = *sc;
+        im->captured = key(a->pSwapchainImages[i]);
+    }
+    return rt_ok_status();
+}
+
+static rt_status created_view(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateImageView *a = args;
+    struct draw_view *v = put_new(&r->draws->views, key(*a->pView), sizeof *v);
+    if (!v)
+        return oom(r);
+    const VkImageViewCreateInfo *info = a->pCreateInfo;
+    *v = (struct draw_view){info->image, info->format, info->subresourceRange.baseMipLevel,
+                            info->subresourceRange.baseArrayLayer};
+    return rt_ok_status();
+}
+
+static rt_status destroyed_view(struct replay *r, void *args)
+{
+    drop(&r->draws->views, key(((struct rt_vk_args_vkDestroyImageView *)args)->imageView));
+    return rt_ok_status();
+}
+
+static rt_status created_framebuffer(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateFramebuffer *a = args;
+    struct draw_framebuffer *fb = put_new(&r->draws->framebuffers, key(*a->pFramebuffer), sizeof *fb);
+    if (!fb)
+        return oom(r);
+    const VkFramebufferCreateInfo *info = a->pCreateInfo;
+    fb->width = info->width;
+    fb->height = info->height;
+    fb->imageless = (info->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) != 0;
+    fb->count = info->attachmentCount < DRAW_MAX_ATTACHMENTS ? info->attachmentCount : DRAW_MAX_ATTACHMENTS;
+    for (uint32_t i = 0; !fb->imageless && i < fb->count; i++)
+        fb->views[i] = info->pAttachments[i];
+    return rt_ok_status();
+}
+
+static rt_status destroyed_framebuffer(struct replay *r, void *args)
+{
+    drop(&r->draws->framebuffers, key(((struct rt_vk_args_vkDestroyFramebuffer *)args)->framebuffer));
+    return rt_ok_status();
+}
+
+static void free_render_pass(struct replay *r, uint64_t pass)
+{
+    struct draw_render_pass *rp = lookup(&r->draws->render_passes, pass);
+    if (rp)
+        replay_draws_render_pass_free(r, rp);
+    drop(&r->draws->render_passes, pass);
+}
+
+static rt_status created_render_pass(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateRenderPass *a = args;
+    free_render_pass(r, key(*a->pRenderPass));
+    struct draw_render_pass *rp = put_new(&r->draws->render_passes, key(*a->pRenderPass), sizeof *rp);
+    if (!rp)
+        return oom(r);
+    rp->subpasses = a->pCreateInfo->subpassCount;
+    rp->count = a->pCreateInfo->attachmentCount < DRAW_MAX_ATTACHMENTS ? a->pCreateInfo->attachmentCount
+                                                                       : DRAW_MAX_ATTACHMENTS;
+    for (uint32_t i = 0; i < rp->count; i++)
+        rp->final_layout[i] = a->pCreateInfo->pAttachments[i].finalLayout;
+    return dumping(r) ? replay_draws_render_pass_variants(r, a->device, a->pCreateInfo, rp) : rt_ok_status();
+}
+
+static rt_status destroyed_render_pass(struct replay *r, void *args)
+{
+    free_render_pass(r, key(((struct rt_vk_args_vkDestroyRenderPass *)args)->renderPass));
+    return rt_ok_status();
+}
+
+/* Dynamic rendering: the attachments, kept for the split's resume. */
+static rt_status began_rendering(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdBeginRendering *a = args;
+    struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, a->commandBuffer, true);
+    if (!cb)
+        return oom(r);
+    const VkRenderingInfo *info = a->pRenderingInfo;
+    cb->kind = DRAW_DYNAMIC;
+    cb->dynamic.info = *info;
+    cb->dynamic.info.pNext = NULL;
+    cb->dynamic.info.colorAttachmentCount =
+        info->colorAttachmentCount < DRAW_MAX_ATTACHMENTS ? info->colorAttachmentCount : DRAW_MAX_ATTACHMENTS;
+    for (uint32_t i = 0; i < cb->dynamic.info.colorAttachmentCount; i++)
+        cb->dynamic.color[i] = info->pColorAttachments[i];
+    cb->dynamic.info.pColorAttachments = cb->dynamic.color;
+    if (info->pDepthAttachment) {
+        cb->dynamic.depth = *info->pDepthAttachment;
+        cb->dynamic.info.pDepthAttachment = &cb->dynamic.depth;
+    }
+    if (info->pStencilAttachment) {
+        cb->dynamic.stencil = *info->pStencilAttachment;
+        cb->dynamic.info.pStencilAttachment = &cb->dynamic.stencil;
+    }
+    return rt_ok_status();
+}
+
+static void forget_cmdbuf(struct replay *r, VkCommandBuffer live);
+
+static rt_status allocated_command_buffers(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkAllocateCommandBuffers *a = args;
+    for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+        forget_cmdbuf(r, a->pCommandBuffers[i]);
+        struct draw_cmdbuf *cb = put_new(&r->draws->cmdbufs, key(a->pCommandBuffers[i]), sizeof *cb);
+        if (!cb)
+            return oom(r);
+        cb->handle = a->pCommandBuffers[i];
+        cb->pool = a->pAllocateInfo->commandPool;
+    }
+    return rt_ok_status();
+}
+
+static void forget_cmdbuf(struct replay *r, VkCommandBuffer live)
+{
+    struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, live, false);
+    if (cb) {
+        replay_draws_release(r, cb);
+        free(cb->copies);
+    }
+    drop(&r->draws->cmdbufs, key(live));
+}
+
+static rt_status freed_command_buffers(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkFreeCommandBuffers *a = args;
+    for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+        forget_cmdbuf(r, a->pCommandBuffers[i]);
+    return rt_ok_status();
+}
+
+/* vkDestroyCommandPool and vkResetCommandPool: its command buffers' copies go. */
+static rt_status pool_done(struct replay *r, VkCommandPool pool, bool destroyed)
+{
+    struct rt_hashmap_iter it;
+    uint64_t k, v;
+    rt_hashmap_iter_init(&it, &r->draws->cmdbufs);
+    while (rt_hashmap_iter_next(&it, &k, &v)) {
+        struct draw_cmdbuf *cb = (struct draw_cmdbuf *)(uintptr_t)v;
+        if (cb->pool != pool)
+            continue;
+        if (destroyed)
+            forget_cmdbuf(r, cb->handle); /* removing the entry just returned is allowed */
+        else
+            replay_draws_release(r, cb);
+    }
+    return rt_ok_status();
+}
+
+static rt_status destroyed_pool(struct replay *r, void *args)
+{
+    return pool_done(r, ((struct rt_vk_args_vkDestroyCommandPool *)args)->commandPool, true);
+}
+
+static rt_status reset_pool(struct replay *r, void *args)
+{
+    return pool_done(r, ((struct rt_vk_args_vkResetCommandPool *)args)->commandPool, false);
+}
+
+static rt_status begun_recording(struct replay *r, void *args)
+{
+    VkCommandBuffer live;
+    memcpy(&live, args, sizeof live);
+    struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, live, true);
+    const VkCommandBufferBeginInfo *info = ((struct rt_vk_args_vkBeginCommandBuffer *)args)->pBeginInfo;
+    if (cb) {
+        replay_draws_release(r, cb);
+        cb->kind = DRAW_OUTSIDE;
+        cb->continues_pass = info && (info->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
+        memset(cb->pipeline, 0, sizeof cb->pipeline);
+        memset(cb->sets, 0, sizeof cb->sets);
+    }
+    return rt_ok_status();
+}
+
+static const draw_hook after_hooks[RT_VK_CMD_COUNT] = {
+    [RT_VK_CMD_vkCreateImage] = created_image,
+    [RT_VK_CMD_vkDestroyImage] = destroyed_image,
+    [RT_VK_CMD_vkGetSwapchainImagesKHR] = got_swapchain_images,
+    [RT_VK_CMD_vkCreateImageView] = created_view,
+    [RT_VK_CMD_vkDestroyImageView] = destroyed_view,
+    [RT_VK_CMD_vkCreateFramebuffer] = created_framebuffer,
+    [RT_VK_CMD_vkDestroyFramebuffer] = destroyed_framebuffer,
+    [RT_VK_CMD_vkCreateRenderPass] = created_render_pass,
+    [RT_VK_CMD_vkDestroyRenderPass] = destroyed_render_pass,
+    [RT_VK_CMD_vkCmdBeginRendering] = began_rendering,
+    [RT_VK_CMD_vkCmdBeginRenderingKHR] = began_rendering,
+    [RT_VK_CMD_vkAllocateCommandBuffers] = allocated_command_buffers,
+    [RT_VK_CMD_vkFreeCommandBuffers] = freed_command_buffers,
+    [RT_VK_CMD_vkDestroyCommandPool] = destroyed_pool,
+    [RT_VK_CMD_vkResetCommandPool] = reset_pool,
+};
+
+rt_status replay_draws_after_call(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    if (after_hooks[cmd])
+        RT_TRY(after_hooks[cmd](r, args));
+    if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_BEGINS_RECORDING)
+        RT_TRY(begun_recording(r, args));
+    struct draw_pending *p = &r->draws->pending;
+    if (!p->active)
+        return rt_ok_status();
+    p->active = false;
+    return replay_draws_dump(r, p, cmd, args);
+}
+
+rt_status replay_draws_submitted(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count)
+{
+    (void)queue;
+    for (uint32_t i = 0; r->draws && i < count; i++) {
+        struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, cmds[i], false);
+        if (cb && cb->copy_count)
+            RT_TRY(replay_draws_save(r, cb));
+    }
+    return rt_ok_status();
+}
+
+void replay_draws_frame_end(struct replay *r)
+{
+    if (r->draws)
+        r->draws->frame_draws = 0;
+}
+
+void replay_draws_device_gone(struct replay *r, VkDevice device)
+{
+    struct rt_hashmap_iter it;
+    uint64_t k, v;
+    rt_hashmap_iter_init(&it, &r->draws->cmdbufs);
+    while (rt_hashmap_iter_next(&it, &k, &v))
+        replay_draws_release(r, (struct draw_cmdbuf *)(uintptr_t)v);
+    rt_hashmap_iter_init(&it, &r->draws->render_passes);
+    while (rt_hashmap_iter_next(&it, &k, &v)) {
+        struct draw_render_pass *rp = (struct draw_render_pass *)(uintptr_t)v;
+        if (rp->device == device)
+            replay_draws_render_pass_free(r, rp);
+    }
+}
+
+static void free_values(struct rt_hashmap *m, bool json)
+{
+    struct rt_hashmap_iter it;
+    uint64_t k, v;
+    rt_hashmap_iter_init(&it, m);
+    while (rt_hashmap_iter_next(&it, &k, &v)) {
+        if (json)
+            cJSON_Delete((cJSON *)(uintptr_t)v);
+        else
+            free((void *)(uintptr_t)v);
+    }
+    rt_hashmap_finish(m);
+}
+
+rt_status replay_draws_finish(struct replay *r)
+{
+    struct replay_draws *d = r->draws;
+    if (!d)
+        return rt_ok_status();
+    rt_status s = d->index ? replay_draws_write_index(r) : rt_ok_status();
+    replay_draws_device_gone(r, VK_NULL_HANDLE);
+    struct rt_hashmap_iter it;
+    uint64_t k, v;
+    rt_hashmap_iter_init(&it, &d->render_passes);
+    while (rt_hashmap_iter_next(&it, &k, &v))
+        replay_draws_render_pass_free(r, (struct draw_render_pass *)(uintptr_t)v);
+    rt_hashmap_iter_init(&it, &d->cmdbufs);
+    while (rt_hashmap_iter_next(&it, &k, &v))
+        free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
+    struct rt_hashmap *plain[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
+                                  &d->modules, &d->swapchains};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        free_values(plain[i], false);
+    free_values(&d->pipelines, true);
+    cJSON_Delete(d->index);
+    free(d);
+    r->draws = NULL;
+    return s;
+}

@@ -1,0 +1,145 @@
+/*
+ * replay/draws.h — per-draw work inside a replay: --skip-draws leaves draws
+ * of one frame unrecorded, --dump-draws saves what each draw of one frame
+ * wrote (docs/FORMATS.md section 7). A draw is a command of gen/'s DRAWS
+ * category, numbered from 1 in recording order within its frame.
+ *
+ * Owns: the draw counter, what it must know to name and read back a draw's
+ * output (images, views, framebuffers, render passes and their store/resume
+ * variants, bound pipelines and shader hashes, per command buffer state),
+ * the render pass split (draws_split.c), the staging copies and DIR/draws.json
+ * (draws_save.c). Engine hooks: before a call (may skip it), after a call
+ * that succeeded, after a submission, at a frame's end, at the replay's end.
+ * Must not touch: the trace, compare, anything the program sees (a split is
+ * invisible in the frame's final image).
+ */
+#ifndef RT_REPLAY_DRAWS_H
+#define RT_REPLAY_DRAWS_H
+
+#include "replay_internal.h"
+
+struct cJSON;
+
+#define DRAW_MAX_ATTACHMENTS 10
+#define DRAW_MAX_SETS 8
+
+struct draw_image {
+    VkFormat format;
+    VkExtent3D extent;
+    VkSampleCountFlagBits samples;
+    VkImageUsageFlags usage;
+    uint64_t captured;
+};
+
+struct draw_view {
+    VkImage image;
+    VkFormat format;
+    uint32_t mip, layer;
+};
+
+struct draw_framebuffer {
+    uint32_t count, width, height;
+    bool imageless;
+    VkImageView views[DRAW_MAX_ATTACHMENTS];
+};
+
+struct draw_render_pass {
+    VkDevice device;
+    const struct replay_device *dev;
+    uint32_t subpasses, count;
+    VkImageLayout final_layout[DRAW_MAX_ATTACHMENTS];
+    VkRenderPass store, resume; /* variants: every store STORE; every load LOAD from the final layout */
+    uint64_t store_id;          /* the stand-in captured id that maps to store */
+};
+
+/* One image copied out after a draw, saved after its submission. */
+struct draw_copy {
+    struct cJSON *entry; /* the draw's object in the index */
+    char role[16];
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkFormat format;
+    VkImageAspectFlags aspect;
+    uint32_t width, height;
+    uint64_t image; /* captured id */
+    bool saved;
+};
+
+enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
+
+struct draw_cmdbuf {
+    VkCommandBuffer handle; /* live */
+    VkCommandPool pool;     /* live */
+    uint64_t captured;
+    uint64_t pipeline[2];   /* captured ids: graphics, compute */
+    uint64_t sets[2][DRAW_MAX_SETS];
+    enum draw_rendering_kind kind;
+    bool continues_pass;    /* a secondary recorded to run inside its primary's render pass */
+    VkRenderPass pass;      /* live original */
+    VkFramebuffer framebuffer;
+    uint64_t pass_captured, framebuffer_captured;
+    VkRect2D area;
+    VkSubpassContents contents;
+    uint32_t subpass;
+    struct {
+        VkRenderingInfo info;
+        VkRenderingAttachmentInfo color[DRAW_MAX_ATTACHMENTS], depth, stencil;
+    } dynamic;
+    struct draw_copy *copies;
+    size_t copy_count, copy_capacity;
+};
+
+/* The draw being recorded (before_call to after_call). */
+struct draw_pending {
+    bool active;
+    struct cJSON *entry;
+    struct draw_cmdbuf *cb;
+    uint32_t number;
+};
+
+struct replay_draws {
+    const struct rt_replay_draw_options *opts;
+    struct rt_skip_draws skip;
+    uint32_t frame_draws; /* counted in the frame being replayed */
+    struct rt_hashmap images, views, framebuffers, render_passes, cmdbufs; /* live handle -> record */
+    struct rt_hashmap pipelines; /* captured pipeline -> struct cJSON * (its "shaders" array) */
+    struct rt_hashmap modules;   /* captured shader module -> XXH3-128 hex (malloc'd) */
+    struct rt_hashmap swapchains; /* captured swapchain -> struct draw_image * (format, extent) */
+    uint64_t next_stand_in;
+    uint64_t image_captured;      /* vkCreateImage's output id, between its hooks */
+    struct cJSON *index;          /* {"frame", "draws": [...]} */
+    struct draw_pending pending;
+    uint64_t saved_files;
+};
+
+/* draws.c */
+rt_status replay_draws_begin(struct replay *r) RT_MUST_CHECK;
+/** Before a call (handles captured): counts draws; *skip tells the engine to leave it out. */
+rt_status replay_draws_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip) RT_MUST_CHECK;
+/** After a call that succeeded (handles live). */
+rt_status replay_draws_after_call(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
+/** After a submission of COUNT live command buffers on QUEUE: saves their copies. */
+rt_status replay_draws_submitted(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds,
+                                 uint32_t count) RT_MUST_CHECK;
+void replay_draws_frame_end(struct replay *r);
+/** Writes DIR/draws.json (dump mode) and frees everything; devices still alive. */
+rt_status replay_draws_finish(struct replay *r) RT_MUST_CHECK;
+struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, bool create);
+/** The device's objects of ours go (before vkDestroyDevice). */
+void replay_draws_device_gone(struct replay *r, VkDevice device);
+
+/* draws_split.c: after draw P->number was recorded into P->cb */
+rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk_cmd cmd, const void *args) RT_MUST_CHECK;
+/** The store and resume variants of a render pass the program made. */
+rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
+                                            struct draw_render_pass *rp) RT_MUST_CHECK;
+void replay_draws_render_pass_free(struct replay *r, struct draw_render_pass *rp);
+
+/* draws_save.c */
+rt_status replay_draws_add_copy(struct replay *r, struct draw_cmdbuf *cb, const struct draw_copy *c) RT_MUST_CHECK;
+rt_status replay_draws_save(struct replay *r, struct draw_cmdbuf *cb) RT_MUST_CHECK;
+/** Frees CB's copies (waiting for its device first when it has any). */
+void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb);
+rt_status replay_draws_write_index(struct replay *r) RT_MUST_CHECK;
+
+#endif

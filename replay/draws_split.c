@@ -1,0 +1,422 @@
+/* replay/draws_split.c — after a draw of the dump frame: its render pass (or
+ * dynamic rendering) is ended, the attachments are copied into staging
+ * buffers, and it is resumed with loads; outside rendering, the image a
+ * clear, copy, blit or resolve wrote is copied. The program's command buffer
+ * gets these commands; the frame's final image does not change (a store
+ * variant keeps what DONT_CARE might have dropped; LOAD keeps the rest). */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convert.h"
+#include "draws.h"
+#include "formats.h"
+#include "readback.h"
+
+static void *lookup(const struct rt_hashmap *m, uint64_t k)
+{
+    uint64_t v = 0;
+    return rt_hashmap_get(m, k, &v) ? (void *)(uintptr_t)v : NULL;
+}
+
+static uint64_t key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
+
+/* "color0: why" into the draw's not_saved list. */
+static rt_status not_saved(struct replay *r, cJSON *entry, const char *role, const char *why)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%s: %s", role, why);
+    cJSON *list = cJSON_GetObjectItem(entry, "not_saved");
+    cJSON *item = cJSON_CreateString(text);
+    if (!item || !cJSON_AddItemToArray(list, item)) {
+        cJSON_Delete(item);
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+    }
+    return rt_ok_status();
+}
+
+static VkImageAspectFlags aspects_of(VkFormat format)
+{
+    const struct rt_format_info *f = rt_format_find(format);
+    VkImageAspectFlags a = 0;
+    for (uint8_t i = 0; f && i < f->component_count; i++)
+        a |= f->components[i].channel == 'D' ? VK_IMAGE_ASPECT_DEPTH_BIT
+             : f->components[i].channel == 'S' ? VK_IMAGE_ASPECT_STENCIL_BIT : 0;
+    return a ? a : VK_IMAGE_ASPECT_COLOR_BIT;
+}
+
+static bool host_type(const struct replay *r, uint32_t allowed, uint32_t *out)
+{
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
+        if ((allowed & (1u << i)) && (r->gpu_memory.memoryTypes[i].propertyFlags & want) == want) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+static bool staging(struct replay *r, const struct replay_device *dev, VkDeviceSize size, struct draw_copy *c)
+{
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
+                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    if (d->vkCreateBuffer(dev->handle, &info, NULL, &c->buffer) != VK_SUCCESS)
+        return false;
+    VkMemoryRequirements req;
+    d->vkGetBufferMemoryRequirements(dev->handle, c->buffer, &req);
+    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
+    return host_type(r, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
+           d->vkAllocateMemory(dev->handle, &alloc, NULL, &c->memory) == VK_SUCCESS &&
+           d->vkBindBufferMemory(dev->handle, c->buffer, c->memory, 0) == VK_SUCCESS;
+}
+
+static void barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
+                    VkImageAspectFlags aspects, uint32_t mip, uint32_t layer, VkImageLayout from, VkImageLayout to)
+{
+    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                              .dstAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                              .oldLayout = from, .newLayout = to,
+                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+                              .subresourceRange = {aspects, mip, 1, layer, 1}};
+    d->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
+                            0, NULL, 1, &b);
+}
+
+/* One image a draw wrote, as the copy sees it. */
+struct draw_target {
+    VkImage image;
+    VkFormat format;
+    uint32_t mip, layer, width, height;
+    VkImageLayout layout;
+    VkImageAspectFlags only; /* the aspects to save (0: all the format has) */
+    const char *role;        /* "color0", "dst"; depth and stencil aspects are named so */
+};
+
+static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                             const struct draw_target *t, VkImageAspectFlags aspect, const char *role)
+{
+    VkDeviceSize size = rt_readback_copy_size(t->format, aspect, t->width, t->height, 0);
+    struct draw_copy c = {.entry = p->entry, .format = t->format, .aspect = aspect, .width = t->width,
+                          .height = t->height};
+    const struct draw_image *im = lookup(&r->draws->images, key(t->image));
+    c.image = im ? im->captured : 0;
+    snprintf(c.role, sizeof c.role, "%s", role);
+    if (!size)
+        return not_saved(r, p->entry, role, "a format this build cannot read back");
+    if (!staging(r, dev, size, &c)) {
+        struct draw_cmdbuf tmp = {.handle = p->cb->handle, .copies = &c, .copy_count = 1};
+        replay_draws_release(r, &tmp);
+        return not_saved(r, p->entry, role, "no host-visible staging buffer could be made");
+    }
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkBufferImageCopy region = {.imageSubresource = {aspect, t->mip, t->layer, 1},
+                                .imageExtent = {t->width, t->height, 1}};
+    d->vkCmdCopyImageToBuffer(p->cb->handle, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c.buffer, 1, &region);
+    return replay_draws_add_copy(r, p->cb, &c);
+}
+
+static rt_status copy_out(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                          const struct draw_target *t)
+{
+    const struct draw_image *im = lookup(&r->draws->images, key(t->image));
+    if (im && im->samples > VK_SAMPLE_COUNT_1_BIT)
+        return not_saved(r, p->entry, t->role, "multisampled (its resolve, where there is one, is saved)");
+    if (im && !(im->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
+        return not_saved(r, p->entry, t->role, "a transient attachment, which cannot be copied");
+    if (!t->width || !t->height)
+        return not_saved(r, p->entry, t->role, "an empty extent");
+    VkImageAspectFlags all = aspects_of(t->format), want = t->only ? t->only & all : all;
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, t->layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    rt_status s = rt_ok_status();
+    if (want & VK_IMAGE_ASPECT_COLOR_BIT)
+        s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_COLOR_BIT, t->role);
+    if (rt_ok(&s) && (want & VK_IMAGE_ASPECT_DEPTH_BIT))
+        s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_DEPTH_BIT, "depth");
+    if (rt_ok(&s) && (want & VK_IMAGE_ASPECT_STENCIL_BIT))
+        s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_STENCIL_BIT, "stencil");
+    barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->layout);
+    return s;
+}
+
+/* The size of mip level MIP of IMAGE, within the render area's reach W x H (0: none). */
+static void extent_of(struct replay *r, VkImage image, uint32_t mip, uint32_t w, uint32_t h, struct draw_target *t)
+{
+    const struct draw_image *im = lookup(&r->draws->images, key(image));
+    uint32_t iw = im ? im->extent.width >> mip : w, ih = im ? im->extent.height >> mip : h;
+    t->width = w && w < iw ? w : (iw ? iw : 1);
+    t->height = h && h < ih ? h : (ih ? ih : 1);
+}
+
+/* A view's image as a target. */
+static bool view_target(struct replay *r, VkImageView view, VkImageLayout layout, uint32_t w, uint32_t h,
+                        struct draw_target *t)
+{
+    const struct draw_view *v = lookup(&r->draws->views, key(view));
+    if (!v)
+        return false;
+    *t = (struct draw_target){.image = v->image, .format = v->format, .mip = v->mip, .layer = v->layer,
+                              .layout = layout};
+    extent_of(r, v->image, v->mip, w, h, t);
+    return true;
+}
+
+static rt_status split_render_pass(struct replay *r, struct draw_pending *p, const struct replay_device *dev)
+{
+    struct draw_cmdbuf *cb = p->cb;
+    const struct draw_render_pass *rp = lookup(&r->draws->render_passes, key(cb->pass));
+    const struct draw_framebuffer *fb = lookup(&r->draws->framebuffers, key(cb->framebuffer));
+    const char *why = !rp ? "a render pass made with vkCreateRenderPass2 (not split by this build)"
+                      : rp->subpasses > 1 ? "a render pass of several subpasses (not split by this build)"
+                      : !rp->resume ? "its store and resume variants could not be made"
+                      : !fb || fb->imageless ? "an imageless framebuffer (not split by this build)" : NULL;
+    if (why)
+        return not_saved(r, p->entry, "attachments", why);
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    d->vkCmdEndRenderPass(cb->handle);
+    rt_status s = rt_ok_status();
+    for (uint32_t i = 0, colour = 0; i < fb->count && i < rp->count && rt_ok(&s); i++) {
+        char role[16];
+        struct draw_target t;
+        if (!view_target(r, fb->views[i], rp->final_layout[i], fb->width, fb->height, &t))
+            continue;
+        snprintf(role, sizeof role, "color%u", colour);
+        colour += aspects_of(t.format) == VK_IMAGE_ASPECT_COLOR_BIT;
+        t.role = role;
+        s = copy_out(r, p, dev, &t);
+    }
+    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp->resume,
+                                   .framebuffer = cb->framebuffer, .renderArea = cb->area};
+    d->vkCmdBeginRenderPass(cb->handle, &begin, cb->contents);
+    return s;
+}
+
+static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const struct replay_device *dev)
+{
+    struct draw_cmdbuf *cb = p->cb;
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    PFN_vkCmdEndRendering end = d->vkCmdEndRendering ? d->vkCmdEndRendering : d->vkCmdEndRenderingKHR;
+    PFN_vkCmdBeginRendering begin = d->vkCmdBeginRendering ? d->vkCmdBeginRendering : d->vkCmdBeginRenderingKHR;
+    VkRenderingInfo *info = &cb->dynamic.info;
+    if (!end || !begin || info->viewMask || (info->flags & VK_RENDERING_SUSPENDING_BIT))
+        return not_saved(r, p->entry, "attachments", "multiview or suspended rendering (not split by this build)");
+    end(cb->handle);
+    uint32_t w = info->renderArea.offset.x + info->renderArea.extent.width;
+    uint32_t h = info->renderArea.offset.y + info->renderArea.extent.height;
+    rt_status s = rt_ok_status();
+    for (uint32_t i = 0; i < info->colorAttachmentCount && rt_ok(&s); i++) {
+        char role[16];
+        struct draw_target t;
+        snprintf(role, sizeof role, "color%u", i);
+        VkRenderingAttachmentInfo *a = &cb->dynamic.color[i];
+        if (a->imageView && view_target(r, a->imageView, a->imageLayout, w, h, &t) && (t.role = role))
+            s = copy_out(r, p, dev, &t);
+        a->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    }
+    VkRenderingAttachmentInfo *ds[2] = {info->pDepthAttachment ? &cb->dynamic.depth : NULL,
+                                        info->pStencilAttachment ? &cb->dynamic.stencil : NULL};
+    for (int k = 0; k < 2 && rt_ok(&s); k++) {
+        struct draw_target t;
+        if (ds[k] && ds[k]->imageView && view_target(r, ds[k]->imageView, ds[k]->imageLayout, w, h, &t)) {
+            t.only = k ? VK_IMAGE_ASPECT_STENCIL_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
+            t.role = k ? "stencil" : "depth";
+            s = copy_out(r, p, dev, &t);
+        }
+        if (ds[k])
+            ds[k]->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    }
+    info->flags &= VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT;
+    begin(cb->handle, info);
+    return s;
+}
+
+/* --- outside rendering: the image a command wrote ------------------------------ */
+
+typedef bool (*dst_fn)(const void *args, struct draw_target *t);
+
+static bool dst_clear_colour(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdClearColorImage *a = args;
+    *t = (struct draw_target){a->image, 0, a->rangeCount ? a->pRanges[0].baseMipLevel : 0,
+                              a->rangeCount ? a->pRanges[0].baseArrayLayer : 0, 0, 0, a->imageLayout, 0, "dst"};
+    return true;
+}
+
+static bool dst_clear_depth(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdClearDepthStencilImage *a = args;
+    *t = (struct draw_target){a->image, 0, a->rangeCount ? a->pRanges[0].baseMipLevel : 0,
+                              a->rangeCount ? a->pRanges[0].baseArrayLayer : 0, 0, 0, a->imageLayout, 0, "dst"};
+    return true;
+}
+
+static bool dst_layers(VkImage image, VkImageLayout layout, VkImageSubresourceLayers sub, struct draw_target *t)
+{
+    *t = (struct draw_target){image, 0, sub.mipLevel, sub.baseArrayLayer, 0, 0, layout, sub.aspectMask, "dst"};
+    return true;
+}
+
+static bool dst_copy_image(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdCopyImage *a = args;
+    return a->regionCount && dst_layers(a->dstImage, a->dstImageLayout, a->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_blit_image(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdBlitImage *a = args;
+    return a->regionCount && dst_layers(a->dstImage, a->dstImageLayout, a->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_resolve_image(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdResolveImage *a = args;
+    return a->regionCount && dst_layers(a->dstImage, a->dstImageLayout, a->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_buffer_to_image(const void *args, struct draw_target *t)
+{
+    const struct rt_vk_args_vkCmdCopyBufferToImage *a = args;
+    return a->regionCount && dst_layers(a->dstImage, a->dstImageLayout, a->pRegions[0].imageSubresource, t);
+}
+
+static bool dst_copy_image2(const void *args, struct draw_target *t)
+{
+    const VkCopyImageInfo2 *i = ((const struct rt_vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+    return i && i->regionCount && dst_layers(i->dstImage, i->dstImageLayout, i->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_blit_image2(const void *args, struct draw_target *t)
+{
+    const VkBlitImageInfo2 *i = ((const struct rt_vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+    return i && i->regionCount && dst_layers(i->dstImage, i->dstImageLayout, i->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_resolve_image2(const void *args, struct draw_target *t)
+{
+    const VkResolveImageInfo2 *i = ((const struct rt_vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+    return i && i->regionCount && dst_layers(i->dstImage, i->dstImageLayout, i->pRegions[0].dstSubresource, t);
+}
+
+static bool dst_buffer_to_image2(const void *args, struct draw_target *t)
+{
+    const VkCopyBufferToImageInfo2 *i = ((const struct rt_vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+    return i && i->regionCount && dst_layers(i->dstImage, i->dstImageLayout, i->pRegions[0].imageSubresource, t);
+}
+
+/* The commands outside rendering that write an image, and where it is in their arguments. */
+static const dst_fn image_dsts[RT_VK_CMD_COUNT] = {
+    [RT_VK_CMD_vkCmdClearColorImage] = dst_clear_colour,
+    [RT_VK_CMD_vkCmdClearDepthStencilImage] = dst_clear_depth,
+    [RT_VK_CMD_vkCmdCopyImage] = dst_copy_image,
+    [RT_VK_CMD_vkCmdBlitImage] = dst_blit_image,
+    [RT_VK_CMD_vkCmdResolveImage] = dst_resolve_image,
+    [RT_VK_CMD_vkCmdCopyBufferToImage] = dst_buffer_to_image,
+    [RT_VK_CMD_vkCmdCopyImage2] = dst_copy_image2,
+    [RT_VK_CMD_vkCmdCopyImage2KHR] = dst_copy_image2,
+    [RT_VK_CMD_vkCmdBlitImage2] = dst_blit_image2,
+    [RT_VK_CMD_vkCmdBlitImage2KHR] = dst_blit_image2,
+    [RT_VK_CMD_vkCmdResolveImage2] = dst_resolve_image2,
+    [RT_VK_CMD_vkCmdResolveImage2KHR] = dst_resolve_image2,
+    [RT_VK_CMD_vkCmdCopyBufferToImage2] = dst_buffer_to_image2,
+    [RT_VK_CMD_vkCmdCopyBufferToImage2KHR] = dst_buffer_to_image2,
+};
+
+static rt_status dump_outside(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                              enum rt_vk_cmd cmd, const void *args)
+{
+    struct draw_target t;
+    if (p->cb->continues_pass)
+        return not_saved(r, p->entry, "attachments", "a draw in a secondary command buffer, inside its primary's "
+                                                     "render pass (not split by this build)");
+    if (!image_dsts[cmd] || !image_dsts[cmd](args, &t))
+        return not_saved(r, p->entry, "dst", "writes no image (a dispatch's storage images and the buffers "
+                                              "a command writes are not saved by this build)");
+    const struct draw_image *im = lookup(&r->draws->images, key(t.image));
+    if (!im)
+        return not_saved(r, p->entry, "dst", "an image replay does not know");
+    t.format = im->format;
+    extent_of(r, t.image, t.mip, 0, 0, &t);
+    return copy_out(r, p, dev, &t);
+}
+
+rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk_cmd cmd, const void *args)
+{
+    struct replay_device *dev = replay_device_of(r, p->cb->handle);
+    if (!dev)
+        return not_saved(r, p->entry, "attachments", "a command buffer of an unknown device");
+    cJSON *rendering = cJSON_AddObjectToObject(p->entry, "rendering");
+    static const char *const kinds[] = {"none", "render_pass", "dynamic"};
+    char rp[24], fb[24];
+    snprintf(rp, sizeof rp, "0x%" PRIx64, p->cb->pass_captured);
+    snprintf(fb, sizeof fb, "0x%" PRIx64, p->cb->framebuffer_captured);
+    bool pass = p->cb->kind == DRAW_RENDER_PASS;
+    if (!rendering || !cJSON_AddStringToObject(rendering, "kind", kinds[p->cb->kind]) ||
+        !(pass ? cJSON_AddStringToObject(rendering, "render_pass", rp) : cJSON_AddNullToObject(rendering, "render_pass")) ||
+        !(pass ? cJSON_AddStringToObject(rendering, "framebuffer", fb) : cJSON_AddNullToObject(rendering, "framebuffer")))
+        return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
+    r->own_depth++; /* validation messages about these calls are replay's */
+    rt_status s = pass ? split_render_pass(r, p, dev)
+                  : p->cb->kind == DRAW_DYNAMIC ? split_dynamic(r, p, dev) : dump_outside(r, p, dev, cmd, args);
+    r->own_depth--;
+    return s;
+}
+
+/* --- render pass variants -------------------------------------------------------- */
+
+static bool make_variant(const struct replay_device *dev, const VkRenderPassCreateInfo *info, bool resume,
+                         VkRenderPass *out)
+{
+    VkAttachmentDescription att[DRAW_MAX_ATTACHMENTS];
+    VkRenderPassCreateInfo copy = *info;
+    if (info->attachmentCount > DRAW_MAX_ATTACHMENTS)
+        return false;
+    for (uint32_t i = 0; i < info->attachmentCount; i++) {
+        att[i] = info->pAttachments[i];
+        att[i].storeOp = att[i].stencilStoreOp = VK_ATTACHMENT_STORE_OP_STORE;
+        if (resume) {
+            att[i].loadOp = att[i].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+            att[i].initialLayout = att[i].finalLayout;
+        }
+    }
+    copy.pAttachments = att;
+    return dev->dispatch.device.vkCreateRenderPass(dev->handle, &copy, NULL, out) == VK_SUCCESS;
+}
+
+rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
+                                            struct draw_render_pass *rp)
+{
+    const struct replay_device *dev = replay_device_of(r, device);
+    rp->device = device;
+    rp->dev = dev;
+    if (!dev || info->subpassCount != 1 || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
+        return rt_ok_status(); /* not split: the dump says why */
+    r->own_depth++;
+    bool made = make_variant(dev, info, false, &rp->store) && make_variant(dev, info, true, &rp->resume);
+    r->own_depth--;
+    if (!made) {
+        replay_draws_render_pass_free(r, rp);
+        return rt_ok_status();
+    }
+    rp->store_id = r->draws->next_stand_in++;
+    return replay_remember(r, VK_OBJECT_TYPE_RENDER_PASS, rp->store_id, key(rp->store));
+}
+
+void replay_draws_render_pass_free(struct replay *r, struct draw_render_pass *rp)
+{
+    (void)r;
+    if (!rp->dev)
+        return;
+    const struct rt_vk_device_dispatch *d = &rp->dev->dispatch.device;
+    if (rp->store)
+        d->vkDestroyRenderPass(rp->device, rp->store, NULL);
+    if (rp->resume)
+        d->vkDestroyRenderPass(rp->device, rp->resume, NULL);
+    rp->store = rp->resume = VK_NULL_HANDLE;
+    rp->store_id = 0;
+    rp->dev = NULL;
+}
