@@ -70,6 +70,7 @@ enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
 struct draw_cmdbuf {
     VkCommandBuffer handle; /* live */
     VkCommandPool pool;     /* live */
+    const struct replay_device *dev; /* of its copies (the handle may be freed when they go) */
     uint64_t captured;
     uint64_t pipeline[2];   /* captured ids: graphics, compute */
     uint64_t sets[2][DRAW_MAX_SETS];

@@ -85,7 +85,7 @@ static rt_status save_one(struct replay *r, const struct replay_device *dev, str
 
 rt_status replay_draws_save(struct replay *r, struct draw_cmdbuf *cb)
 {
-    struct replay_device *dev = replay_device_of(r, cb->handle);
+    const struct replay_device *dev = cb->dev;
     bool waited = false;
     for (size_t i = 0; dev && i < cb->copy_count; i++) {
         if (cb->copies[i].saved)
@@ -100,7 +100,8 @@ rt_status replay_draws_save(struct replay *r, struct draw_cmdbuf *cb)
 
 void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb)
 {
-    struct replay_device *dev = cb->copy_count ? replay_device_of(r, cb->handle) : NULL;
+    (void)r;
+    const struct replay_device *dev = cb->copy_count ? cb->dev : NULL;
     if (dev)
         dev->dispatch.device.vkDeviceWaitIdle(dev->handle); /* the copies may still be running */
     for (size_t i = 0; dev && i < cb->copy_count; i++) {

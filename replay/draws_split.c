@@ -108,7 +108,7 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     if (!size)
         return not_saved(r, p->entry, role, "a format this build cannot read back");
     if (!staging(r, dev, size, &c)) {
-        struct draw_cmdbuf tmp = {.handle = p->cb->handle, .copies = &c, .copy_count = 1};
+        struct draw_cmdbuf tmp = {.handle = p->cb->handle, .dev = dev, .copies = &c, .copy_count = 1};
         replay_draws_release(r, &tmp);
         return not_saved(r, p->entry, role, "no host-visible staging buffer could be made");
     }
@@ -349,6 +349,7 @@ rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk
     struct replay_device *dev = replay_device_of(r, p->cb->handle);
     if (!dev)
         return not_saved(r, p->entry, "attachments", "a command buffer of an unknown device");
+    p->cb->dev = dev;
     cJSON *rendering = cJSON_AddObjectToObject(p->entry, "rendering");
     static const char *const kinds[] = {"none", "render_pass", "dynamic"};
     char rp[24], fb[24];
