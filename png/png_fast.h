@@ -27,6 +27,22 @@ bool rt_png_fast_decode(const uint8_t *data, size_t size, struct rt_image *out);
  */
 bool rt_png_fast_decode_in_place(uint8_t *data, size_t size, struct rt_image *out);
 
+/**
+ * The buffer size rt_png_fast_decode_within needs for a file of FILE_SIZE
+ * bytes that starts with the HEAD_SIZE bytes at HEAD (its signature and
+ * IHDR: 29 bytes or more), or 0 when that header is not one this path
+ * decodes (the file then goes to libpng).
+ */
+size_t rt_png_fast_room(const uint8_t *head, size_t head_size, size_t file_size);
+
+/**
+ * As rt_png_fast_decode_in_place, decoding into DATA itself: its CAP bytes
+ * (at least rt_png_fast_room's) hold the file's SIZE bytes at the start. On
+ * success *out's pixels are DATA, which *out now owns (rt_image_finish frees
+ * it); on false DATA is overwritten and still the caller's to free.
+ */
+bool rt_png_fast_decode_within(uint8_t *data, size_t size, size_t cap, struct rt_image *out);
+
 /** malloc, its pages faulted in at once when large (MADV_POPULATE_WRITE); free() frees it. */
 void *rt_png_big_alloc(size_t size);
 

@@ -166,23 +166,41 @@ static rt_status decode_png(struct png_stream *s, const char *name, struct rt_im
 #define FAST_PATH_MAX_FILE ((off_t)1 << 30)
 
 /*
- * The whole of a regular file of reasonable size, for the fast decoder; NULL
+ * The whole of a regular file of reasonable size whose header the fast
+ * decoder takes, in a buffer with room to decode it in (*cap bytes); NULL
  * (and the file rewound) when it is not one or cannot be read in one go.
  */
-static uint8_t *slurp(FILE *f, size_t *size)
+static uint8_t *slurp(FILE *f, size_t *size, size_t *cap)
 {
     struct stat st;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+    uint8_t head[29];
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size <= (off_t)sizeof head ||
         st.st_size > FAST_PATH_MAX_FILE)
         return NULL;
-    uint8_t *data = rt_png_big_alloc((size_t)st.st_size);
-    if (data && fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-        *size = (size_t)st.st_size;
-        return data;
+    size_t n = (size_t)st.st_size;
+    size_t room = fread(head, 1, sizeof head, f) == sizeof head
+                      ? rt_png_fast_room(head, sizeof head, n)
+                      : 0;
+    uint8_t *data = room ? rt_png_big_alloc(room) : NULL;
+    if (data) {
+        memcpy(data, head, sizeof head);
+        if (fread(data + sizeof head, 1, n - sizeof head, f) == n - sizeof head) {
+            *size = n;
+            *cap = room;
+            return data;
+        }
     }
     free(data);
     rewind(f);
     return NULL;
+}
+
+/* The pixels' buffer without the room the decode used after them. */
+static void trim_to_pixels(struct rt_image *image)
+{
+    uint8_t *fit = realloc(image->rgba, (size_t)image->width * image->height * 4);
+    if (fit) /* else the larger buffer is kept: still valid */
+        image->rgba = fit;
 }
 
 rt_status rt_png_read_file(const char *path, struct rt_image *out)
@@ -191,16 +209,17 @@ rt_status rt_png_read_file(const char *path, struct rt_image *out)
     struct png_stream s = {.file = fopen(path, "rb")};
     if (!s.file)
         return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
-    size_t size = 0;
-    uint8_t *data = slurp(s.file, &size);
-    bool fast = data && rt_png_fast_decode_in_place(data, size, out);
-    free(data);
-    if (fast) {
+    size_t size = 0, cap = 0;
+    uint8_t *data = slurp(s.file, &size, &cap);
+    if (data && rt_png_fast_decode_within(data, size, cap, out)) {
         fclose(s.file);
+        trim_to_pixels(out);
         return rt_ok_status();
     }
-    if (data) /* libpng reads the file again: the buffer was ours to overwrite */
+    if (data) { /* libpng reads the file again: the buffer was ours to overwrite */
+        free(data);
         rewind(s.file);
+    }
     rt_status st = decode_png(&s, path, out);
     fclose(s.file);
     return st;

@@ -8,8 +8,10 @@
 #include <criterion/criterion.h>
 #include <libdeflate.h>
 #include <png.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "png_fast.h"
 #include "png_io.h"
@@ -234,4 +236,62 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
         s.data[at] ^= 0x10;
     }
     free(s.data);
+}
+
+/*
+ * Read from a file, the image is decoded in the file's own buffer (the file
+ * first, the inflated rows after it, RGBA over both): every filter, RGB and
+ * RGBA, widths on both sides of the four-pixel blocks of the None and Up
+ * rows (1..9, 130), a single IDAT and many.
+ */
+Test(png_fast, every_filter_decodes_within_the_file_buffer)
+{
+    static const int filters[] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP,
+                                  PNG_FILTER_AVG, PNG_FILTER_PAETH, PNG_ALL_FILTERS};
+    static const uint32_t sizes[][2] = {{1, 1}, {3, 2}, {4, 3}, {5, 4}, {6, 6},
+                                        {7, 5}, {9, 3}, {130, 9}, {257, 40}};
+    char path[] = "/tmp/rt_png_within_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    for (int colour = 0; colour < 2; colour++)
+        for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+            for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+                uint32_t w = sizes[i][0], h = sizes[i][1];
+                int type = colour ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+                struct sink s = write_png(w, h, type, 8, filters[f], PNG_INTERLACE_NONE);
+                FILE *out = fopen(path, "wb");
+                cr_assert(out && fwrite(s.data, 1, s.size, out) == s.size);
+                fclose(out);
+                struct rt_image im = {0};
+                rt_status st = rt_png_read_file(path, &im);
+                cr_assert(rt_ok(&st), "%ux%u filter %d: %s", w, h, filters[f], st.msg);
+                expect_pixels(&im, w, h, colour ? 4 : 3);
+                rt_image_finish(&im);
+                /* the same in memory with exactly the room asked for */
+                size_t room = rt_png_fast_room(s.data, s.size, s.size);
+                cr_assert_geq(room, s.size);
+                uint8_t *buf = malloc(room);
+                memcpy(buf, s.data, s.size);
+                cr_assert(rt_png_fast_decode_within(buf, s.size, room, &im));
+                expect_pixels(&im, w, h, colour ? 4 : 3);
+                rt_image_finish(&im);
+                free(s.data);
+            }
+    struct sink s = hand_png(33, 7, (struct hand){.filter = 0, .pieces = 4});
+    size_t room = rt_png_fast_room(s.data, 29, s.size);
+    uint8_t *buf = malloc(room);
+    memcpy(buf, s.data, s.size);
+    struct rt_image im = {0};
+    cr_assert_not(rt_png_fast_decode_within(buf, s.size, room - 1, &im), "too little room");
+    cr_assert_null(im.rgba);
+    memcpy(buf, s.data, s.size);
+    cr_assert(rt_png_fast_decode_within(buf, s.size, room, &im)); /* joins in place */
+    expect_pixels(&im, 33, 7, 3);
+    rt_image_finish(&im);
+    cr_assert_eq(rt_png_fast_room(s.data, 28, s.size), 0, "a header cut short");
+    s.data[12] = 'X'; /* not IHDR */
+    cr_assert_eq(rt_png_fast_room(s.data, s.size, s.size), 0);
+    free(s.data);
+    remove(path);
 }

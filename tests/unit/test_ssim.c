@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "compare.h"
 
@@ -506,4 +507,122 @@ Test(cli, compare_writes_the_diff_image_even_on_pass)
     cr_assert_eq(im.rgba[3], 255);
     rt_image_finish(&im);
     remove(path);
+}
+
+/* ---- pinned values: every speed change must leave these bits alone ---- */
+
+struct pinned {
+    const char *golden, *actual; /* under traces/golden, or NULL: the generated pair */
+    enum rt_ssim_channels channels;
+    double ssim, min_tile, delta_e, psnr;
+    unsigned long long diff_pixels;
+    unsigned max_delta, tile_x, tile_y;
+};
+
+/*
+ * A 900x400 pair (360,000 pixels: the side thread and two SSIM threads run)
+ * written through libpng's adaptive filters, so reading it back takes every
+ * PNG row filter: a gradient with texture, and a copy with noise and a moved
+ * square.
+ */
+static void write_generated_pair(const char *dir, char *golden, char *actual, size_t size)
+{
+    struct rt_image a = {.width = 900, .height = 400}, b = a;
+    a.rgba = malloc((size_t)a.width * a.height * 4);
+    b.rgba = malloc((size_t)b.width * b.height * 4);
+    cr_assert(a.rgba && b.rgba);
+    unsigned seed = 7;
+    for (uint32_t y = 0; y < a.height; y++)
+        for (uint32_t x = 0; x < a.width; x++) {
+            uint8_t *p = a.rgba + ((size_t)y * a.width + x) * 4, *q = b.rgba + (p - a.rgba);
+            p[0] = (uint8_t)(x * 255 / a.width);
+            p[1] = (uint8_t)(y * 255 / a.height);
+            p[2] = (uint8_t)((x ^ y) & 0x3f) + 96;
+            p[3] = 255;
+            bool square_a = x >= 300 && x < 340 && y >= 100 && y < 140;
+            bool square_b = x >= 310 && x < 350 && y >= 104 && y < 144;
+            if (square_a)
+                p[0] = p[1] = p[2] = 20;
+            memcpy(q, p, 4);
+            if (square_a)
+                q[0] = (uint8_t)(x * 255 / a.width), q[1] = (uint8_t)(y * 255 / a.height),
+                q[2] = (uint8_t)((x ^ y) & 0x3f) + 96;
+            if (square_b)
+                q[0] = q[1] = q[2] = 20;
+            seed = seed * 1103515245u + 12345u;
+            int noise = (int)(seed >> 16) % 5 - 2;
+            for (int c = 0; c < 3; c++) {
+                int v = q[c] + noise;
+                q[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+            }
+        }
+    snprintf(golden, size, "%s/pinned_golden.png", dir);
+    snprintf(actual, size, "%s/pinned_actual.png", dir);
+    cr_assert_eq(rt_status_drop(rt_png_write_file(golden, &a)), RT_OK);
+    cr_assert_eq(rt_status_drop(rt_png_write_file(actual, &b)), RT_OK);
+    rt_image_finish(&a);
+    rt_image_finish(&b);
+}
+
+static void check_pinned(const struct pinned *p, const char *golden, const char *actual)
+{
+    struct rt_image a, b;
+    rt_status st = rt_compare_read_pair(golden, actual, &a, &b);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    struct rt_compare_options o;
+    rt_compare_options_init(&o);
+    o.channels = p->channels;
+    struct rt_compare_result r;
+    st = rt_compare_images(&a, &b, &o, &r);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    const char *what = p->golden ? p->golden : "generated";
+    cr_assert(r.ssim.mean == p->ssim && r.ssim.min_tile == p->min_tile &&
+                  r.colour.max_delta_e == p->delta_e && r.pixels.psnr == p->psnr,
+              "%s (%s): ssim %a min_tile %a delta_e %a psnr %a", what,
+              p->channels == RT_SSIM_LUMA ? "luma" : "rgb", r.ssim.mean, r.ssim.min_tile,
+              r.colour.max_delta_e, r.pixels.psnr);
+    cr_assert(r.pixels.diff_pixels == p->diff_pixels && r.pixels.max_delta == p->max_delta &&
+                  r.ssim.tile_x == p->tile_x && r.ssim.tile_y == p->tile_y,
+              "%s: diff_pixels %llu max_delta %u worst tile at %u,%u", what,
+              (unsigned long long)r.pixels.diff_pixels, r.pixels.max_delta, r.ssim.tile_x,
+              r.ssim.tile_y);
+    rt_compare_result_finish(&r);
+    rt_image_finish(&a);
+    rt_image_finish(&b);
+}
+
+/*
+ * The exact doubles (SSIM, worst tile, delta E, PSNR) of three pairs, read
+ * from PNG files as `retrace compare` reads them: decoding, SSIM, the colour
+ * gate and the pixel metrics must give the same bits after any change made
+ * for speed (the values were taken before the compare speed work of
+ * 2026-12-01; scikit-image agreement is checked above, to 1e-4).
+ */
+Test(compare, values_on_known_pairs_are_pinned_to_the_bit)
+{
+    static const struct pinned pins[] = {
+        {"1-vkcube-f1.png", "2-vkcube-f10.png", RT_SSIM_LUMA, 0x1.b342309319193p-1,
+         0x1.0f1183fd9ab07p-3, 0x1.1a5fb3e78083fp+4, 0x1.4e94e01dcff35p+4, 71155, 230, 261, 293},
+        {"5-particles-f1.png", "6-particles-f5.png", RT_SSIM_RGB, 0x1.31a75e738eee3p-1,
+         -0x1.0775f9dbdd436p-6, 0x1.0e5da99482112p+3, 0x1.f0d6c915642ap+3, 18842, 246, 197, 133},
+        {NULL, NULL, RT_SSIM_LUMA, 0x1.edbf7e561a079p-1, 0x1.da16c4d3f02abp-2,
+         0x1.e450af3450afdp+2, 0x1.169bdee915a6cp+5, 288561, 141, 325, 101},
+        {NULL, NULL, RT_SSIM_RGB, 0x1.f01a768667fb6p-1, 0x1.d165d3efcdb4cp-2,
+         0x1.e450af3450afdp+2, 0x1.169bdee915a6cp+5, 288561, 141, 325, 101},
+    };
+    char dir[] = "/tmp/rt_pinned_XXXXXX", golden[1100], actual[1100];
+    cr_assert_not_null(mkdtemp(dir));
+    write_generated_pair(dir, golden, actual, sizeof golden);
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        char g[1100], a[1100];
+        if (pins[i].golden) {
+            const char *root = env_or_fail("RT_SOURCE_ROOT");
+            snprintf(g, sizeof g, "%s/traces/golden/%s", root, pins[i].golden);
+            snprintf(a, sizeof a, "%s/traces/golden/%s", root, pins[i].actual);
+        }
+        check_pinned(&pins[i], pins[i].golden ? g : golden, pins[i].golden ? a : actual);
+    }
+    remove(golden);
+    remove(actual);
+    rmdir(dir);
 }
