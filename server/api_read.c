@@ -102,11 +102,19 @@ static rt_status read_runs(struct rt_store *store, struct rt_request *req, const
     return rt_store_dash_runs(store, arg, json_out);
 }
 
+#define RUN_RESULTS 200
+#define RUN_RESULTS_MAX 5000
+
+/* A run page: ?limit= results (200, at most 5000) from ?offset=, failures first. */
 static rt_status read_run(struct rt_store *store, struct rt_request *req, const void *arg,
                           cJSON **json_out)
 {
-    (void)req;
-    return rt_store_dash_run(store, *(const int64_t *)arg, json_out);
+    uint32_t limit = RUN_RESULTS, offset = 0;
+    if (!number_arg(req, "limit", RUN_RESULTS, RUN_RESULTS_MAX, &limit) || limit == 0 ||
+        !number_arg(req, "offset", 0, 1000000000u, &offset))
+        return rt_errorf(RT_ERR_BAD_INPUT, "limit must be 1..%d and offset a number",
+                         RUN_RESULTS_MAX);
+    return rt_store_dash_run(store, *(const int64_t *)arg, limit, offset, json_out);
 }
 
 static rt_status read_result(struct rt_store *store, struct rt_request *req, const void *arg,
@@ -116,10 +124,32 @@ static rt_status read_result(struct rt_store *store, struct rt_request *req, con
     return rt_store_dash_result(store, *(const int64_t *)arg, json_out);
 }
 
+#define HISTORY_POINTS 1000
+#define HISTORY_POINTS_MAX 10000
+
+struct history_query {
+    const char *trace;
+    uint32_t limit;
+};
+
 static rt_status read_history(struct rt_store *store, struct rt_request *req, const void *arg,
                               cJSON **json_out)
 {
-    return rt_store_dash_history(store, arg, rt_http_arg(req, "device"), json_out);
+    const struct history_query *q = arg;
+    return rt_store_dash_history(store, q->trace, rt_http_arg(req, "device"), q->limit,
+                                 json_out);
+}
+
+/* GET /api/history?trace=NAME[&device=KEY][&limit=N]: the newest N points. */
+static enum MHD_Result history(struct rt_request *req)
+{
+    struct history_query q = {.trace = rt_http_arg(req, "trace")};
+    if (!q.trace)
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "history needs ?trace=NAME");
+    if (!number_arg(req, "limit", HISTORY_POINTS, HISTORY_POINTS_MAX, &q.limit) || q.limit == 0)
+        return rt_http_error(req, MHD_HTTP_BAD_REQUEST, "limit must be 1..%d",
+                             HISTORY_POINTS_MAX);
+    return answer(req, read_history, &q, "trace");
 }
 
 static rt_status read_joined(struct rt_store *store, struct rt_request *req, const void *arg,
@@ -222,11 +252,9 @@ bool rt_api_read(struct rt_request *req, char **seg, int count, enum MHD_Result 
         *result = by_id(req, seg[1], read_run, "run");
     else if (count == 2 && !strcmp(seg[0], "results"))
         *result = by_id(req, seg[1], read_result, "result");
-    else if (count == 1 && !strcmp(seg[0], "history")) {
-        const char *trace = rt_http_arg(req, "trace");
-        *result = trace ? answer(req, read_history, trace, "trace")
-                        : rt_http_error(req, MHD_HTTP_BAD_REQUEST, "history needs ?trace=NAME");
-    } else if (count == 1 && !strcmp(seg[0], "joined"))
+    else if (count == 1 && !strcmp(seg[0], "history"))
+        *result = history(req);
+    else if (count == 1 && !strcmp(seg[0], "joined"))
         *result = joined(req);
     else if (count == 1 && !strcmp(seg[0], "goldens"))
         *result = answer(req, read_goldens, NULL, "goldens");

@@ -395,3 +395,82 @@ rt_status rt_store_read_rows(struct rt_store *store, sqlite3_stmt *stmt, void **
     }
     return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, what);
 }
+
+/* ---- query plans ---------------------------------------------------------- */
+
+static bool plan_worth_checking(const char *sql)
+{
+    static const char *const skip[] = {"BEGIN", "COMMIT", "ROLLBACK", "PRAGMA", "EXPLAIN"};
+    for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+        if (!strncmp(sql, skip[i], strlen(skip[i])))
+            return false;
+    return true;
+}
+
+/* EXPLAIN QUERY PLAN of SQL, its details one a line, into a malloc'd *PLAN_OUT. */
+static rt_status explain(struct rt_store *store, const char *sql, char **plan_out)
+{
+    size_t size = strlen(sql) + 32;
+    char *text = malloc(size);
+    if (!text)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    snprintf(text, size, "EXPLAIN QUERY PLAN %s", sql);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(store->db, text, -1, &stmt, NULL);
+    free(text);
+    if (rc != SQLITE_OK)
+        return rt_store_sql_error(store, rc, "explaining a statement");
+    char *plan = strdup("");
+    while (plan && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        const char *detail = (const char *)sqlite3_column_text(stmt, 3);
+        size_t n = strlen(plan), add = detail ? strlen(detail) : 0;
+        char *grown = realloc(plan, n + add + 2);
+        if (!grown) {
+            free(plan);
+            plan = NULL;
+            break;
+        }
+        plan = grown;
+        memcpy(plan + n, detail ? detail : "", add);
+        plan[n + add] = '\n';
+        plan[n + add + 1] = '\0';
+    }
+    sqlite3_finalize(stmt);
+    if (!plan)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    *plan_out = plan;
+    return rt_ok_status();
+}
+
+rt_status rt_store_query_plans(struct rt_store *store, rt_store_plan_fn fn, void *ctx)
+{
+    /* The SQL first: explaining prepares statements of its own. */
+    char **sql = NULL;
+    size_t count = 0;
+    rt_status s = rt_ok_status();
+    for (sqlite3_stmt *stmt = sqlite3_next_stmt(store->db, NULL); stmt && rt_ok(&s);
+         stmt = sqlite3_next_stmt(store->db, stmt)) {
+        const char *text = sqlite3_sql(stmt);
+        if (!text || !plan_worth_checking(text))
+            continue;
+        char **grown = realloc(sql, (count + 1) * sizeof *sql);
+        if (!grown || !(grown[count] = strdup(text))) {
+            sql = grown ? grown : sql;
+            s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
+            break;
+        }
+        sql = grown;
+        count++;
+    }
+    for (size_t i = 0; i < count; i++) {
+        char *plan = NULL;
+        if (rt_ok(&s))
+            s = explain(store, sql[i], &plan);
+        if (rt_ok(&s))
+            fn(sql[i], plan, ctx);
+        free(plan);
+        free(sql[i]);
+    }
+    free(sql);
+    return s;
+}

@@ -9,8 +9,10 @@
 #include <string.h>
 
 static const char sql_golden_png[] = "SELECT png, hash FROM goldens WHERE id = ?1";
-static const char sql_actual_png[] = "SELECT actual_png, NULL FROM results WHERE id = ?1";
-static const char sql_diff_png[] = "SELECT diff_png, NULL FROM results WHERE id = ?1";
+static const char sql_actual_png[] =
+    "SELECT i.png, i.hash FROM results r JOIN images i ON i.id = r.actual_image WHERE r.id = ?1";
+static const char sql_diff_png[] =
+    "SELECT i.png, i.hash FROM results r JOIN images i ON i.id = r.diff_image WHERE r.id = ?1";
 
 /* Copies column 0's blob and its hash (column 1, or computed) out of the row. */
 static rt_status copy_image(sqlite3_stmt *stmt, uint8_t **png_out, size_t *size_out,
@@ -57,8 +59,9 @@ rt_status rt_store_dash_image(struct rt_store *store, enum rt_dash_image which, 
 /* ---- approve / known-bad ------------------------------------------------- */
 
 static const char sql_result_image[] =
-    "SELECT t.name, r.frame, r.actual_png, coalesce(u.device_key, '') FROM results r"
-    " JOIN traces t ON t.id = r.trace_id JOIN runs u ON u.id = r.run_id WHERE r.id = ?1";
+    "SELECT t.name, r.frame, i.png, coalesce(u.device_key, '') FROM results r"
+    " JOIN traces t ON t.id = r.trace_id JOIN runs u ON u.id = r.run_id"
+    " LEFT JOIN images i ON i.id = r.actual_image WHERE r.id = ?1";
 
 /* Reads result RESULT_ID's trace, frame, actual image and its run's device
  * key (into out->device_key); *found false if unknown. */

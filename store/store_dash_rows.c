@@ -8,6 +8,7 @@
 #include "store_dash.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- rows to JSON ------------------------------------------------------- */
@@ -150,13 +151,17 @@ rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out)
 
 /* ---- counts and history strips ------------------------------------------ */
 
-/* Result counts by status for runs ?1..?2; a failure or new result whose image
- * was approved counts as "approved". */
+/* Result counts by status for the runs whose ids are the JSON array ?1, kept
+ * by triggers in run_counts; then, of those, the failures and new results
+ * whose image was approved, which count as "approved" instead. */
 static const char sql_run_counts[] =
-    "SELECT r.run_id, CASE WHEN r.status <> 'pass' AND g.status = 'accepted'"
-    " THEN 'approved' ELSE r.status END AS bucket, count(*)"
-    " FROM results r LEFT JOIN " REVIEWS " g ON g.from_result = r.id"
-    " WHERE r.run_id BETWEEN ?1 AND ?2 GROUP BY r.run_id, bucket";
+    "SELECT c.run_id, c.status, c.n FROM run_counts c"
+    " WHERE c.run_id IN (SELECT value FROM json_each(?1))";
+static const char sql_run_approved[] =
+    "SELECT r.run_id, r.status, count(*) FROM results r"
+    " WHERE r.run_id IN (SELECT value FROM json_each(?1))"
+    " AND r.status IN ('fail','new','error','crash','timeout','flaky')"
+    " AND " REVIEW_OF("r.id") " = 'accepted' GROUP BY r.run_id, r.status";
 
 static const char sql_run_history[] =
     "SELECT id, outcome, started_at FROM runs WHERE label IS ?2 AND device_key IS ?3"
@@ -190,41 +195,64 @@ static cJSON *run_with_id(cJSON *runs, int64_t id)
     return NULL;
 }
 
-/* Adds "counts" to every run of RUNS, whatever their order: one query over
- * the range of their ids. */
+/* Adds N to count KEY of run RUN_ID in RUNS (when both are there). */
+static void add_count(cJSON *runs, int64_t run_id, const char *key, int64_t n)
+{
+    cJSON *target = run_with_id(runs, run_id);
+    cJSON *counts = target ? cJSON_GetObjectItemCaseSensitive(target, "counts") : NULL;
+    cJSON *count = counts && key ? cJSON_GetObjectItemCaseSensitive(counts, key) : NULL;
+    if (count)
+        cJSON_SetNumberValue(count, count->valuedouble + (double)n);
+}
+
+/* Steps STMT (bound), adding its (run id, status, n) rows to the counts;
+ * APPROVED moves them from their status to "approved". */
+static rt_status add_count_rows(struct rt_store *store, sqlite3_stmt *stmt, cJSON *runs,
+                                bool approved)
+{
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        int64_t run_id = sqlite3_column_int64(stmt, 0), n = sqlite3_column_int64(stmt, 2);
+        const char *status = (const char *)sqlite3_column_text(stmt, 1);
+        add_count(runs, run_id, status, approved ? -n : n);
+        if (approved)
+            add_count(runs, run_id, "approved", n);
+    }
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, "counting results");
+}
+
+/* Adds "counts" to every run of RUNS, whatever their order: two queries over
+ * the list of their ids. */
 rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs)
 {
-    int64_t low = INT64_MAX, high = INT64_MIN;
+    cJSON *ids = cJSON_CreateArray();
     cJSON *run;
     cJSON_ArrayForEach(run, runs) {
         cJSON *id = cJSON_GetObjectItemCaseSensitive(run, "id");
         cJSON *counts = zero_counts();
-        if (!counts || !cJSON_AddItemToObject(run, "counts", counts)) {
-            cJSON_Delete(counts);
+        if (!ids || !counts || !cJSON_AddItemToObject(run, "counts", counts) ||
+            (cJSON_IsNumber(id) && !cJSON_AddItemToArray(ids, cJSON_CreateNumber(id->valuedouble)))) {
+            cJSON_Delete(ids);
             return rt_errorf(RT_ERR_INTERNAL, "out of memory counting results");
         }
-        if (cJSON_IsNumber(id)) {
-            low = (int64_t)id->valuedouble < low ? (int64_t)id->valuedouble : low;
-            high = (int64_t)id->valuedouble > high ? (int64_t)id->valuedouble : high;
+    }
+    char *list = cJSON_PrintUnformatted(ids);
+    cJSON_Delete(ids);
+    if (!list)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory counting results");
+    const char *const sql[2] = {sql_run_counts, sql_run_approved};
+    rt_status s = rt_ok_status();
+    for (int i = 0; rt_ok(&s) && i < 2; i++) {
+        sqlite3_stmt *stmt = NULL;
+        s = rt_store_stmt(store, sql[i], &stmt);
+        if (rt_ok(&s)) {
+            sqlite3_bind_text(stmt, 1, list, -1, SQLITE_STATIC);
+            s = add_count_rows(store, stmt, runs, i == 1);
         }
     }
-    if (low > high)
-        return rt_ok_status(); /* no runs */
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_run_counts, &stmt));
-    sqlite3_bind_int64(stmt, 1, low);
-    sqlite3_bind_int64(stmt, 2, high);
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        cJSON *target = run_with_id(runs, sqlite3_column_int64(stmt, 0));
-        const char *bucket = (const char *)sqlite3_column_text(stmt, 1);
-        cJSON *counts = target ? cJSON_GetObjectItemCaseSensitive(target, "counts") : NULL;
-        cJSON *count = counts && bucket ? cJSON_GetObjectItemCaseSensitive(counts, bucket) : NULL;
-        if (count)
-            cJSON_SetNumberValue(count, (double)sqlite3_column_int64(stmt, 2));
-    }
-    rt_store_stmt_done(stmt);
-    return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, "counting results");
+    free(list);
+    return s;
 }
 
 const char *rt_dash_text_field(cJSON *obj, const char *key)

@@ -13,19 +13,26 @@
 
 #define FAILING "('fail','error','crash','timeout')"
 
+/* The earlier results of result ?1's series (its trace x frame x
+ * configuration x device key), by its run's start then id: an index range
+ * of results_by_series ending just before it. */
+#define EARLIER                                                                          \
+    " FROM results r, me WHERE r.series_id = me.sid"                                     \
+    " AND (r.run_start < me.s OR (r.run_start = me.s AND r.run_id < me.rid))"
+#define ME "WITH me AS (SELECT series_id AS sid, run_start AS s, run_id AS rid FROM results WHERE id = ?1)"
+
+/* A failure: the last pass before it, the first failure after that pass. */
 static const char sql_triage[] =
-    "WITH me AS (SELECT r.trace_id, r.frame, r.configuration, coalesce(u.device_key, '') AS k,"
-    "  u.started_at AS s, u.id AS rid FROM results r JOIN runs u ON u.id = r.run_id WHERE r.id = ?1),"
-    " h AS (SELECT u.id AS rid, u.started_at AS s, r.status AS st FROM me, results r"
-    "  JOIN runs u ON u.id = r.run_id WHERE r.trace_id = me.trace_id AND r.frame = me.frame"
-    "  AND r.configuration = me.configuration AND coalesce(u.device_key, '') = me.k"
-    "  AND (u.started_at < me.s OR (u.started_at = me.s AND u.id < me.rid))),"
-    " lp AS (SELECT rid, s FROM h WHERE st IN ('pass','flaky') ORDER BY s DESC, rid DESC LIMIT 1)"
+    ME ", lp AS (SELECT r.run_start AS s, r.run_id AS rid" EARLIER
+    " AND r.status IN ('pass','flaky') ORDER BY r.run_start DESC, r.run_id DESC LIMIT 1)"
     " SELECT (SELECT rid FROM lp),"
-    "  (SELECT h.rid FROM h WHERE h.st IN " FAILING " AND (NOT EXISTS (SELECT 1 FROM lp)"
-    "   OR h.s > (SELECT s FROM lp) OR (h.s = (SELECT s FROM lp) AND h.rid > (SELECT rid FROM lp)))"
-    "   ORDER BY h.s, h.rid LIMIT 1),"
-    "  (SELECT st FROM h ORDER BY s DESC, rid DESC LIMIT 1)";
+    "  (SELECT r.run_id" EARLIER " AND r.status IN " FAILING " AND (NOT EXISTS (SELECT 1 FROM lp)"
+    "   OR r.run_start > (SELECT s FROM lp) OR (r.run_start = (SELECT s FROM lp)"
+    "   AND r.run_id > (SELECT rid FROM lp)))"
+    "   ORDER BY r.run_start, r.run_id LIMIT 1)";
+/* Anything else: only whether the result before it failed ("fixed"). */
+static const char sql_previous[] =
+    ME " SELECT r.status" EARLIER " ORDER BY r.run_start DESC, r.run_id DESC LIMIT 1";
 
 static bool failing(const char *status)
 {
@@ -43,19 +50,20 @@ static cJSON *run_or_null(sqlite3_stmt *stmt, int column)
 static rt_status triage_one(struct rt_store *store, cJSON *result)
 {
     const char *status = rt_dash_text_field(result, "status");
+    bool fails = failing(status);
     cJSON *id = cJSON_GetObjectItemCaseSensitive(result, "id");
     sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_triage, &stmt));
+    RT_TRY(rt_store_stmt(store, fails ? sql_triage : sql_previous, &stmt));
     sqlite3_bind_int64(stmt, 1, (int64_t)id->valuedouble);
     int rc = sqlite3_step(stmt);
     cJSON *t = NULL;
-    if (rc == SQLITE_ROW && failing(status)) {
+    if (rc == SQLITE_ROW && fails) {
         bool since = sqlite3_column_type(stmt, 1) != SQLITE_NULL;
         t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "state", since ? "still-failing" : "new");
         cJSON_AddItemToObject(t, "since_run", since ? run_or_null(stmt, 1) : cJSON_CreateNull());
         cJSON_AddItemToObject(t, "last_pass_run", run_or_null(stmt, 0));
-    } else if (rc == SQLITE_ROW && failing((const char *)sqlite3_column_text(stmt, 2))) {
+    } else if (rc == SQLITE_ROW && failing((const char *)sqlite3_column_text(stmt, 0))) {
         t = cJSON_CreateObject(); /* passes now, failed last time */
         cJSON_AddStringToObject(t, "state", "fixed");
     }

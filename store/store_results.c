@@ -37,17 +37,26 @@ static const char sql_run_finish[] =
     " outcome = ?2 WHERE id = ?1";
 static const char sql_result_insert[] =
     "INSERT INTO results (run_id, trace_id, frame, status, ssim, ssim_worst_tile, psnr,"
-    " threshold, diff_pixels, max_diff, golden_id, actual_png, diff_png, replay_ms,"
+    " threshold, diff_pixels, max_diff, golden_id, actual_image, diff_image, replay_ms,"
     " attempts, message, configuration, tile_threshold, golden_hash, report, delta_e,"
-    " colour_threshold, expected, regression, actual_hash, worst_tiles)"
+    " colour_threshold, expected, regression, actual_hash, worst_tiles, series_id, run_start)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), ?12, ?13, ?14, ?15,"
-    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+    " ?16, coalesce(?17, 'default'), ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
+static const char sql_run_series_key[] =
+    "SELECT coalesce(unixepoch(started_at), 0), coalesce(device_key, '') FROM runs WHERE id = ?1";
+static const char sql_series_find[] =
+    "SELECT id FROM series WHERE trace_id = ?1 AND frame = ?2 AND configuration = ?3"
+    " AND device_key = ?4";
+static const char sql_series_insert[] =
+    "INSERT INTO series (trace_id, frame, configuration, device_key) VALUES (?1, ?2, ?3, ?4)";
+static const char sql_image_find[] = "SELECT id FROM images WHERE hash = ?1";
+static const char sql_image_insert[] = "INSERT INTO images (hash, size, png) VALUES (?1, ?2, ?3)";
 static const char sql_result_count[] =
     "SELECT count(*) FROM results r JOIN traces t ON t.id = r.trace_id"
     " WHERE r.run_id = ?1 AND (?2 IS NULL OR t.name = ?2)";
 static const char sql_result_actual[] =
-    "SELECT t.name, r.frame, r.actual_png FROM results r JOIN traces t ON t.id = r.trace_id"
-    " WHERE r.id = ?1";
+    "SELECT t.name, r.frame, i.png FROM results r JOIN traces t ON t.id = r.trace_id"
+    " LEFT JOIN images i ON i.id = r.actual_image WHERE r.id = ?1";
 
 static rt_status insert_run(struct rt_store *store, const struct rt_run_info *info,
                             int64_t *run_id_out)
@@ -184,21 +193,110 @@ static void bind_count(sqlite3_stmt *stmt, int index, int64_t value)
         sqlite3_bind_int64(stmt, index, value);
 }
 
-static void bind_blob(sqlite3_stmt *stmt, int index, const void *data, size_t size)
+/* What every result of one trace in one run shares: ids, and the run's start
+ * and device key that name its series. */
+struct result_batch {
+    int64_t run_id, trace_id, run_start;
+    char *device_key;
+};
+
+/* The id of the row SQL_FIND (bound ?1..) finds, 0 when there is none. */
+static rt_status find_id(struct rt_store *store, sqlite3_stmt *stmt, int64_t *id_out,
+                         const char *what)
 {
-    if (!data || size == 0)
-        sqlite3_bind_null(stmt, index);
-    else
-        sqlite3_bind_blob64(stmt, index, data, size, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    *id_out = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? rt_ok_status()
+                                                 : rt_store_sql_error(store, rc, what);
 }
 
-static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64_t run_id,
-                               int64_t trace_id, const struct rt_result *r)
+/* The id of the image with DATA's bytes, stored now if new (images are kept
+ * once per content hash); 0 for no image. */
+static rt_status image_id(struct rt_store *store, const void *data, size_t size, int64_t *id_out)
+{
+    *id_out = 0;
+    if (!data || size == 0)
+        return rt_ok_status();
+    char hash[RT_STORE_HASH_HEX + 1];
+    rt_store_hash_hex(data, size, hash);
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_image_find, &stmt));
+    sqlite3_bind_text(stmt, 1, hash, -1, SQLITE_STATIC);
+    RT_TRY(find_id(store, stmt, id_out, "finding an image"));
+    if (*id_out)
+        return rt_ok_status();
+    RT_TRY(rt_store_stmt(store, sql_image_insert, &stmt));
+    sqlite3_bind_text(stmt, 1, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)size);
+    sqlite3_bind_blob64(stmt, 3, data, size, SQLITE_STATIC);
+    RT_TRY(rt_store_exec_stmt(store, stmt, "storing an image"));
+    *id_out = sqlite3_last_insert_rowid(store->db);
+    return rt_ok_status();
+}
+
+/* The series (trace, frame, configuration, device key) of R, made if new. */
+static rt_status series_id(struct rt_store *store, const struct result_batch *b,
+                           const struct rt_result *r, int64_t *id_out)
+{
+    const char *config = r->configuration ? r->configuration : "default";
+    const char *sql[2] = {sql_series_find, sql_series_insert};
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *stmt = NULL;
+        RT_TRY(rt_store_stmt(store, sql[i], &stmt));
+        sqlite3_bind_int64(stmt, 1, b->trace_id);
+        sqlite3_bind_int64(stmt, 2, r->frame);
+        sqlite3_bind_text(stmt, 3, config, -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 4, b->device_key, -1, SQLITE_STATIC);
+        if (i == 0) {
+            RT_TRY(find_id(store, stmt, id_out, "finding a series"));
+            if (*id_out)
+                return rt_ok_status();
+        } else {
+            RT_TRY(rt_store_exec_stmt(store, stmt, "adding a series"));
+            *id_out = sqlite3_last_insert_rowid(store->db);
+        }
+    }
+    return rt_ok_status();
+}
+
+static void bind_id(sqlite3_stmt *stmt, int index, int64_t id)
+{
+    if (id)
+        sqlite3_bind_int64(stmt, index, id);
+    else
+        sqlite3_bind_null(stmt, index);
+}
+
+/* Binds R's images (none for a pass: a passing frame's picture is its golden's). */
+static rt_status bind_images(struct rt_store *store, sqlite3_stmt *stmt, const struct rt_result *r)
+{
+    int64_t actual = 0, diff = 0;
+    if (r->status != RT_RESULT_PASS) {
+        RT_TRY(image_id(store, r->actual_png, r->actual_png_size, &actual));
+        RT_TRY(image_id(store, r->diff_png, r->diff_png_size, &diff));
+    }
+    bind_id(stmt, 12, actual);
+    bind_id(stmt, 13, diff);
+    return rt_ok_status();
+}
+
+static rt_status insert_result(struct rt_store *store, const struct result_batch *b,
+                               const struct rt_result *r)
 {
     if ((unsigned)r->status >= RESULT_COUNT)
         return rt_errorf(RT_ERR_USAGE, "unknown result status %d", (int)r->status);
-    sqlite3_bind_int64(stmt, 1, run_id);
-    sqlite3_bind_int64(stmt, 2, trace_id);
+    int64_t series = 0;
+    RT_TRY(series_id(store, b, r, &series));
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_result_insert, &stmt));
+    rt_status s = bind_images(store, stmt, r);
+    if (!rt_ok(&s)) {
+        rt_store_stmt_done(stmt);
+        return s;
+    }
+    sqlite3_bind_int64(stmt, 1, b->run_id);
+    sqlite3_bind_int64(stmt, 2, b->trace_id);
     sqlite3_bind_int64(stmt, 3, r->frame);
     sqlite3_bind_text(stmt, 4, rt_result_status_name(r->status), -1, SQLITE_STATIC);
     bind_real(stmt, 5, r->ssim);
@@ -208,8 +306,6 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
     bind_count(stmt, 9, r->diff_pixels);
     bind_count(stmt, 10, r->max_diff);
     sqlite3_bind_int64(stmt, 11, r->golden_id);
-    bind_blob(stmt, 12, r->actual_png, r->actual_png_size);
-    bind_blob(stmt, 13, r->diff_png, r->diff_png_size);
     bind_real(stmt, 14, r->replay_ms);
     sqlite3_bind_int64(stmt, 15, r->attempts ? r->attempts : 1);
     sqlite3_bind_text(stmt, 16, r->message, -1, SQLITE_STATIC);
@@ -228,20 +324,41 @@ static rt_status insert_result(struct rt_store *store, sqlite3_stmt *stmt, int64
         sqlite3_bind_null(stmt, 24);
     sqlite3_bind_text(stmt, 25, r->actual_hash, -1, SQLITE_STATIC);
     sqlite3_bind_text(stmt, 26, r->worst_tiles, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 27, series);
+    sqlite3_bind_int64(stmt, 28, b->run_start);
     return rt_store_exec_stmt(store, stmt, "recording a result");
+}
+
+/* B's run start and device key. */
+static rt_status read_batch_run(struct rt_store *store, struct result_batch *b)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_run_series_key, &stmt));
+    sqlite3_bind_int64(stmt, 1, b->run_id);
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+        b->run_start = sqlite3_column_int64(stmt, 0);
+        b->device_key = rt_store_column_strdup(stmt, 1);
+    } else if (rc == SQLITE_DONE) {
+        b->device_key = strdup(""); /* no such run: the insert's foreign key says so */
+    }
+    rt_store_stmt_done(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return rt_store_sql_error(store, rc, "reading a run");
+    return b->device_key ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
 }
 
 static rt_status insert_results(struct rt_store *store, int64_t run_id, const char *trace,
                                 const struct rt_result *results, size_t count)
 {
-    int64_t trace_id = 0;
-    RT_TRY(rt_store_trace_id(store, trace, &trace_id));
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_result_insert, &stmt));
-    for (size_t i = 0; i < count; i++)
-        RT_TRY(rt_status_wrap(insert_result(store, stmt, run_id, trace_id, &results[i]),
-                              "%s frame %u", trace, results[i].frame));
-    return rt_ok_status();
+    struct result_batch b = {.run_id = run_id};
+    RT_TRY(rt_store_trace_id(store, trace, &b.trace_id));
+    rt_status s = read_batch_run(store, &b);
+    for (size_t i = 0; rt_ok(&s) && i < count; i++)
+        s = rt_status_wrap(insert_result(store, &b, &results[i]), "%s frame %u", trace,
+                           results[i].frame);
+    free(b.device_key);
+    return s;
 }
 
 rt_status rt_store_record_trace_results(struct rt_store *store, int64_t run_id,
@@ -324,15 +441,17 @@ rt_status rt_store_golden_approve_result(struct rt_store *store, int64_t result_
 static const char sql_results_list[] =
     "SELECT r.id, r.run_id, t.name, r.frame, r.status, r.ssim, r.ssim_worst_tile, r.psnr,"
     " r.threshold, r.replay_ms, coalesce(r.diff_pixels, -1), coalesce(r.max_diff, -1),"
-    " coalesce(r.golden_id, 0), r.attempts, r.actual_png IS NOT NULL,"
-    " r.diff_png IS NOT NULL, r.message, r.configuration, r.tile_threshold,"
+    " coalesce(r.golden_id, 0), r.attempts, r.actual_image IS NOT NULL,"
+    " r.diff_image IS NOT NULL, r.message, r.configuration, r.tile_threshold,"
     " r.golden_hash, r.report, r.delta_e, r.colour_threshold"
     " FROM results r JOIN traces t ON t.id = r.trace_id WHERE r.run_id = ?1"
     " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2"
     " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"
     " t.name, r.frame, r.id";
-static const char sql_result_actual_png[] = "SELECT actual_png FROM results WHERE id = ?1";
-static const char sql_result_diff_png[] = "SELECT diff_png FROM results WHERE id = ?1";
+static const char sql_result_actual_png[] =
+    "SELECT i.png FROM results r LEFT JOIN images i ON i.id = r.actual_image WHERE r.id = ?1";
+static const char sql_result_diff_png[] =
+    "SELECT i.png FROM results r LEFT JOIN images i ON i.id = r.diff_image WHERE r.id = ?1";
 
 void rt_result_rows_finish(struct rt_result_rows *rows)
 {
@@ -440,9 +559,9 @@ static const char sql_runs_list[] =
     "SELECT u.id, u.started_at, u.finished_at, u.outcome, u.host, u.device, u.driver,"
     " u.device_key, u.workarounds, u.delays, u.version, u.label, u.shard, u.uuid,"
     " u.configurations,"
-    " (SELECT count(*) FROM results r WHERE r.run_id = u.id),"
-    " (SELECT count(*) FROM results r WHERE r.run_id = u.id"
-    "  AND r.status IN ('fail','crash','timeout','error'))"
+    " (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = u.id),"
+    " (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = u.id"
+    "  AND c.status IN ('fail','crash','timeout','error'))"
     " FROM runs u WHERE (?1 IS NULL OR u.label = ?1) ORDER BY u.id DESC"
     " LIMIT CASE WHEN ?2 = 0 THEN -1 ELSE ?2 END";
 

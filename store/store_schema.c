@@ -148,8 +148,84 @@ static const char migration_5[] =
  * was recorded rather than one it guesses from the images. */
 static const char migration_6[] = "ALTER TABLE results ADD COLUMN worst_tiles TEXT;";
 
+/* Version 7 (issue 18 §3, a year of nightly runs: docs/FORMATS.md section 8):
+ * - a result's images live in `images`, once per content hash (the store
+ *   hash of the PNG bytes, rt_hash()), so the same broken frame failing
+ *   night after night is kept once; a passing result keeps none (those the
+ *   old columns held are dropped here). actual_png and diff_png stay, NULL.
+ * - `series` names what triage compares a result with (trace, frame,
+ *   configuration, device key), and each result keeps its run's start
+ *   (unixepoch) so "the previous result of this series" is one index seek
+ *   instead of a walk over every result of the trace.
+ * - `run_counts` holds each run's results by status, kept by triggers, so a
+ *   page of runs is counted without reading their results.
+ * - the indexes every API query needs (tests/server/test_server_plans.c).
+ * Goldens keep their own bytes: they are never removed, and the sync API
+ * serves them by hash. */
+static const char migration_7[] =
+    "CREATE TABLE images ("
+    "  id INTEGER PRIMARY KEY,"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  size INTEGER NOT NULL,"
+    "  png BLOB NOT NULL);"
+    "INSERT OR IGNORE INTO images (hash, size, png)"
+    "  SELECT rt_hash(actual_png), length(actual_png), actual_png FROM results"
+    "  WHERE actual_png IS NOT NULL AND status <> 'pass';"
+    "INSERT OR IGNORE INTO images (hash, size, png)"
+    "  SELECT rt_hash(diff_png), length(diff_png), diff_png FROM results"
+    "  WHERE diff_png IS NOT NULL AND status <> 'pass';"
+    "CREATE TABLE series ("
+    "  id INTEGER PRIMARY KEY,"
+    "  trace_id INTEGER NOT NULL REFERENCES traces(id),"
+    "  frame INTEGER NOT NULL,"
+    "  configuration TEXT NOT NULL,"
+    "  device_key TEXT NOT NULL,"
+    "  UNIQUE (trace_id, frame, configuration, device_key));"
+    "INSERT OR IGNORE INTO series (trace_id, frame, configuration, device_key)"
+    "  SELECT DISTINCT r.trace_id, r.frame, r.configuration, coalesce(u.device_key, '')"
+    "  FROM results r JOIN runs u ON u.id = r.run_id;"
+    "ALTER TABLE results ADD COLUMN actual_image INTEGER;"
+    "ALTER TABLE results ADD COLUMN diff_image INTEGER;"
+    "ALTER TABLE results ADD COLUMN series_id INTEGER;"
+    "ALTER TABLE results ADD COLUMN run_start INTEGER;"
+    "UPDATE results SET"
+    "  actual_image = CASE WHEN actual_png IS NOT NULL AND status <> 'pass' THEN"
+    "    (SELECT id FROM images WHERE hash = rt_hash(results.actual_png)) END,"
+    "  diff_image = CASE WHEN diff_png IS NOT NULL AND status <> 'pass' THEN"
+    "    (SELECT id FROM images WHERE hash = rt_hash(results.diff_png)) END,"
+    "  run_start = (SELECT coalesce(unixepoch(started_at), 0) FROM runs WHERE id = results.run_id),"
+    "  series_id = (SELECT s.id FROM series s JOIN runs u ON u.id = results.run_id"
+    "    WHERE s.trace_id = results.trace_id AND s.frame = results.frame"
+    "    AND s.configuration = results.configuration AND s.device_key = coalesce(u.device_key, '')),"
+    "  actual_png = NULL, diff_png = NULL;"
+    "DROP INDEX results_by_run;"
+    "DROP INDEX results_by_trace;"
+    "CREATE INDEX results_by_run ON results (run_id, status);"
+    "CREATE INDEX results_by_trace ON results (trace_id, run_start, run_id);"
+    "CREATE INDEX results_by_series ON results (series_id, run_start, run_id, status);"
+    "CREATE INDEX results_actual_image ON results (actual_image) WHERE actual_image IS NOT NULL;"
+    "CREATE INDEX results_diff_image ON results (diff_image) WHERE diff_image IS NOT NULL;"
+    "CREATE INDEX goldens_by_result ON goldens (from_result);"
+    "CREATE INDEX goldens_by_hash ON goldens (hash);"
+    "CREATE INDEX runs_by_series ON runs (label, device_key, started_at, id);"
+    "CREATE TABLE run_counts ("
+    "  run_id INTEGER NOT NULL, status TEXT NOT NULL, n INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, status)) WITHOUT ROWID;"
+    "INSERT INTO run_counts SELECT run_id, status, count(*) FROM results GROUP BY run_id, status;"
+    "CREATE TRIGGER results_counted AFTER INSERT ON results BEGIN"
+    "  INSERT INTO run_counts (run_id, status, n) VALUES (new.run_id, new.status, 1)"
+    "  ON CONFLICT (run_id, status) DO UPDATE SET n = n + 1; END;"
+    "CREATE TRIGGER results_uncounted AFTER DELETE ON results BEGIN"
+    "  UPDATE run_counts SET n = n - 1 WHERE run_id = old.run_id AND status = old.status; END;"
+    "CREATE TRIGGER results_recounted AFTER UPDATE OF status, run_id ON results BEGIN"
+    "  UPDATE run_counts SET n = n - 1 WHERE run_id = old.run_id AND status = old.status;"
+    "  INSERT INTO run_counts (run_id, status, n) VALUES (new.run_id, new.status, 1)"
+    "  ON CONFLICT (run_id, status) DO UPDATE SET n = n + 1; END;"
+    "CREATE TRIGGER runs_uncounted AFTER DELETE ON runs BEGIN"
+    "  DELETE FROM run_counts WHERE run_id = old.id; END;";
+
 static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6};
+                                         migration_5, migration_6, migration_7};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -180,8 +256,27 @@ static rt_status read_version(sqlite3 *db, int *version_out)
     return rt_ok_status();
 }
 
+/* rt_hash(BLOB): the store hash (rt_store_hash_hex) of a blob, NULL for NULL;
+ * migration 7 files result images under it. */
+static void sql_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    char hex[RT_STORE_HASH_HEX + 1];
+    const void *data = sqlite3_value_blob(argv[0]);
+    rt_store_hash_hex(data ? data : "", (size_t)sqlite3_value_bytes(argv[0]), hex);
+    sqlite3_result_text(ctx, hex, RT_STORE_HASH_HEX, SQLITE_TRANSIENT);
+}
+
 static rt_status apply_from(sqlite3 *db, int from, int target)
 {
+    int rc = sqlite3_create_function(db, "rt_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                     NULL, sql_hash, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return rt_store_rc_status(rc, "schema migration", sqlite3_errmsg(db));
     for (int v = from; v < target; v++) {
         char what[64];
         snprintf(what, sizeof what, "schema migration %d -> %d", v, v + 1);

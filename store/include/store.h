@@ -539,20 +539,22 @@ RT_MUST_CHECK rt_status rt_store_dash_runs(struct rt_store *store,
                                            const struct rt_dash_runs_query *query,
                                            struct cJSON **json_out);
 
-/** One run with its counts and every result, failures first. */
-RT_MUST_CHECK rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id,
-                                          struct cJSON **json_out);
+/** One run with its counts and LIMIT of its results from OFFSET, failures
+ * first ("results_total" says how many it has). */
+RT_MUST_CHECK rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id, uint32_t limit,
+                                          uint32_t offset, struct cJSON **json_out);
 
 /** One result with its run, the golden it was compared with and the goldens
  * and expectation of its trace. */
 RT_MUST_CHECK rt_status rt_store_dash_result(struct rt_store *store, int64_t result_id,
                                              struct cJSON **json_out);
 
-/** A trace's results over runs (oldest first), each with the run's device key;
- * DEVICE_KEY NULL = every device. {"trace", "points": [...]}; NULL when the
- * trace is unknown. */
+/** A trace's newest LIMIT results over runs (oldest first), each with the
+ * run's device key; DEVICE_KEY NULL = every device. {"trace", "points":
+ * [...]}; NULL when the trace is unknown. */
 RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
-                                              const char *device_key, struct cJSON **json_out);
+                                              const char *device_key, uint32_t limit,
+                                              struct cJSON **json_out);
 
 /**
  * The runs of LABEL that started on DATE (YYYY-MM-DD, UTC), joined: the
@@ -653,6 +655,19 @@ RT_MUST_CHECK rt_status rt_store_dash_review_by(struct rt_store *store,
  * cache of answers checks to know it is still current.
  */
 RT_MUST_CHECK rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out);
+
+/** Called with each statement's SQL and its plan (EXPLAIN QUERY PLAN's
+ * details, one a line). */
+typedef void (*rt_store_plan_fn)(const char *sql, const char *plan, void *ctx);
+
+/**
+ * The query plan of every statement this connection has prepared so far
+ * (transaction control and PRAGMAs left out): what
+ * tests/server/test_server_plans.c holds against full scans of the tables
+ * that grow every night, after driving each API route.
+ */
+RT_MUST_CHECK rt_status rt_store_query_plans(struct rt_store *store, rt_store_plan_fn fn,
+                                             void *ctx);
 
 /** True when S failed because another connection held the database locked
  * beyond the busy timeout (worth retrying later, not bad input). */

@@ -16,22 +16,22 @@
     " u.device_key, u.workarounds, u.delays, u.version AS retrace_version, u.label, u.shard," \
     " u.uuid, u.configurations AS configurations_json, u.pipeline, u.golden_set"
 
-/* The newest golden made from each result through the dashboard. */
-#define REVIEWS                                                                        \
-    "(SELECT from_result, status, max(id) FROM goldens WHERE from_result IS NOT NULL"  \
-    " AND reverted_at IS NULL GROUP BY from_result)"
+/* The status of the newest golden made from result R through the dashboard
+ * (one seek in goldens_by_result). */
+#define REVIEW_OF(r)                                                                   \
+    "(SELECT g.status FROM goldens g WHERE g.from_result = " r " AND g.reverted_at IS NULL" \
+    " ORDER BY g.id DESC LIMIT 1)"
 
 #define RESULT_COLUMNS                                                                   \
     "SELECT r.id, r.run_id, t.name AS trace, r.frame, r.status, r.ssim, r.ssim_worst_tile," \
     " r.psnr, r.threshold, r.diff_pixels, r.max_diff, r.replay_ms, r.attempts,"          \
-    " r.golden_id, r.actual_png IS NOT NULL AS has_actual,"                              \
-    " r.diff_png IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"           \
-    " g.status AS review, r.configuration, r.tile_threshold, r.golden_hash,"          \
+    " r.golden_id, r.actual_image IS NOT NULL AS has_actual,"                            \
+    " r.diff_image IS NOT NULL AS has_diff, coalesce(r.message, '') AS message,"         \
+    " " REVIEW_OF("r.id") " AS review, r.configuration, r.tile_threshold, r.golden_hash,"          \
     " r.delta_e, r.colour_threshold, r.expected, r.regression, r.actual_hash,"           \
     " r.worst_tiles AS worst_tiles_json"
 #define RESULT_FROM                                                                      \
-    " FROM results r JOIN traces t ON t.id = r.trace_id"                                 \
-    " LEFT JOIN " REVIEWS " g ON g.from_result = r.id"
+    " FROM results r JOIN traces t ON t.id = r.trace_id"
 
 #define RESULTS_FAILURES_FIRST                                                               \
     " ORDER BY CASE r.status WHEN 'fail' THEN 0 WHEN 'crash' THEN 1 WHEN 'timeout' THEN 2" \

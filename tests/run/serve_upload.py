@@ -64,7 +64,7 @@ env.db = server_db
 for run_id in (run1, run2):
     rows = env.query("SELECT count(*) FROM runs WHERE uuid = ?", run_id)
     expect(rows == [(1,)], f"run {run_id} is on the server once")
-results = env.query("SELECT t.name, r.frame, r.status, r.actual_png IS NOT NULL, r.diff_png IS NOT NULL FROM results r "
+results = env.query("SELECT t.name, r.frame, r.status, r.actual_image IS NOT NULL, r.diff_image IS NOT NULL FROM results r "
                     "JOIN traces t ON t.id = r.trace_id JOIN runs u ON u.id = r.run_id WHERE u.uuid = ? "
                     "ORDER BY t.name", run1)
 expect(results == [("particles", 1, "fail", 1, 1), ("vkcube", 1, "pass", 0, 0)],

@@ -1,0 +1,251 @@
+/* Unit tests for store/ at a farm's scale (issue 18 §3, schema 7): images
+ * kept once per content hash and never for a pass, the per-run counts the
+ * triggers keep, the series triage reads, migration 7 from an older store,
+ * and removing old runs (rt_store_gc). The speed itself is bench/store_scale.sh's;
+ * the query plans are tests/server/test_server_plans.c's. */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "png_io.h"
+#include "store_internal.h"
+
+#define ASSERT_OK(expr)                                              \
+    do {                                                             \
+        rt_status s_ = (expr);                                       \
+        cr_assert(rt_ok(&s_), "%s: %s", #expr, s_.msg ? s_.msg : ""); \
+    } while (0)
+
+static char tmp_root[64];
+
+static void make_tmp(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/rt_scale_XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp_root));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmp(void) { nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+TestSuite(scale, .init = make_tmp, .fini = remove_tmp);
+
+static const char *tmp_path(const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp_root, name);
+    return path;
+}
+
+struct png_bytes {
+    uint8_t *data;
+    size_t size;
+};
+
+static struct png_bytes make_png(unsigned seed)
+{
+    struct rt_image img;
+    ASSERT_OK(rt_image_init(&img, 8, 8));
+    for (size_t i = 0; i < 8 * 8 * 4; i++)
+        img.rgba[i] = (uint8_t)(i * 7 + seed * 31);
+    struct png_bytes p = {0};
+    ASSERT_OK(rt_png_write_memory(&img, &p.data, &p.size));
+    rt_image_finish(&img);
+    return p;
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *stmt = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK, "%s: %s", sql,
+                 sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(stmt), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return v;
+}
+
+static struct rt_store *open_store(const char *path, enum rt_store_mode mode)
+{
+    struct rt_store *store = NULL;
+    ASSERT_OK(rt_store_open(path, mode, &store));
+    return store;
+}
+
+static int64_t begin_run(struct rt_store *store, const char *device_key, const char *started_at)
+{
+    struct rt_run_info info = {.label = "nightly", .device_key = device_key,
+                               .started_at = started_at};
+    int64_t id = 0;
+    ASSERT_OK(rt_store_run_begin(store, &info, &id));
+    return id;
+}
+
+static struct rt_result failure(uint32_t frame, struct png_bytes actual, struct png_bytes diff)
+{
+    return (struct rt_result){.frame = frame, .status = RT_RESULT_FAIL, .ssim = 0.9,
+                              .ssim_worst_tile = NAN, .psnr = NAN, .threshold = 0.99,
+                              .diff_pixels = 5, .max_diff = 9, .replay_ms = NAN,
+                              .actual_png = actual.data, .actual_png_size = actual.size,
+                              .diff_png = diff.data, .diff_png_size = diff.size};
+}
+
+Test(scale, an_image_failing_every_night_is_stored_once_and_a_pass_keeps_none)
+{
+    struct rt_store *store = open_store(tmp_path("s.db"), RT_STORE_CREATE);
+    struct png_bytes broken = make_png(1), diff = make_png(2);
+    for (int night = 0; night < 3; night++) {
+        char at[32];
+        snprintf(at, sizeof at, "2026-11-0%dT02:00:00Z", night + 1);
+        int64_t run = begin_run(store, "dev", at);
+        struct rt_result r[2] = {failure(1, broken, diff), failure(2, broken, diff)};
+        r[1].status = RT_RESULT_PASS; /* a pass that was sent images anyway */
+        ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 2));
+    }
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM images"), 2, "one actual, one diff");
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results WHERE actual_image IS NOT NULL"),
+                 3);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results WHERE status = 'pass' AND"
+                                    " (actual_image IS NOT NULL OR diff_image IS NOT NULL)"),
+                 0);
+    /* Every failure still answers its own bytes. */
+    int64_t last = raw_int(store->db, "SELECT max(id) FROM results WHERE status = 'fail'");
+    uint8_t *png = NULL;
+    size_t size = 0;
+    ASSERT_OK(rt_store_result_image(store, last, RT_RESULT_IMAGE_DIFF, &png, &size));
+    cr_assert(size == diff.size && !memcmp(png, diff.data, size));
+    free(png);
+    char etag[RT_STORE_HASH_HEX + 1], want[RT_STORE_HASH_HEX + 1];
+    ASSERT_OK(rt_store_dash_image(store, RT_DASH_IMAGE_ACTUAL, last, &png, &size, etag));
+    rt_store_hash_hex(broken.data, broken.size, want);
+    cr_assert(size == broken.size && !memcmp(png, broken.data, size));
+    cr_assert_str_eq(etag, want, "the image's ETag is its content hash");
+    free(png);
+    rt_store_close(store);
+    free(broken.data);
+    free(diff.data);
+}
+
+Test(scale, run_counts_follow_inserts_and_deletes)
+{
+    struct rt_store *store = open_store(tmp_path("c.db"), RT_STORE_CREATE);
+    int64_t run = begin_run(store, "dev", NULL);
+    struct png_bytes none = {0};
+    struct rt_result r[3] = {failure(1, none, none), failure(2, none, none), failure(3, none, none)};
+    r[2].status = RT_RESULT_PASS;
+    ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 3));
+    struct rt_run_rows rows;
+    ASSERT_OK(rt_store_runs_list(store, NULL, 0, &rows));
+    cr_assert_eq(rows.count, 1);
+    cr_assert_eq(rows.items[0].results, 3);
+    cr_assert_eq(rows.items[0].failures, 2);
+    rt_run_rows_finish(&rows);
+    cr_assert_eq(sqlite3_exec(store->db, "DELETE FROM results WHERE frame = 1", NULL, NULL, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(raw_int(store->db, "SELECT n FROM run_counts WHERE status = 'fail'"), 1);
+    cr_assert_eq(sqlite3_exec(store->db, "DELETE FROM runs", NULL, NULL, NULL), SQLITE_OK);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM run_counts"), 0);
+    rt_store_close(store);
+}
+
+/* A store as schema 6 left it: two runs of one device, the same broken image
+ * on both nights, and a pass that kept an image. */
+static void make_v6_db(const char *path, struct png_bytes png)
+{
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_OK(rt_store_schema_migrate(db, 6));
+    cr_assert_eq(sqlite3_exec(db,
+                              "INSERT INTO traces (id, name) VALUES (1, 'old');"
+                              "INSERT INTO runs (id, device_key, started_at, label) VALUES"
+                              " (1, 'dev', '2026-10-02T01:00:00Z', 'nightly'),"
+                              " (2, 'dev', '2026-10-01T01:00:00Z', 'nightly')",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_stmt *stmt = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "INSERT INTO results (run_id, trace_id, frame, status,"
+                                    " actual_png) VALUES (?1, 1, ?2, ?3, ?4)",
+                                    -1, &stmt, NULL),
+                 SQLITE_OK);
+    const struct {
+        int run, frame;
+        const char *status;
+    } rows[] = {{1, 1, "fail"}, {2, 1, "fail"}, {1, 2, "pass"}};
+    for (size_t i = 0; i < 3; i++) {
+        sqlite3_bind_int(stmt, 1, rows[i].run);
+        sqlite3_bind_int(stmt, 2, rows[i].frame);
+        sqlite3_bind_text(stmt, 3, rows[i].status, -1, SQLITE_STATIC);
+        sqlite3_bind_blob(stmt, 4, png.data, (int)png.size, SQLITE_STATIC);
+        cr_assert_eq(sqlite3_step(stmt), SQLITE_DONE);
+        sqlite3_reset(stmt);
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+}
+
+Test(scale, version_6_store_is_migrated_to_7_with_its_images_once)
+{
+    struct png_bytes png = make_png(3);
+    make_v6_db(tmp_path("v6.db"), png);
+    struct rt_store *store = open_store(tmp_path("v6.db"), RT_STORE_READ_WRITE);
+    cr_assert_eq(raw_int(store->db, "PRAGMA user_version"), rt_store_schema_version());
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM images"), 1);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results WHERE actual_png IS NOT NULL"),
+                 0, "the old columns are emptied");
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results WHERE actual_image IS NOT NULL"),
+                 2, "the pass's image is dropped");
+    cr_assert_eq(raw_int(store->db, "SELECT count(DISTINCT series_id) FROM results"), 2);
+    cr_assert_eq(raw_int(store->db, "SELECT run_start FROM results WHERE run_id = 2 LIMIT 1"),
+                 1790816400);
+    cr_assert_eq(raw_int(store->db, "SELECT n FROM run_counts WHERE run_id = 1 AND status = 'fail'"),
+                 1);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    ASSERT_OK(rt_store_result_image(store, 2, RT_RESULT_IMAGE_ACTUAL, &bytes, &size));
+    cr_assert(size == png.size && !memcmp(bytes, png.data, size));
+    free(bytes);
+    /* Triage reads the series: run 1 started after run 2, so its failure is
+     * "still failing since run 2", whatever order they arrived in. */
+    struct cJSON *json = NULL;
+    ASSERT_OK(rt_store_dash_run(store, 1, 200, 0, &json));
+    char *text = cJSON_PrintUnformatted(json);
+    cr_assert_not_null(strstr(text, "\"state\":\"still-failing\",\"since_run\":2"), "%s", text);
+    free(text);
+    cJSON_Delete(json);
+    rt_store_close(store);
+    free(png.data);
+}
+
+Test(scale, a_run_page_holds_limit_results_failures_first_and_says_how_many)
+{
+    struct rt_store *store = open_store(tmp_path("p.db"), RT_STORE_CREATE);
+    int64_t run = begin_run(store, "dev", NULL);
+    struct png_bytes none = {0};
+    struct rt_result r[3] = {failure(1, none, none), failure(2, none, none), failure(3, none, none)};
+    r[0].status = r[2].status = RT_RESULT_PASS;
+    ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 3));
+    struct cJSON *json = NULL;
+    ASSERT_OK(rt_store_dash_run(store, run, 1, 0, &json));
+    cJSON *results = cJSON_GetObjectItemCaseSensitive(json, "results");
+    cr_assert_eq(cJSON_GetArraySize(results), 1);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "status")
+                         ->valuestring, "fail");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(json, "results_total")->valuedouble, 3);
+    cJSON_Delete(json);
+    ASSERT_OK(rt_store_dash_run(store, run, 5, 1, &json));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "results")), 2);
+    cJSON_Delete(json);
+    rt_store_close(store);
+}
