@@ -315,6 +315,12 @@ static int execute(struct run_args *a, const struct rt_manifest *m, const struct
     rt_status s = check_store(a->o.db_path);
     if (!rt_ok(&s))
         return cli_fail(s);
+    if (a->server) { /* a token that cannot be used would only show at the upload, after the run */
+        char spool[4096], token[1024];
+        s = spool_and_token(a, spool, sizeof spool, token, sizeof token);
+        if (!rt_ok(&s))
+            return cli_fail(s);
+    }
     char *wrapper[33] = {0};
     size_t w = 0;
     for (char *tok = a->wrapper_text ? strtok(a->wrapper_text, " \t") : NULL; tok && w < 32; tok = strtok(NULL, " \t"))
