@@ -173,6 +173,9 @@ static rt_status decode_run(struct rt_upload *u, const cJSON *run)
     RT_TRY(rt_wire_string(a, run, &at, "golden_set", false, &i->golden_set));
     RT_TRY(rt_wire_time(a, run, &at, "started_at", false, &i->started_at));
     RT_TRY(rt_wire_time(a, run, &at, "finished_at", false, &u->rec.finished_at));
+    /* Both are YYYY-MM-DDTHH:MM:SSZ: as text they order as times do. */
+    if (i->started_at && u->rec.finished_at && strcmp(u->rec.finished_at, i->started_at) < 0)
+        return rt_wire_bad(&at, "finished_at", "before run.started_at");
     RT_TRY(rt_wire_string(a, run, &at, "outcome", false, &u->rec.outcome));
     const char *outcome = u->rec.outcome;
     if (outcome && strcmp(outcome, "passed") && strcmp(outcome, "failed") && strcmp(outcome, "aborted"))

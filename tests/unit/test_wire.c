@@ -173,6 +173,7 @@ Test(upload, bad_values_are_refused_naming_the_field)
     refused("\"status\":\"fail\"", "\"status\":\"broken\"", "results[0].status");
     refused("\"started_at\":\"2026-11-30T02:00:00Z\"", "\"started_at\":\"yesterday\"", "run.started_at");
     refused("\"outcome\":\"failed\"", "\"outcome\":\"great\"", "run.outcome");
+    refused("\"started_at\":\"2026-11-30T02:00:00Z\"", "\"started_at\":\"2026-12-30T02:00:00Z\"", "run.finished_at");
     refused("\"attempts\":2", "\"attempts\":0", "results[0].attempts");
     refused("\"frame\":0", "\"frame\":-1", "results[1].frame");
     refused("\"expected\":\"crash\"", "\"expected\":\"maybe\"", "results[1].expected");
