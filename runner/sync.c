@@ -16,6 +16,10 @@
 #include "wire.h"
 
 #define MAX_ANSWER (64u << 20)
+/* The trace list is sent in the URL while it is short; a farm's manifest does
+ * not fit in a request target (retrace serve takes 4096 bytes), so past this
+ * the runner asks for every trace of its device key and keeps the manifest's. */
+#define MAX_TRACE_QUERY 2048
 
 struct get_buffer {
     struct rt_http_get *get;
@@ -237,15 +241,38 @@ static rt_status cached_hashes(struct rt_store *store, const struct rt_run_sync 
     return out->server_hashes ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
 }
 
-static rt_status sync_with(struct rt_store *store, const struct rt_run_sync *o, const char *traces_json,
-                           const char *query, struct rt_sync_result *out)
+static bool in_manifest(const struct rt_manifest *m, const char *trace)
 {
+    for (size_t i = 0; i < m->trace_count; i++)
+        if (!strcmp(m->traces[i].name, trace))
+            return true;
+    return false;
+}
+
+/* Keeps the goldens and expectations of the manifest's traces (the set's arena keeps the rest). */
+static void keep_manifest_traces(const struct rt_manifest *m, struct rt_sync_set *set)
+{
+    size_t g = 0, e = 0;
+    for (size_t i = 0; i < set->golden_count; i++)
+        if (in_manifest(m, set->goldens[i].trace))
+            set->goldens[g++] = set->goldens[i];
+    for (size_t i = 0; i < set->expectation_count; i++)
+        if (in_manifest(m, set->expectations[i].trace))
+            set->expectations[e++] = set->expectations[i];
+    set->golden_count = g, set->expectation_count = e;
+}
+
+static rt_status sync_with(struct rt_store *store, const struct rt_manifest *m, const struct rt_run_sync *o,
+                           const char *traces_json, const char *query, struct rt_sync_result *out)
+{
+    bool every_trace = strlen(query) > MAX_TRACE_QUERY;
     struct rt_store_sync_state state = {0};
     RT_TRY(rt_store_sync_state(store, o->server, o->device_key, traces_json, &state));
     char url[8192], path[7000];
     CURL *curl = curl_easy_init();
     char *key = curl ? curl_easy_escape(curl, o->device_key ? o->device_key : "", 0) : NULL;
-    snprintf(path, sizeof path, "/api/sync?device_key=%s&traces=%s", key ? key : "", query);
+    snprintf(path, sizeof path, "/api/sync?device_key=%s%s%s", key ? key : "", every_trace ? "" : "&traces=",
+             every_trace ? "" : query);
     curl_free(key);
     curl_easy_cleanup(curl);
     join_url(url, sizeof url, o->server, path);
@@ -259,6 +286,8 @@ static rt_status sync_with(struct rt_store *store, const struct rt_run_sync *o, 
     } else if (g.code == 200) {
         struct rt_sync_set set;
         s = rt_sync_decode(g.body, g.size, &set);
+        if (rt_ok(&s) && every_trace)
+            keep_manifest_traces(m, &set);
         if (rt_ok(&s)) {
             out->seq = set.seq;
             s = apply_set(store, o, traces_json, g.etag, &set, out);
@@ -283,7 +312,7 @@ rt_status rt_run_sync_goldens(const struct rt_manifest *m, const struct rt_run_s
     curl_global_init(CURL_GLOBAL_DEFAULT);
     rt_status s = trace_lists(m, &traces_json, &query);
     if (rt_ok(&s))
-        s = sync_with(store, o, traces_json, query, out);
+        s = sync_with(store, m, o, traces_json, query, out);
     if (!rt_ok(&s)) { /* offline: what the cache holds, and since when */
         struct rt_store_sync_state state = {0};
         if (rt_status_drop(rt_store_sync_state(store, o->server, o->device_key, traces_json, &state)) == RT_OK &&
