@@ -9,16 +9,15 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <vulkan/vulkan.h>
+
+#include "one_device.h"
 
 #define CHECK(x) do { if ((x) != VK_SUCCESS) { fprintf(stderr, "api10: %s failed\n", #x); return 1; } } while (0)
 
-static int host_visible_type(VkPhysicalDevice gpu, uint32_t bits)
+static int host_visible_type(const VkPhysicalDeviceMemoryProperties *m, uint32_t bits)
 {
-    VkPhysicalDeviceMemoryProperties m;
-    vkGetPhysicalDeviceMemoryProperties(gpu, &m);
-    for (uint32_t i = 0; i < m.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (m.memoryTypes[i].propertyFlags & (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+    for (uint32_t i = 0; i < m->memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) ==
                                       (VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
             return (int)i;
@@ -55,17 +54,16 @@ static int fill(VkDevice device, VkQueue queue, VkBuffer buffer)
     return 0;
 }
 
-static int run(VkPhysicalDevice gpu, VkDevice device)
+static int run(const struct one_device *d)
 {
-    VkQueue queue;
-    vkGetDeviceQueue(device, 0, 0, &queue);
+    VkDevice device = d->device;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 4096,
                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
     VkBuffer buffer;
     CHECK(vkCreateBuffer(device, &bci, NULL, &buffer));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device, buffer, &req);
-    int type = host_visible_type(gpu, req.memoryTypeBits);
+    int type = host_visible_type(&d->memory, req.memoryTypeBits);
     if (type < 0)
         return 77;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
@@ -76,7 +74,7 @@ static int run(VkPhysicalDevice gpu, VkDevice device)
     unsigned char *p;
     CHECK(vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&p));
     memset(p, 0, 4096);
-    int rc = fill(device, queue, buffer);
+    int rc = fill(device, d->queue, buffer);
     if (rc == 0 && p[100] != 0x2a) {
         fprintf(stderr, "api10: the buffer holds %d, not 42\n", p[100]);
         rc = 1;
@@ -89,29 +87,11 @@ static int run(VkPhysicalDevice gpu, VkDevice device)
 
 int main(void)
 {
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "api10",
-                             .apiVersion = VK_API_VERSION_1_0};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VkInstance instance;
-    if (vkCreateInstance(&ici, NULL, &instance) != VK_SUCCESS)
+    struct one_device d;
+    struct one_device_want want = {.app_name = "api10", .api_version = VK_API_VERSION_1_0, .features = true};
+    if (one_device_create(&want, &d) != 0)
         return 77;
-    uint32_t count = 1;
-    VkPhysicalDevice gpu;
-    if (vkEnumeratePhysicalDevices(instance, &count, &gpu) < 0 || !count)
-        return 77;
-    VkPhysicalDeviceFeatures have, want = {0};
-    vkGetPhysicalDeviceFeatures(gpu, &have);
-    want.shaderInt16 = have.shaderInt16; /* a features struct the replay checks */
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                     .queueCount = 1, .pQueuePriorities = &priority};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &queue, .pEnabledFeatures = &want};
-    VkDevice device;
-    if (vkCreateDevice(gpu, &dci, NULL, &device) != VK_SUCCESS)
-        return 77;
-    int rc = run(gpu, device);
-    vkDestroyDevice(device, NULL);
-    vkDestroyInstance(instance, NULL);
+    int rc = run(&d);
+    one_device_destroy(&d);
     return rc;
 }

@@ -9,9 +9,10 @@
  */
 #include <stdio.h>
 #include <unistd.h>
-#include <vulkan/vulkan.h>
 
-static VkBuffer make_buffer(VkDevice device, VkPhysicalDevice gpu, VkDeviceMemory *memory)
+#include "one_device.h"
+
+static VkBuffer make_buffer(VkDevice device, const VkPhysicalDeviceMemoryProperties *m, VkDeviceMemory *memory)
 {
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 4096,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT};
@@ -19,10 +20,8 @@ static VkBuffer make_buffer(VkDevice device, VkPhysicalDevice gpu, VkDeviceMemor
     vkCreateBuffer(device, &bci, NULL, &buffer);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device, buffer, &req);
-    VkPhysicalDeviceMemoryProperties m;
-    vkGetPhysicalDeviceMemoryProperties(gpu, &m);
     uint32_t type = 0;
-    while (type < m.memoryTypeCount && !(req.memoryTypeBits & (1u << type)))
+    while (type < m->memoryTypeCount && !(req.memoryTypeBits & (1u << type)))
         type++;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                                 .memoryTypeIndex = type};
@@ -33,28 +32,14 @@ static VkBuffer make_buffer(VkDevice device, VkPhysicalDevice gpu, VkDeviceMemor
 
 int main(void)
 {
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "driver_crash",
-                             .apiVersion = VK_API_VERSION_1_1};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VkInstance instance;
-    if (vkCreateInstance(&ici, NULL, &instance) != VK_SUCCESS)
+    struct one_device d;
+    struct one_device_want want = {.app_name = "driver_crash", .api_version = VK_API_VERSION_1_1};
+    if (one_device_create(&want, &d) != 0)
         return 77;
-    uint32_t count = 1;
-    VkPhysicalDevice gpu;
-    if (vkEnumeratePhysicalDevices(instance, &count, &gpu) < 0 || !count)
-        return 77;
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
-                                          .pQueuePriorities = &priority};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &queue_info};
-    VkDevice device;
-    if (vkCreateDevice(gpu, &dci, NULL, &device) != VK_SUCCESS)
-        return 77;
-    VkQueue queue;
-    vkGetDeviceQueue(device, 0, 0, &queue);
+    VkDevice device = d.device;
+    VkQueue queue = d.queue;
     VkDeviceMemory src_memory, dst_memory;
-    VkBuffer src = make_buffer(device, gpu, &src_memory), dst = make_buffer(device, gpu, &dst_memory);
+    VkBuffer src = make_buffer(device, &d.memory, &src_memory), dst = make_buffer(device, &d.memory, &dst_memory);
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     VkCommandPool pool;
     vkCreateCommandPool(device, &pci, NULL, &pool);
