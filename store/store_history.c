@@ -212,6 +212,37 @@ rt_status rt_store_rows_json(struct rt_store *store, sqlite3_stmt *stmt,
     return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, what);
 }
 
+/* One history's events: SQL with ?1 bound to TEXT, or to ID when TEXT is NULL. */
+struct history_query {
+    const char *sql;
+    int64_t id;
+    const char *text;
+    cJSON *(*row)(sqlite3_stmt *);
+    const char *what;
+};
+
+/* ROOT with its "events" as *json_out; on an error ROOT is freed and *json_out stays NULL. */
+static rt_status with_events(struct rt_store *store, const struct history_query *q, cJSON *root,
+                             cJSON **json_out)
+{
+    cJSON *events = root ? cJSON_AddArrayToObject(root, "events") : NULL;
+    sqlite3_stmt *stmt = NULL;
+    rt_status s = events ? rt_store_stmt(store, q->sql, &stmt) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    if (rt_ok(&s)) {
+        if (q->text)
+            sqlite3_bind_text(stmt, 1, q->text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_int64(stmt, 1, q->id);
+        s = rt_store_rows_json(store, stmt, q->row, events, q->what);
+    }
+    if (!rt_ok(&s)) {
+        cJSON_Delete(root);
+        return s;
+    }
+    *json_out = root;
+    return rt_ok_status();
+}
+
 rt_status rt_store_dash_golden_history(struct rt_store *store, int64_t golden_id, cJSON **json_out)
 {
     *json_out = NULL;
@@ -233,19 +264,9 @@ rt_status rt_store_dash_golden_history(struct rt_store *store, int64_t golden_id
     cJSON_AddStringToObject(golden, "approved_by", g.approved_by);
     cJSON_AddStringToObject(golden, "approved_at", g.approved_at ? g.approved_at : "");
     rt_golden_finish(&g);
-    cJSON *events = cJSON_AddArrayToObject(root, "events");
-    sqlite3_stmt *stmt = NULL;
-    s = rt_store_stmt(store, sql_golden_history, &stmt);
-    if (rt_ok(&s)) {
-        sqlite3_bind_int64(stmt, 1, golden_id);
-        s = rt_store_rows_json(store, stmt, golden_event_json, events, "reading a golden's history");
-    }
-    if (!rt_ok(&s)) {
-        cJSON_Delete(root);
-        return s;
-    }
-    *json_out = root;
-    return rt_ok_status();
+    struct history_query q = {.sql = sql_golden_history, .id = golden_id, .row = golden_event_json,
+                              .what = "reading a golden's history"};
+    return with_events(store, &q, root, json_out);
 }
 
 static const char sql_expect_history[] =
@@ -282,17 +303,7 @@ rt_status rt_store_dash_expectation_history(struct rt_store *store, const char *
         return rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, "finding a trace");
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "trace", trace);
-    cJSON *events = cJSON_AddArrayToObject(root, "events");
-    rt_status s = rt_store_stmt(store, sql_expect_history, &stmt);
-    if (rt_ok(&s)) {
-        sqlite3_bind_text(stmt, 1, trace, -1, SQLITE_STATIC);
-        s = rt_store_rows_json(store, stmt, expectation_event_json, events,
-                               "reading an expectation's history");
-    }
-    if (!rt_ok(&s)) {
-        cJSON_Delete(root);
-        return s;
-    }
-    *json_out = root;
-    return rt_ok_status();
+    struct history_query q = {.sql = sql_expect_history, .text = trace, .row = expectation_event_json,
+                              .what = "reading an expectation's history"};
+    return with_events(store, &q, root, json_out);
 }

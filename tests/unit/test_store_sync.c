@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "png_io.h"
 #include "store_internal.h"
 
@@ -336,4 +338,44 @@ Test(sync, an_image_that_does_not_match_its_hash_leaves_the_cache_as_it_was)
     struct rt_store_sync_state state;
     ASSERT_OK(rt_store_sync_state(runner, "http://dash", KEY, TRACES, &state));
     cr_assert_str_eq(state.etag, "\"e1\"", "the last good sync's etag is kept");
+}
+
+/* The field NAME of event I of a history (NULL when absent or not text). */
+static const char *event_text(cJSON *history, int i, const char *name)
+{
+    cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(history, "events"), i);
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(e, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+Test(sync, what_a_sync_changes_is_in_the_caches_history)
+{
+    int64_t id = put(server, "cube", 1, KEY, 1, RT_GOLDEN_ACCEPTED);
+    ASSERT_OK(rt_store_expectation_set_by(server, "cube", KEY, RT_EXPECT_FLAKY, "timing", "bob", NULL));
+    struct synced s;
+    ASSERT_OK(sync_once("\"e1\"", false, &s));
+    ASSERT_OK(rt_store_golden_revert(server, id, "carol", NULL));
+    ASSERT_OK(rt_store_expectation_set_by(server, "cube", KEY, RT_EXPECT_NONE, NULL, "bob", NULL));
+    ASSERT_OK(sync_once("\"e2\"", false, &s));
+    cr_assert_eq(count(runner, "SELECT count(*) FROM goldens"), 1, "one golden row, reverted");
+    cJSON *golden = NULL;
+    ASSERT_OK(rt_store_dash_golden_history(runner, count(runner, "SELECT id FROM goldens"), &golden));
+    cr_assert_not_null(golden);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(golden, "events")), 2);
+    cr_assert_str_eq(event_text(golden, 0, "action"), "synced");
+    cr_assert_str_eq(event_text(golden, 1, "action"), "synced");
+    cr_assert_str_eq(event_text(golden, 1, "by"), "http://dash", "a revert of the server's is by the server");
+    cJSON_Delete(golden);
+    cJSON *expect = NULL;
+    ASSERT_OK(rt_store_dash_expectation_history(runner, "cube", &expect));
+    cr_assert_not_null(expect);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(expect, "events")), 2);
+    cr_assert_str_eq(event_text(expect, 0, "kind"), "flaky");
+    cr_assert_str_eq(event_text(expect, 0, "note"), "timing");
+    cr_assert_str_eq(event_text(expect, 0, "by"), "bob", "who set it on the server");
+    cr_assert_str_eq(event_text(expect, 1, "kind_before"), "flaky");
+    cr_assert_str_eq(event_text(expect, 1, "kind"), "none");
+    cJSON_Delete(expect);
+    ASSERT_OK(rt_store_dash_expectation_history(runner, "never-seen", &expect));
+    cr_assert_null(expect, "an unknown trace has no history");
 }
