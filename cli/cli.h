@@ -70,6 +70,7 @@ const struct rt_command *cli_find_command(const char *name);
 CLI_DECLARE(info);
 CLI_DECLARE(dump);
 CLI_DECLARE(trim);
+CLI_DECLARE(import);
 CLI_DECLARE(compare);
 CLI_DECLARE(golden);
 CLI_DECLARE(capture);

@@ -17,6 +17,8 @@ static const struct rt_command commands[] = {
     {"dump", "print a trace's calls one per line", cmd_dump_usage, cmd_dump_run},
     {"trim", "cut a trace to frames A..B: a state snapshot, then those frames", cmd_trim_usage,
      cmd_trim_run},
+    {"import", "convert a GFXReconstruct capture (.gfxr) into a trace", cmd_import_usage,
+     cmd_import_run},
     {"compare", "SSIM, PSNR and pixel differences of two PNG images",
      cmd_compare_usage, cmd_compare_run},
     {"golden", "manage golden images in the SQLite store", cmd_golden_usage,
