@@ -42,6 +42,7 @@ struct info {
     struct rt_trace_snapshot_begin trim;
     char trim_source[256];
     struct rt_trace_snapshot_end trim_end; /* zero until its end packet */
+    char imported[512], import_map[512]; /* retrace import's notes (docs/FORMATS.md §20) */
 };
 
 struct command_count {
@@ -124,6 +125,19 @@ static void count_snapshot(struct info *in, const struct rt_trace_packet *p)
     (void)rt_trace_snapshot_end_decode(p, &in->trim_end); /* false for the other packet types */
 }
 
+/* retrace import's first note says where the trace came from, its last
+ * how the blocks were mapped (docs/FORMATS.md §20). */
+static void count_import(struct info *in, const struct rt_trace_packet *p)
+{
+    static const char source[] = "import: ", map[] = "import summary: ";
+    const char *t = p->u.annotation.text;
+    size_t n = p->u.annotation.length;
+    if (!in->imported[0] && n > sizeof source - 1 && memcmp(t, source, sizeof source - 1) == 0)
+        snprintf(in->imported, sizeof in->imported, "%.*s", (int)(n - (sizeof source - 1)), t + sizeof source - 1);
+    else if (n > sizeof map - 1 && memcmp(t, map, sizeof map - 1) == 0)
+        snprintf(in->import_map, sizeof in->import_map, "%.*s", (int)(n - (sizeof map - 1)), t + sizeof map - 1);
+}
+
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
 {
     switch (p->type) {
@@ -142,6 +156,8 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
             count_external(in, p);
         else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_SCREENSHOT)
             count_shot(in, p);
+        else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_NOTE)
+            count_import(in, p);
         break;
     case RT_TRACE_PACKET_VERIFY: count_verify(in, p); break;
     case RT_TRACE_PACKET_UNSUPPORTED: in->unsupported++; break;
@@ -296,6 +312,10 @@ static void print_header_text(const struct info *in)
                PRIu64 " packets, %" PRIu64 " bytes\n", in->trim.first_frame, in->trim.last_frame, in->trim_source,
                in->trim.source_frames, sha, in->trim_end.packet_count, in->trim_end.bytes);
     }
+    if (in->imported[0])
+        printf("imported     %s\n", in->imported);
+    if (in->import_map[0])
+        printf("import map   %s\n", in->import_map);
 }
 
 static void print_counts_text(const struct info *in)
@@ -432,6 +452,13 @@ static void add_header_json(cJSON *o, const struct info *in)
     }
     cJSON_AddItemToObject(o, "device", in->device ? device_json(in->device) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "trimmed", in->trimmed ? trim_json(in) : cJSON_CreateNull());
+    cJSON *imp = in->imported[0] ? cJSON_AddObjectToObject(o, "imported") : NULL;
+    if (!in->imported[0])
+        cJSON_AddNullToObject(o, "imported");
+    if (imp) {
+        cJSON_AddStringToObject(imp, "source", in->imported);
+        cJSON_AddStringToObject(imp, "map", in->import_map);
+    }
 }
 
 static void add_counts_json(cJSON *o, const struct info *in)

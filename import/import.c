@@ -166,12 +166,34 @@ static rt_status run_blocks(struct importer *im, bool *keep)
 /* Closes the writer; renames OUT.import to OUT when the import succeeded or
  * its good part is kept, else removes it. A stop that keeps nothing written
  * (the first block refused) still leaves a valid, empty trace. */
+/* The last note: how the blocks were mapped (info prints it as "import map"). */
+static rt_status write_summary(struct importer *im)
+{
+    const struct rt_import_summary *m = im->sum;
+    char stop[160] = "";
+    if (m->stopped)
+        snprintf(stop, sizeof stop, "; stopped at block %" PRIu64 " (offset %" PRIu64 "), %" PRIu64
+                 " blocks after it not imported", m->stop_block, m->stop_offset, m->blocks_left);
+    return import_note(im, "import summary: %" PRIu64 " blocks: %" PRIu64 " function calls -> calls (%" PRIu64
+                       " threads), %" PRIu64 " memory fills -> memory updates (%" PRIu64 " bytes), %" PRIu64
+                       " device properties -> device, %" PRIu64 " annotations -> notes, %" PRIu64 " frame markers "
+                       "(frames from %" PRIu64 " presents)%s", m->blocks, m->calls, m->threads, m->fills,
+                       m->fill_bytes, m->device_blocks, m->annotations, m->markers, m->frames, stop);
+}
+
 static rt_status finish(struct importer *im, rt_status s, bool keep)
 {
     if (keep && !im->w) {
         rt_status w = import_writer(im, NULL);
         keep = rt_ok(&w);
         rt_status_free(&w);
+    }
+    if (im->w && (rt_ok(&s) || keep)) {
+        rt_status n = write_summary(im);
+        if (rt_ok(&s))
+            s = n;
+        else
+            rt_status_free(&n);
     }
     if (im->w) {
         rt_status c = rt_trace_writer_close(im->w, &im->sum->out);
@@ -206,7 +228,7 @@ rt_status rt_import_gfxr(const struct rt_import_options *o, struct rt_import_sum
     summary->compression = gfxr_compression_name(im.f.compression);
     summary->file_major = im.f.major;
     summary->file_minor = im.f.minor;
-    rt_arena_init(&im.arena, 1 << 16, (size_t)1 << 31);
+    rt_arena_init(&im.arena, 1 << 16, (size_t)512 << 20); /* bounds one decoded call */
     rt_enc_init(&im.enc);
     rt_hashmap_init(&im.map_offsets);
     rt_hashmap_init(&im.threads);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run.sh BUILDDIR SECONDS [HARNESS...] — runs each libFuzzer
 # harness built in BUILDDIR (configured with -Dfuzz=true; all of them unless
-# named: reader, vkdecode, png, upload, manifest, head, router) for SECONDS,
+# named: reader, vkdecode, png, upload, manifest, head, router, import) for SECONDS,
 # or until FUZZ_RUNS executions when that is set, and prints the executions
 # and findings of each. Exit 1 if anything was found. Seeds: traces written
 # by the trace writer (tests/cli/make_trace) for the reader, the PNGs of
@@ -38,6 +38,31 @@ cp "$here"/seeds/http/* "$work/seeds-head/"
 cp "$here"/seeds/http/* "$work/seeds-router/"
 cp "$here"/seeds/upload/* "$work/seeds-upload/"
 cp "$here"/seeds/manifest/* "$work/seeds-manifest/"
+
+# import: real GFXReconstruct captures (each compression) where its layer is
+# installed, and prefixes and byte-flipped copies of the uncompressed one.
+mkdir -p "$work/seeds-import"
+triangle=$build/tests/apps/rt_app_triangle
+if ls /usr/share/vulkan/explicit_layer.d/*gfxreconstruct*.json >/dev/null 2>&1 && [ -x "$triangle" ]; then
+    for c in NONE LZ4 ZSTD; do
+        VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$work/seeds-import/$c.gfxr" \
+            GFXRECON_CAPTURE_FILE_TIMESTAMP=false GFXRECON_CAPTURE_COMPRESSION_TYPE=$c GFXRECON_LOG_LEVEL=error \
+            "$triangle" --offscreen --frames 2 >/dev/null 2>&1 || true
+    done
+    full=$work/seeds-import/NONE.gfxr
+    if [ -f "$full" ]; then
+        size=$(wc -c <"$full")
+        for k in 1 2 3 5 8 13 21 34 55 89; do
+            head -c $((size * k / 100)) "$full" >"$work/seeds-import/prefix-$k.gfxr"
+            cp "$full" "$work/seeds-import/flip-$k.gfxr"
+            printf '\377' | dd of="$work/seeds-import/flip-$k.gfxr" bs=1 seek=$((size * k / 100)) \
+                conv=notrunc 2>/dev/null
+        done
+    fi
+else
+    echo "run.sh: GFXReconstruct's capture layer is not installed: fuzz_import starts without real captures" >&2
+    printf 'GFXR\0\0\0\0\0\0\0\0\0\0\0\0' >"$work/seeds-import/empty.gfxr"
+fi
 
 status=0
 for harness in "$build"/tests/fuzz/fuzz_*; do

@@ -115,6 +115,13 @@ def import_and_check(retrace, capture, trace, work):
     rc, out = run([retrace, "info", "--check", trace])
     if rc != 0:
         fail("retrace info --check refused the imported trace", out)
+    source = os.path.basename(capture)
+    if not re.search(rf"^imported +source={re.escape(source)} gfxrecon=0\.\d+", out, re.M) or \
+            not re.search(r"^import map +\d+ blocks: \d+ function calls -> calls", out, re.M):
+        fail("retrace info does not say the trace was imported, from what and how", out)
+    rc, out = run([retrace, "dump", trace])
+    if rc != 0 or not out.startswith(f"0 -- annotation 0: import: source={source} "):
+        fail("retrace dump does not start with the import note", out[:2000])
     shots = os.path.join(work, "replay-shots")
     rc, out = run([retrace, "replay", trace, "--screenshots", shots, "--frames", "all", "--validate"])
     if rc != 0 or "0 errors, 0 warnings" not in out:
