@@ -15,6 +15,11 @@ bits, and per command its pipeline-cache argument, transfer destination,
 delay event and object type): what replay's workarounds and delays act on,
 so replay/ and capture/ never compare a command's name
 (tests/unit/test_command_names.py fails when one does).
+
+And trim's facts (trim/calls.c, trim/layouts.c): each command's role in a
+state snapshot (RT_VK_TRIM_ROLE_*: what the trim does with the call before
+frame A) and the shape of the arguments it reads (RT_VK_TRIM_ARGS_*: which
+create info, barrier or submit), so trim/ compares no command name either.
 """
 
 # The host may see device writes after these return (a fence, event,
@@ -259,11 +264,131 @@ def delay_event(reg, name):
     return next((event for event, holds in rules if holds), None)
 
 
+# ------------------------------------------------------------------ trim
+
+# Each has an RT_VK_TRIM_ROLE_<name> in gen/vkcodec_desc.h (the build fails otherwise).
+TRIM_ROLES = ["OTHER", "SNAPSHOT_HOLDS", "RESETS_COMMAND_BUFFER", "RESETS_COMMAND_POOL", "RESETS_DESCRIPTOR_POOL",
+              "UNMAPS", "RECORDS", "KEEPS_QUERY", "BINDS_MEMORY", "MAPS_MEMORY", "UPDATES_DESCRIPTORS"]
+
+# Calls whose effect a snapshot holds another way (the fences', events',
+# semaphores' states and the memory contents it reads back), or that leave
+# nothing a replay of the frames after A needs; beside them: every submit,
+# wait, present and acquire, and the debug names and labels (rule below).
+SNAPSHOT_HOLDS = {
+    "vkResetFences": "fence states are read back",
+    "vkResetEvent": "event states are read back",
+    "vkSetEvent": "event states are read back",
+    "vkSignalSemaphore": "a timeline semaphore's value is read back",
+    "vkResetQueryPool": "the snapshot resets query pools",
+    "vkFlushMappedMemoryRanges": "memory contents are read back",
+    "vkSetPrivateData": "the application's own data: no effect on the device",
+    "vkTrimCommandPool": "a memory hint: no effect on what is rendered",
+    "vkReleaseSwapchainImagesEXT": "acquires before A are not replayed, so neither are their releases",
+}
+
+# Queries whose answers replay follows (queue families, buffer and capture
+# addresses, memory requirements); every other query before A is dropped.
+TRIM_QUERY_FACTS = ["QueueFamilyProperties", "DeviceAddress", "OpaqueCaptureAddress", "MemoryRequirements"]
+
+# Each has an RT_VK_TRIM_ARGS_<name> in gen/vkcodec_desc.h: the argument
+# block trim casts to (the command it names, or an alias of it).
+TRIM_ARGS = ["NONE", "SUBMIT", "SUBMIT2", "ACQUIRE", "ACQUIRE_INFO", "PRESENT", "BEGIN", "IMAGE_INFO",
+             "SWAPCHAIN_IMAGES", "SWAPCHAIN_INFO", "VIEW_INFO", "RENDER_PASS_INFO", "RENDER_PASS2_INFO",
+             "FRAMEBUFFER_INFO", "BUFFER_INFO", "SEMAPHORE_INFO", "ALLOCATE_COMMAND_BUFFERS", "BARRIER",
+             "WAIT_EVENTS", "DEPENDENCY", "DEPENDENCIES", "RENDER_PASS_BEGIN", "RENDER_PASS_BEGIN2",
+             "EXECUTE_COMMANDS"]
+
+
+def _param(t, type_name, name=None):
+    """The parameter of TYPE (and NAME), or None."""
+    return next((p for p in t.params if p.type == type_name and (name is None or p.name == name)), None)
+
+
+def _takes(reg, t, type_name):
+    """A handle of TYPE passed by value, or a struct reaching it."""
+    return any(p.type == type_name and p.depth == 0 or _reaches(reg, p.type, type_name, set()) for p in t.params)
+
+
+def _writes(reg, t, type_name):
+    return any(p.type == type_name and p.depth >= 1 and not p.pointee_const(0) or
+               p.depth >= 1 and not p.pointee_const(0) and _reaches(reg, p.type, type_name, set())
+               for p in t.params)
+
+
+def _debug_only(reg, name):
+    """Names, tags and labels for debuggers (VK_EXT_debug_utils, VK_EXT_debug_marker), not recorded."""
+    t = _target(reg, name)
+    return (("DebugUtils" in t.name or "DebugMarker" in t.name) and not t.name.startswith("vkCmd")
+            and not is_query(name) and not writes_handles(reg, t) and not is_destroy(name))
+
+
+def trim_role(reg, name):
+    """The TRIM_ROLES entry of `name`: the first rule that holds, in trim's order."""
+    t = _target(reg, name)
+    cats, f = categories(reg, name), flags(reg, name)
+    first = t.params[0].type if t.params else None
+    rules = [
+        ("SNAPSHOT_HOLDS", "SUBMITS" in f or "WAITS" in f or "PRESENTS" in cats or "ACQUIRES" in cats
+         or t.name in SNAPSHOT_HOLDS or _debug_only(reg, name)),
+        ("RESETS_COMMAND_BUFFER", t.name.startswith("vkReset") and first == "VkCommandBuffer"),
+        ("RESETS_COMMAND_POOL", t.name.startswith("vkReset") and _param(t, "VkCommandPool") is not None),
+        ("RESETS_DESCRIPTOR_POOL", t.name.startswith("vkReset") and _param(t, "VkDescriptorPool") is not None),
+        ("UNMAPS", t.name.startswith("vkUnmap") and _param(t, "VkDeviceMemory") is not None),
+        # recorded: every vkCmd* (the spec's naming rule), the begin, and the end
+        ("RECORDS", t.name.startswith("vkCmd") or "BEGINS_RECORDING" in cats
+         or (t.name.startswith("vkEnd") and first == "VkCommandBuffer")),
+        ("KEEPS_QUERY", "QUERY" in f and (any(x in t.name for x in TRIM_QUERY_FACTS)
+                                          or _writes(reg, t, "VkPhysicalDevice") or _writes(reg, t, "VkImage"))),
+        ("BINDS_MEMORY", t.name.startswith("vkBind") and _takes(reg, t, "VkDeviceMemory")),
+        ("MAPS_MEMORY", "MAPS" in f and _param(t, "VkDeviceMemory") is not None),
+        ("UPDATES_DESCRIPTORS", t.name.startswith("vkUpdateDescriptorSet")),
+    ]
+    return next((role for role, holds in rules if holds), "OTHER")
+
+
+def trim_args(reg, name):
+    """The TRIM_ARGS entry of `name`: by the structs it takes, so aliases and
+    promoted versions (vkCmdPipelineBarrier2KHR) share their command's."""
+    t = _target(reg, name)
+    cats, obj = categories(reg, name), object_type(reg, name)
+    recorded = t.name.startswith("vkCmd")
+    creates = writes_handles(reg, t) and not is_query(name) and not is_destroy(name)
+    dep = _param(t, "VkDependencyInfo")
+    execute = next((p for p in t.params if p.type == "VkCommandBuffer" and p.depth == 1 and p.len), None)
+    rules = [
+        ("SUBMIT", _param(t, "VkSubmitInfo") is not None),
+        ("SUBMIT2", _param(t, "VkSubmitInfo2") is not None),
+        ("ACQUIRE_INFO", _param(t, "VkAcquireNextImageInfoKHR") is not None),
+        ("ACQUIRE", "ACQUIRES" in cats and _param(t, "VkSemaphore") is not None),
+        ("PRESENT", "PRESENTS" in cats),
+        ("BEGIN", "BEGINS_RECORDING" in cats),
+        ("IMAGE_INFO", creates and obj == "VK_OBJECT_TYPE_IMAGE" and _param(t, "VkImageCreateInfo", "pCreateInfo")),
+        ("SWAPCHAIN_IMAGES", is_query(name) and _writes(reg, t, "VkImage") and _param(t, "VkSwapchainKHR")),
+        ("SWAPCHAIN_INFO", creates and _param(t, "VkSwapchainCreateInfoKHR", "pCreateInfo")),
+        ("VIEW_INFO", creates and _param(t, "VkImageViewCreateInfo", "pCreateInfo")),
+        ("RENDER_PASS_INFO", creates and _param(t, "VkRenderPassCreateInfo", "pCreateInfo")),
+        ("RENDER_PASS2_INFO", creates and _param(t, "VkRenderPassCreateInfo2", "pCreateInfo")),
+        ("FRAMEBUFFER_INFO", creates and _param(t, "VkFramebufferCreateInfo", "pCreateInfo")),
+        ("BUFFER_INFO", creates and obj == "VK_OBJECT_TYPE_BUFFER" and _param(t, "VkBufferCreateInfo", "pCreateInfo")),
+        ("SEMAPHORE_INFO", creates and _param(t, "VkSemaphoreCreateInfo", "pCreateInfo")),
+        ("ALLOCATE_COMMAND_BUFFERS", creates and _param(t, "VkCommandBufferAllocateInfo")),
+        ("BARRIER", recorded and _param(t, "VkImageMemoryBarrier") and not _param(t, "VkEvent")),
+        ("WAIT_EVENTS", recorded and _param(t, "VkImageMemoryBarrier") and _param(t, "VkEvent")),
+        ("DEPENDENCY", recorded and dep and not dep.len and not _param(t, "VkEvent")),
+        ("DEPENDENCIES", recorded and dep and dep.len and _param(t, "VkEvent")),
+        ("RENDER_PASS_BEGIN", recorded and _param(t, "VkRenderPassBeginInfo") and not _param(t, "VkSubpassBeginInfo")),
+        ("RENDER_PASS_BEGIN2", recorded and _param(t, "VkRenderPassBeginInfo") and _param(t, "VkSubpassBeginInfo")),
+        ("EXECUTE_COMMANDS", recorded and execute is not None),
+    ]
+    return next((shape for shape, holds in rules if holds), "NONE")
+
+
 def check(api_commands):
     """Errors for list entries that are not commands of the API in vk.xml."""
     known = set(api_commands)
     errors = [f"gen/command_flags.py: {n}: not a command of the vulkan API in this vk.xml"
               for n in WAITS + list(ALSO_DESTROYS) + BLOCKING_WAITS + list(NOT_TRANSFER_READS) + list(MARKS_ONLY)
+              + list(SNAPSHOT_HOLDS)
               if n not in known]
     return errors + [f"gen/command_flags.py: BLOCKING_WAITS: {n} is not in WAITS"
                      for n in BLOCKING_WAITS if n not in WAITS]

@@ -35,7 +35,8 @@ def replay_categories(reg, name):
     obj = command_flags.object_type(reg, name) or "0"
     return (f"{cats}, {command_flags.pipeline_cache_arg(reg, name)}, "
             f"{'RT_VK_EVENT_' + event if event else '-1'}, RT_VK_TRANSFER_{command_flags.transfer_dst(reg, name)}, "
-            f"{obj}")
+            f"{obj}, RT_VK_TRIM_ROLE_{command_flags.trim_role(reg, name)}, "
+            f"RT_VK_TRIM_ARGS_{command_flags.trim_args(reg, name)}")
 
 
 def emit_header(reg, names, out_dir):

@@ -6,7 +6,8 @@
  * updates and a mapping still in place set state; submits, presents, waits,
  * resets and the like leave nothing (their effects are in the contents and
  * states the snapshot reads back), but submits run the layout changes of
- * what they submit.
+ * what they submit. Which call is which (its role, and the argument block
+ * it is read as) is the command table's: gen/command_flags.py, "trim".
  */
 #include <string.h>
 
@@ -48,37 +49,15 @@ static bool dispatchable(VkObjectType type)
            type == VK_OBJECT_TYPE_DEVICE || type == VK_OBJECT_TYPE_QUEUE || type == VK_OBJECT_TYPE_COMMAND_BUFFER;
 }
 
-static bool named(const char *name, const char *const *list)
+/* What the trim does with CMD: gen/command_flags.py decides it ("trim"). */
+static enum rt_vk_trim_role role_of(enum rt_vk_cmd cmd)
 {
-    for (; *list; list++)
-        if (!strcmp(name, *list))
-            return true;
-    return false;
+    return (enum rt_vk_trim_role)rt_vk_commands[cmd].trim_role;
 }
 
-/* Calls whose effect the snapshot holds another way, or that leave nothing. */
-static bool leaves_nothing(enum rt_vk_cmd cmd, const char *name)
+static enum rt_vk_trim_args args_of(enum rt_vk_cmd cmd)
 {
-    static const char *const list[] = {
-        "vkQueuePresentKHR", "vkAcquireNextImageKHR", "vkAcquireNextImage2KHR", "vkQueueWaitIdle",
-        "vkDeviceWaitIdle", "vkResetFences", "vkResetEvent", "vkSetEvent", "vkSignalSemaphore",
-        "vkSignalSemaphoreKHR", "vkResetQueryPool", "vkResetQueryPoolEXT", "vkFlushMappedMemoryRanges",
-        "vkQueueBeginDebugUtilsLabelEXT", "vkQueueEndDebugUtilsLabelEXT", "vkQueueInsertDebugUtilsLabelEXT",
-        "vkSetDebugUtilsObjectNameEXT", "vkSetDebugUtilsObjectTagEXT", "vkDebugMarkerSetObjectNameEXT",
-        "vkDebugMarkerSetObjectTagEXT", "vkSetPrivateData", "vkSetPrivateDataEXT", "vkTrimCommandPool",
-        "vkTrimCommandPoolKHR", "vkReleaseSwapchainImagesEXT", "vkQueueBindSparse", NULL};
-    unsigned f = rt_vk_cmd_flags(cmd);
-    return (f & (RT_VK_CMD_FLAG_SUBMITS | RT_VK_CMD_FLAG_WAITS)) || named(name, list);
-}
-
-/* Queries whose replay matters (replay follows queue families and buffer
- * addresses through them); every other query without outputs is dropped. */
-static bool query_kept(const char *name)
-{
-    return strstr(name, "QueueFamilyProperties") || strstr(name, "DeviceAddress") ||
-           strstr(name, "OpaqueCaptureAddress") || strstr(name, "MemoryRequirements") ||
-           !strcmp(name, "vkEnumeratePhysicalDevices") || !strcmp(name, "vkEnumeratePhysicalDeviceGroups") ||
-           !strcmp(name, "vkEnumeratePhysicalDeviceGroupsKHR") || !strcmp(name, "vkGetSwapchainImagesKHR");
+    return (enum rt_vk_trim_args)rt_vk_commands[cmd].trim_args;
 }
 
 static uint32_t find(struct trim_state *t, const struct walked *h)
@@ -253,7 +232,7 @@ static void recording(struct trim_state *t, const struct rt_trace_packet *p, enu
     struct trim_cmdbuf *c = cmdbuf_of(t, cb);
     if (!c)
         return; /* a command buffer the trace never allocated: replay will say so */
-    if (cmd == RT_VK_CMD_vkBeginCommandBuffer) {
+    if (args_of(cmd) == RT_VK_TRIM_ARGS_BEGIN) {
         discard(t, cb);
         const VkCommandBufferBeginInfo *info = ((const struct rt_vk_args_vkBeginCommandBuffer *)args)->pBeginInfo;
         c->one_time = info && (info->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
@@ -325,61 +304,66 @@ static void submit2(struct trim_state *t, const struct rt_vk_args_vkQueueSubmit2
 
 static void queue_effects(struct trim_state *t, enum rt_vk_cmd cmd, const void *args)
 {
-    if (cmd == RT_VK_CMD_vkQueueSubmit) {
+    const VkAcquireNextImageInfoKHR *acquire;
+    const VkPresentInfoKHR *present;
+    switch (args_of(cmd)) {
+    case RT_VK_TRIM_ARGS_SUBMIT:
         submit1(t, args);
-    } else if (cmd == RT_VK_CMD_vkQueueSubmit2 || cmd == RT_VK_CMD_vkQueueSubmit2KHR) {
+        break;
+    case RT_VK_TRIM_ARGS_SUBMIT2:
         submit2(t, args);
-    } else if (cmd == RT_VK_CMD_vkAcquireNextImageKHR) {
+        break;
+    case RT_VK_TRIM_ARGS_ACQUIRE:
         semaphore_set(t, ID(((const struct rt_vk_args_vkAcquireNextImageKHR *)args)->semaphore), true);
-    } else if (cmd == RT_VK_CMD_vkAcquireNextImage2KHR) {
-        const VkAcquireNextImageInfoKHR *info = ((const struct rt_vk_args_vkAcquireNextImage2KHR *)args)->pAcquireInfo;
-        if (info)
-            semaphore_set(t, ID(info->semaphore), true);
-    } else if (cmd == RT_VK_CMD_vkQueuePresentKHR) {
-        const VkPresentInfoKHR *info = ((const struct rt_vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
-        for (uint32_t k = 0; info && k < info->waitSemaphoreCount; k++)
-            semaphore_set(t, ID(info->pWaitSemaphores[k]), false);
+        break;
+    case RT_VK_TRIM_ARGS_ACQUIRE_INFO:
+        acquire = ((const struct rt_vk_args_vkAcquireNextImage2KHR *)args)->pAcquireInfo;
+        if (acquire)
+            semaphore_set(t, ID(acquire->semaphore), true);
+        break;
+    case RT_VK_TRIM_ARGS_PRESENT:
+        present = ((const struct rt_vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+        for (uint32_t k = 0; present && k < present->waitSemaphoreCount; k++)
+            semaphore_set(t, ID(present->pWaitSemaphores[k]), false);
+        break;
+    default:
+        break;
     }
 }
 
 /* ---------------------------------------------------------------- dispatch */
 
-static bool is_recording(enum rt_vk_cmd cmd, const char *name)
-{
-    return !strncmp(name, "vkCmd", 5) || cmd == RT_VK_CMD_vkBeginCommandBuffer || cmd == RT_VK_CMD_vkEndCommandBuffer;
-}
-
 static void track(struct trim_state *t, const struct rt_trace_packet *p, enum rt_vk_cmd cmd, const void *args,
                   const struct walk *w)
 {
-    const char *name = rt_vk_cmd_name(cmd);
+    enum rt_vk_trim_role role = role_of(cmd);
     unsigned flags = rt_vk_cmd_flags(cmd);
     bool outputs = false;
     for (uint32_t i = 0; i < w->n; i++)
         outputs |= w->h[i].output;
-    if (leaves_nothing(cmd, name))
+    if (role == RT_VK_TRIM_ROLE_SNAPSHOT_HOLDS)
         queue_effects(t, cmd, args);
-    else if (cmd == RT_VK_CMD_vkResetCommandBuffer)
+    else if (role == RT_VK_TRIM_ROLE_RESETS_COMMAND_BUFFER)
         discard(t, input_of_type(t, w, VK_OBJECT_TYPE_COMMAND_BUFFER));
-    else if (cmd == RT_VK_CMD_vkResetCommandPool)
+    else if (role == RT_VK_TRIM_ROLE_RESETS_COMMAND_POOL)
         pool_discard(t, w);
-    else if (cmd == RT_VK_CMD_vkResetDescriptorPool)
+    else if (role == RT_VK_TRIM_ROLE_RESETS_DESCRIPTOR_POOL)
         pool_reset(t, p, w);
-    else if (cmd == RT_VK_CMD_vkUnmapMemory)
+    else if (role == RT_VK_TRIM_ROLE_UNMAPS)
         unmapping(t, w);
     else if (flags & RT_VK_CMD_FLAG_DESTROYS)
         destruction(t, p, cmd, w);
-    else if (is_recording(cmd, name))
+    else if (role == RT_VK_TRIM_ROLE_RECORDS)
         recording(t, p, cmd, args, w);
     else if (outputs)
         creation(t, p, cmd, args, w);
-    else if ((flags & RT_VK_CMD_FLAG_QUERY) && !query_kept(name))
+    else if ((flags & RT_VK_CMD_FLAG_QUERY) && role != RT_VK_TRIM_ROLE_KEEPS_QUERY)
         return;
-    else if (!strncmp(name, "vkBind", 6) && strstr(name, "Memory"))
+    else if (role == RT_VK_TRIM_ROLE_BINDS_MEMORY)
         binding(t, p, w);
-    else if (cmd == RT_VK_CMD_vkMapMemory)
+    else if (role == RT_VK_TRIM_ROLE_MAPS_MEMORY)
         mapping(t, p, w);
-    else if (!strncmp(name, "vkUpdateDescriptorSet", 21))
+    else if (role == RT_VK_TRIM_ROLE_UPDATES_DESCRIPTORS)
         (void)state(t, p, w, TRIM_STATE_ANY, VK_OBJECT_TYPE_DESCRIPTOR_SET);
     else
         other(t, p, w);

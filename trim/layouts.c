@@ -120,40 +120,67 @@ static void cmdbuf_created(struct trim_state *t, uint32_t object)
         t->objects[object].info = i;
 }
 
+static void pass2_created(struct trim_state *t, uint32_t object, const VkRenderPassCreateInfo2 *c)
+{
+    if (c)
+        pass_created(t, object, c->attachmentCount, c->pAttachments, sizeof *c->pAttachments,
+                     offsetof(VkAttachmentDescription2, finalLayout));
+}
+
+static void pass1_created(struct trim_state *t, uint32_t object, const VkRenderPassCreateInfo *c)
+{
+    if (c)
+        pass_created(t, object, c->attachmentCount, c->pAttachments, sizeof *c->pAttachments,
+                     offsetof(VkAttachmentDescription, finalLayout));
+}
+
+static void buffer_created(struct trim_object *o, const VkBufferCreateInfo *c)
+{
+    o->size = c ? c->size : 0;
+    o->sparse = c && (c->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT);
+}
+
+/* The argument block each shape is read as: gen/command_flags.py's trim_args. */
 void trim_layouts_created(struct trim_state *t, enum rt_vk_cmd cmd, const void *args, uint32_t object,
                           uint32_t index)
 {
     (void)index;
     struct trim_object *o = &t->objects[object];
-    if (cmd == RT_VK_CMD_vkCreateImage) {
+    const VkSemaphoreCreateInfo *semaphore;
+    switch ((enum rt_vk_trim_args)rt_vk_commands[cmd].trim_args) {
+    case RT_VK_TRIM_ARGS_IMAGE_INFO:
         image_created(t, object, ((const struct rt_vk_args_vkCreateImage *)args)->pCreateInfo);
-    } else if (cmd == RT_VK_CMD_vkGetSwapchainImagesKHR) {
+        break;
+    case RT_VK_TRIM_ARGS_SWAPCHAIN_IMAGES:
         swapchain_image(t, object);
-    } else if (cmd == RT_VK_CMD_vkCreateSwapchainKHR) {
+        break;
+    case RT_VK_TRIM_ARGS_SWAPCHAIN_INFO:
         swapchain_created(t, object, ((const struct rt_vk_args_vkCreateSwapchainKHR *)args)->pCreateInfo);
-    } else if (cmd == RT_VK_CMD_vkCreateImageView) {
+        break;
+    case RT_VK_TRIM_ARGS_VIEW_INFO:
         view_created(t, object, ((const struct rt_vk_args_vkCreateImageView *)args)->pCreateInfo);
-    } else if (cmd == RT_VK_CMD_vkCreateRenderPass) {
-        const VkRenderPassCreateInfo *c = ((const struct rt_vk_args_vkCreateRenderPass *)args)->pCreateInfo;
-        if (c)
-            pass_created(t, object, c->attachmentCount, c->pAttachments, sizeof *c->pAttachments,
-                         offsetof(VkAttachmentDescription, finalLayout));
-    } else if (cmd == RT_VK_CMD_vkCreateRenderPass2 || cmd == RT_VK_CMD_vkCreateRenderPass2KHR) {
-        const VkRenderPassCreateInfo2 *c = ((const struct rt_vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
-        if (c)
-            pass_created(t, object, c->attachmentCount, c->pAttachments, sizeof *c->pAttachments,
-                         offsetof(VkAttachmentDescription2, finalLayout));
-    } else if (cmd == RT_VK_CMD_vkCreateFramebuffer) {
+        break;
+    case RT_VK_TRIM_ARGS_RENDER_PASS_INFO:
+        pass1_created(t, object, ((const struct rt_vk_args_vkCreateRenderPass *)args)->pCreateInfo);
+        break;
+    case RT_VK_TRIM_ARGS_RENDER_PASS2_INFO:
+        pass2_created(t, object, ((const struct rt_vk_args_vkCreateRenderPass2 *)args)->pCreateInfo);
+        break;
+    case RT_VK_TRIM_ARGS_FRAMEBUFFER_INFO:
         framebuffer_created(t, object, ((const struct rt_vk_args_vkCreateFramebuffer *)args)->pCreateInfo);
-    } else if (cmd == RT_VK_CMD_vkCreateBuffer) {
-        const VkBufferCreateInfo *c = ((const struct rt_vk_args_vkCreateBuffer *)args)->pCreateInfo;
-        o->size = c ? c->size : 0;
-        o->sparse = c && (c->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT);
-    } else if (cmd == RT_VK_CMD_vkCreateSemaphore) {
-        const VkSemaphoreCreateInfo *c = ((const struct rt_vk_args_vkCreateSemaphore *)args)->pCreateInfo;
-        o->timeline = c && timeline_type(c->pNext);
-    } else if (cmd == RT_VK_CMD_vkAllocateCommandBuffers) {
+        break;
+    case RT_VK_TRIM_ARGS_BUFFER_INFO:
+        buffer_created(o, ((const struct rt_vk_args_vkCreateBuffer *)args)->pCreateInfo);
+        break;
+    case RT_VK_TRIM_ARGS_SEMAPHORE_INFO:
+        semaphore = ((const struct rt_vk_args_vkCreateSemaphore *)args)->pCreateInfo;
+        o->timeline = semaphore && timeline_type(semaphore->pNext);
+        break;
+    case RT_VK_TRIM_ARGS_ALLOCATE_COMMAND_BUFFERS:
         cmdbuf_created(t, object);
+        break;
+    default:
+        break;
     }
 }
 
@@ -233,32 +260,50 @@ static void render_pass(struct trim_state *t, uint32_t cb, const VkRenderPassBeg
     }
 }
 
+static void execute(struct trim_state *t, uint32_t cb, const struct rt_vk_args_vkCmdExecuteCommands *a)
+{
+    for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+        struct trim_transition tr = {.image = TRIM_NONE,
+            .exec = trim_object_find(t, VK_OBJECT_TYPE_COMMAND_BUFFER, ID(a->pCommandBuffers[i]))};
+        if (tr.exec != TRIM_NONE)
+            push(t, cb, &tr);
+    }
+}
+
+static void wait_events2(struct trim_state *t, uint32_t cb, const struct rt_vk_args_vkCmdWaitEvents2 *a)
+{
+    for (uint32_t i = 0; a->pDependencyInfos && i < a->eventCount; i++)
+        dependency(t, cb, &a->pDependencyInfos[i]);
+}
+
 void trim_layouts_record(struct trim_state *t, uint32_t cb, enum rt_vk_cmd cmd, const void *args)
 {
-    if (cmd == RT_VK_CMD_vkCmdPipelineBarrier) {
-        const struct rt_vk_args_vkCmdPipelineBarrier *a = args;
-        barriers1(t, cb, a->imageMemoryBarrierCount, a->pImageMemoryBarriers);
-    } else if (cmd == RT_VK_CMD_vkCmdWaitEvents) {
-        const struct rt_vk_args_vkCmdWaitEvents *a = args;
-        barriers1(t, cb, a->imageMemoryBarrierCount, a->pImageMemoryBarriers);
-    } else if (cmd == RT_VK_CMD_vkCmdPipelineBarrier2 || cmd == RT_VK_CMD_vkCmdPipelineBarrier2KHR) {
+    const struct rt_vk_args_vkCmdPipelineBarrier *barrier = args;
+    const struct rt_vk_args_vkCmdWaitEvents *wait = args;
+    switch ((enum rt_vk_trim_args)rt_vk_commands[cmd].trim_args) {
+    case RT_VK_TRIM_ARGS_BARRIER:
+        barriers1(t, cb, barrier->imageMemoryBarrierCount, barrier->pImageMemoryBarriers);
+        break;
+    case RT_VK_TRIM_ARGS_WAIT_EVENTS:
+        barriers1(t, cb, wait->imageMemoryBarrierCount, wait->pImageMemoryBarriers);
+        break;
+    case RT_VK_TRIM_ARGS_DEPENDENCY:
         dependency(t, cb, ((const struct rt_vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo);
-    } else if (cmd == RT_VK_CMD_vkCmdWaitEvents2 || cmd == RT_VK_CMD_vkCmdWaitEvents2KHR) {
-        const struct rt_vk_args_vkCmdWaitEvents2 *a = args;
-        for (uint32_t i = 0; a->pDependencyInfos && i < a->eventCount; i++)
-            dependency(t, cb, &a->pDependencyInfos[i]);
-    } else if (cmd == RT_VK_CMD_vkCmdBeginRenderPass) {
+        break;
+    case RT_VK_TRIM_ARGS_DEPENDENCIES:
+        wait_events2(t, cb, args);
+        break;
+    case RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN:
         render_pass(t, cb, ((const struct rt_vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin);
-    } else if (cmd == RT_VK_CMD_vkCmdBeginRenderPass2 || cmd == RT_VK_CMD_vkCmdBeginRenderPass2KHR) {
+        break;
+    case RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN2:
         render_pass(t, cb, ((const struct rt_vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin);
-    } else if (cmd == RT_VK_CMD_vkCmdExecuteCommands) {
-        const struct rt_vk_args_vkCmdExecuteCommands *a = args;
-        for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
-            struct trim_transition tr = {.image = TRIM_NONE,
-                .exec = trim_object_find(t, VK_OBJECT_TYPE_COMMAND_BUFFER, ID(a->pCommandBuffers[i]))};
-            if (tr.exec != TRIM_NONE)
-                push(t, cb, &tr);
-        }
+        break;
+    case RT_VK_TRIM_ARGS_EXECUTE_COMMANDS:
+        execute(t, cb, args);
+        break;
+    default:
+        break;
     }
 }
 

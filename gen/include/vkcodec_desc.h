@@ -149,6 +149,50 @@ enum rt_vk_cmd_event {
     RT_VK_EVENT_COUNT
 };
 
+/* What trim does with a call before frame A (gen/command_flags.py, "trim"):
+ * one role per command, so trim/ compares no command name either. */
+enum rt_vk_trim_role {
+    RT_VK_TRIM_ROLE_OTHER,                  /* kept when every object it names is */
+    RT_VK_TRIM_ROLE_SNAPSHOT_HOLDS,         /* its effect is in the snapshot's read-backs, or it has none to keep */
+    RT_VK_TRIM_ROLE_RESETS_COMMAND_BUFFER,  /* ends the command buffer's recording */
+    RT_VK_TRIM_ROLE_RESETS_COMMAND_POOL,    /* ends its command buffers' recordings */
+    RT_VK_TRIM_ROLE_RESETS_DESCRIPTOR_POOL, /* frees every set of the pool */
+    RT_VK_TRIM_ROLE_UNMAPS,                 /* ends a mapping */
+    RT_VK_TRIM_ROLE_RECORDS,                /* part of a command buffer's recording (vkCmd*, begin, end) */
+    RT_VK_TRIM_ROLE_KEEPS_QUERY,            /* a query whose answer replay follows */
+    RT_VK_TRIM_ROLE_BINDS_MEMORY,           /* binds buffers or images to memory */
+    RT_VK_TRIM_ROLE_MAPS_MEMORY,            /* maps a VkDeviceMemory */
+    RT_VK_TRIM_ROLE_UPDATES_DESCRIPTORS,    /* writes descriptor sets */
+};
+
+/* The argument block trim reads (the command named, or an alias of it). */
+enum rt_vk_trim_args {
+    RT_VK_TRIM_ARGS_NONE,
+    RT_VK_TRIM_ARGS_SUBMIT,                   /* vkQueueSubmit */
+    RT_VK_TRIM_ARGS_SUBMIT2,                  /* vkQueueSubmit2 */
+    RT_VK_TRIM_ARGS_ACQUIRE,                  /* vkAcquireNextImageKHR */
+    RT_VK_TRIM_ARGS_ACQUIRE_INFO,             /* vkAcquireNextImage2KHR */
+    RT_VK_TRIM_ARGS_PRESENT,                  /* vkQueuePresentKHR */
+    RT_VK_TRIM_ARGS_BEGIN,                    /* vkBeginCommandBuffer */
+    RT_VK_TRIM_ARGS_IMAGE_INFO,               /* vkCreateImage */
+    RT_VK_TRIM_ARGS_SWAPCHAIN_IMAGES,         /* vkGetSwapchainImagesKHR */
+    RT_VK_TRIM_ARGS_SWAPCHAIN_INFO,           /* vkCreateSwapchainKHR */
+    RT_VK_TRIM_ARGS_VIEW_INFO,                /* vkCreateImageView */
+    RT_VK_TRIM_ARGS_RENDER_PASS_INFO,         /* vkCreateRenderPass */
+    RT_VK_TRIM_ARGS_RENDER_PASS2_INFO,        /* vkCreateRenderPass2 */
+    RT_VK_TRIM_ARGS_FRAMEBUFFER_INFO,         /* vkCreateFramebuffer */
+    RT_VK_TRIM_ARGS_BUFFER_INFO,              /* vkCreateBuffer */
+    RT_VK_TRIM_ARGS_SEMAPHORE_INFO,           /* vkCreateSemaphore */
+    RT_VK_TRIM_ARGS_ALLOCATE_COMMAND_BUFFERS, /* vkAllocateCommandBuffers */
+    RT_VK_TRIM_ARGS_BARRIER,                  /* vkCmdPipelineBarrier */
+    RT_VK_TRIM_ARGS_WAIT_EVENTS,              /* vkCmdWaitEvents */
+    RT_VK_TRIM_ARGS_DEPENDENCY,               /* vkCmdPipelineBarrier2 */
+    RT_VK_TRIM_ARGS_DEPENDENCIES,             /* vkCmdWaitEvents2 */
+    RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN,        /* vkCmdBeginRenderPass */
+    RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN2,       /* vkCmdBeginRenderPass2 */
+    RT_VK_TRIM_ARGS_EXECUTE_COMMANDS,         /* vkCmdExecuteCommands */
+};
+
 /* A recorded copy or blit that reads with the transfer stage: what it writes. */
 enum rt_vk_transfer_dst { RT_VK_TRANSFER_NONE, RT_VK_TRANSFER_BUFFER, RT_VK_TRANSFER_IMAGE };
 
@@ -166,6 +210,8 @@ struct rt_vk_command_desc {
     int8_t event;         /* enum rt_vk_cmd_event, or -1 */
     uint8_t transfer_dst; /* enum rt_vk_transfer_dst */
     int32_t object_type;  /* VkObjectType it creates (CREATES) or destroys (DESTROYS), else 0 */
+    uint8_t trim_role;    /* enum rt_vk_trim_role */
+    uint8_t trim_args;    /* enum rt_vk_trim_args */
 };
 
 #endif
