@@ -35,7 +35,8 @@ void cmd_trim_usage(FILE *out)
     cli_usage_options(out, options);
     fprintf(out, "exit: 0 written (and identical), 1 --check found a difference, 2 usage (a range past\n"
                  "IN's end names its last frame), 3 unreadable or corrupt IN before frame A, 4 the\n"
-                 "device cannot replay IN\n");
+                 "device cannot replay IN, or IN holds at frame A what a snapshot cannot carry yet\n"
+                 "(sparse resources, planar images with content: named)\n");
 }
 
 static int parse_args(int argc, char **argv, struct rt_trim_options *o, bool *check)

@@ -6,9 +6,13 @@
  * semaphore. Images in UNDEFINED or PREINITIALIZED layout, multisampled,
  * transient, sparse, planar and swapchain images carry none (their content
  * is undefined, cannot be copied to a buffer, or is the presentation
- * engine's).
+ * engine's). What a snapshot cannot carry and the frames after A would
+ * need is refused before anything is written (trim_check_contents).
  */
+#include <inttypes.h>
 #include <stdlib.h>
+
+#include "log.h"
 
 #include "formats.h"
 #include "replay_trim.h"
@@ -144,6 +148,48 @@ static rt_status one(struct sink *k, const struct trim_state *t, const struct tr
         return image_contents(k, t, o);
     if (o->type == VK_OBJECT_TYPE_FENCE || o->type == VK_OBJECT_TYPE_EVENT || o->type == VK_OBJECT_TYPE_SEMAPHORE)
         return sync_state(k, o);
+    return rt_ok_status();
+}
+
+static bool defined_somewhere(const struct trim_image *img)
+{
+    for (uint64_t i = 0; img->layouts && i < (uint64_t)img->mips * img->layers; i++)
+        if (img->layouts[i] != VK_IMAGE_LAYOUT_UNDEFINED && img->layouts[i] != VK_IMAGE_LAYOUT_PREINITIALIZED)
+            return true;
+    return false;
+}
+
+static bool planar(VkFormat format)
+{
+    const struct rt_format_info *f = rt_format_find(format);
+    return f && f->plane_count > 1;
+}
+
+/* Sparse resources lose their bindings (vkQueueBindSparse before A is not
+ * replayed) and planar images their planes: a trim that would drop them
+ * silently is refused, naming the object. A multisampled image with content
+ * is carried without it: most programs clear or resolve it every frame, and
+ * --check shows the ones that do not. */
+rt_status trim_check_contents(const struct trim_state *t, uint64_t frame)
+{
+    for (uint32_t i = 0; i < t->object_count; i++) {
+        const struct trim_object *o = &t->objects[i];
+        const struct trim_image *img = o->type == VK_OBJECT_TYPE_IMAGE && o->info != TRIM_NONE ? &t->images[o->info]
+                                                                                               : NULL;
+        const char *what = o->type == VK_OBJECT_TYPE_BUFFER && o->sparse ? "a sparse buffer"
+                           : img && img->sparse                          ? "a sparse image"
+                           : img && planar(img->format) && defined_somewhere(img) ? "a planar (multi-plane) image"
+                                                                                   : NULL;
+        if (o->alive && what)
+            return rt_errorf(RT_ERR_CANNOT_REPLAY, "cannot trim at frame %" PRIu64 ": %s (handle 0x%" PRIx64 ") is "
+                             "alive there, and a snapshot does not carry %s yet; trim at a frame before it is "
+                             "made or after it is destroyed", frame, what, o->id,
+                             o->sparse || (img && img->sparse) ? "sparse bindings" : "the contents of planar images");
+        if (o->alive && img && img->samples != VK_SAMPLE_COUNT_1_BIT && defined_somewhere(img))
+            rt_log(RT_LOG_WARN, "trim: a multisampled image (handle 0x%" PRIx64 ", %u samples) holds content at "
+                   "frame %" PRIu64 " that the snapshot does not carry; the trimmed frames differ if they read it "
+                   "before clearing it (--check tells)", o->id, (unsigned)img->samples, frame);
+    }
     return rt_ok_status();
 }
 

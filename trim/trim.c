@@ -93,6 +93,7 @@ static rt_status stopped(void *user, struct replay *r)
     struct trim_run *run = user;
     run->writer.result->replay_seconds = now() - run->replay_start;
     RT_TRY(run->state.error);
+    RT_TRY(trim_check_contents(&run->state, run->writer.opts->first));
     trim_state_close(&run->state);
     RT_TRY(kept_calls(run));
     return trim_write(&run->writer, &run->state, r);

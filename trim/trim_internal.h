@@ -156,6 +156,11 @@ struct rt_trace_writer;
 rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w,
                               uint64_t *packets, uint64_t *bytes) RT_MUST_CHECK;
 
+/** RT_ERR_CANNOT_REPLAY naming the first live object whose state a snapshot
+ * cannot carry (sparse resources, planar images with content); warns of
+ * multisampled images with content (not carried). */
+rt_status trim_check_contents(const struct trim_state *t, uint64_t frame) RT_MUST_CHECK;
+
 /* sha256.c */
 rt_status trim_sha256_file(const char *path, uint8_t out[32]) RT_MUST_CHECK;
 

@@ -207,3 +207,57 @@ Test(trim, a_pool_reset_drops_its_sets_updates)
     cr_assert(!kept(alloc1) && !kept(update1) && !kept(reset));
     cr_assert(kept(alloc2) && kept(update2));
 }
+
+static uint64_t image_of(VkFormat format, VkImageCreateFlags flags, VkImageLayout layout)
+{
+    make_device();
+    VkDevice device = H(VkDevice, 0x30);
+    VkImage image = H(VkImage, 0x90);
+    VkImageCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .flags = flags,
+                            .imageType = VK_IMAGE_TYPE_2D, .format = format, .extent = {4, 4, 1}, .mipLevels = 1,
+                            .arrayLayers = 1, .samples = VK_SAMPLE_COUNT_1_BIT};
+    struct rt_vk_args_vkCreateImage ci = {.device = device, .pCreateInfo = &ii, .pImage = &image};
+    call(RT_VK_CMD_vkCreateImage, &ci);
+    VkCommandPool pool = H(VkCommandPool, 0x60);
+    VkCommandBuffer cb = H(VkCommandBuffer, 0x70);
+    cmdbuf(&pool, &cb);
+    begin(cb, 0);
+    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+                              .newLayout = layout, .image = image,
+                              .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    struct rt_vk_args_vkCmdPipelineBarrier pb = {.commandBuffer = cb, .imageMemoryBarrierCount = 1,
+                                                 .pImageMemoryBarriers = &b};
+    call(RT_VK_CMD_vkCmdPipelineBarrier, &pb);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    struct rt_vk_args_vkQueueSubmit qs = {.queue = H(VkQueue, 0x80), .submitCount = 1, .pSubmits = &si};
+    return call(RT_VK_CMD_vkQueueSubmit, &qs);
+}
+
+/* What a snapshot cannot carry is refused by name, not dropped. */
+Test(trim, planar_and_sparse_images_alive_at_a_are_refused)
+{
+    image_of(VK_FORMAT_G8_B8R8_2PLANE_420_UNORM, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    rt_status s = trim_check_contents(&t, 7);
+    cr_assert_eq(s.code, RT_ERR_CANNOT_REPLAY);
+    cr_assert(strstr(s.msg, "frame 7") && strstr(s.msg, "planar") && strstr(s.msg, "0x90"), "%s", s.msg);
+    rt_status_free(&s);
+    teardown();
+    setup();
+    image_of(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_CREATE_SPARSE_BINDING_BIT, VK_IMAGE_LAYOUT_GENERAL);
+    s = trim_check_contents(&t, 2);
+    cr_assert_eq(s.code, RT_ERR_CANNOT_REPLAY);
+    cr_assert(strstr(s.msg, "sparse"), "%s", s.msg);
+    rt_status_free(&s);
+}
+
+Test(trim, a_planar_image_without_content_and_plain_images_pass)
+{
+    image_of(VK_FORMAT_G8_B8R8_2PLANE_420_UNORM, 0, VK_IMAGE_LAYOUT_UNDEFINED);
+    rt_status s = trim_check_contents(&t, 3);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    teardown();
+    setup();
+    image_of(VK_FORMAT_R8G8B8A8_UNORM, 0, VK_IMAGE_LAYOUT_GENERAL);
+    s = trim_check_contents(&t, 3);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+}
