@@ -241,8 +241,15 @@ static rt_status spool_and_token(const struct run_args *a, char *spool, size_t s
     return rt_ok(&s) ? rt_upload_read_token(a->token_file, token, token_size) : s;
 }
 
-static void upload_warning(const struct run_args *a, const char *spool, const rt_status *s)
+/* The hint to send it later only when something waits in the spool (a run
+ * the server refused for good is in SPOOL/rejected, and sending it again
+ * would not help). */
+static void upload_warning(const struct run_args *a, const char *spool, const rt_status *s, size_t waiting)
 {
+    if (!waiting) {
+        fprintf(stderr, "retrace run: warning: upload: %s\n", s->msg);
+        return;
+    }
     fprintf(stderr, "retrace run: warning: upload: %s; send it later with: retrace upload --server %s "
                     "--token-file %s --spool %s\n", s->msg, a->server, a->token_file, spool);
 }
@@ -268,7 +275,8 @@ static void upload(const struct run_args *a, const struct rt_manifest *m, const 
     if (rt_ok(&s))
         fprintf(stderr, "retrace run: uploaded %zu run(s) to %s\n", counts.sent + counts.duplicates, a->server);
     else
-        upload_warning(a, spool, &s);
+        upload_warning(a, spool, &s, counts.kept);
+    rt_status_free(&s);
 }
 
 /* Before the first job: what an earlier run left in the spool goes first (its
@@ -282,7 +290,8 @@ static bool sync_goldens(struct run_args *a, const struct rt_manifest *m, const 
     if (rt_ok(&s))
         s = rt_upload_spool_send(spool, a->server, token, &counts);
     if (!rt_ok(&s) && counts.kept)
-        upload_warning(a, spool, &s);
+        upload_warning(a, spool, &s, counts.kept);
+    rt_status_free(&s);
     struct rt_run_sync o = {.server = a->server, .db_path = a->o.db_path, .device_key = key};
     s = rt_run_sync_goldens(m, &o, out);
     if (rt_ok(&s))
@@ -293,7 +302,7 @@ static bool sync_goldens(struct run_args *a, const struct rt_manifest *m, const 
         fprintf(stderr, "retrace run: warning: sync with %s failed: %s; running with the goldens the local "
                         "store holds (%s)\n", a->server, s.msg, out->golden_set);
     a->o.golden_set = out->golden_set;
-    return rt_ok(&s);
+    return rt_status_drop(s) == RT_OK;
 }
 
 /* A store that cannot be opened or written stops the run before anything runs: one error. */

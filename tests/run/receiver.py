@@ -2,7 +2,7 @@
 """tests/run/receiver.py DIR TOKEN — a minimal stand-in for the dashboard's
 run upload, written for the runner's tests: it answers POST /api/runs as
 docs/FORMATS.md section 2 says (201 new, 200 duplicate by run.id, 400
-malformed, 401 wrong token, 413 too large; 503 while DIR/mode says 503) and
+malformed, 401 wrong token, 413 too large; 503 or 400 while DIR/mode says so) and
 serves DIR/files/NAME on GET /files/NAME (traces fetched by URL). It listens
 on 127.0.0.1:$PORT (0 = any free port) and writes the port to DIR/port;
 every request is logged as a line of DIR/log."""
@@ -51,8 +51,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(413, {"error": "too large"})
         body = self.rfile.read(length)
         mode_file = os.path.join(DIR, "mode")
-        if os.path.exists(mode_file) and open(mode_file).read().strip() == "503":
+        mode = open(mode_file).read().strip() if os.path.exists(mode_file) else ""
+        if mode == "503":
             return self.answer(503, {"error": "database busy"})
+        if mode == "400":
+            return self.answer(400, {"error": "run.finished_at: before run.started_at"})
         if self.headers.get("Authorization") != "Bearer " + TOKEN:
             return self.answer(401, {"error": "wrong token"})
         try:

@@ -15,8 +15,8 @@ import time
 
 from runlib import HERE, Env, expect, finish
 
-retrace = sys.argv[1]
-env = Env(retrace, None)
+retrace, traces = sys.argv[1], sys.argv[2]
+env = Env(retrace, traces)
 recv = os.path.join(env.dir, "receiver")
 os.makedirs(os.path.join(recv, "runs"))
 spool = os.path.join(env.dir, "spool")
@@ -75,6 +75,19 @@ try:
     expect(rc == 0 and counts == (0, 0, 0, 0) and waiting == [], f"an empty spool: all zero (exit {rc}, {counts})")
     posts = [l for l in open(os.path.join(recv, "log")) if l.startswith("POST")]
     expect(len(posts) == 9, f"each send posts each waiting run once (9 POSTs, got {len(posts)})")
+    # retrace run: a run the server refuses for good is not said to wait (no "send it later");
+    # one kept by a 503 is.
+    env.copy_trace("vkcube", "vkcube")
+    manifest = env.write("manifest.yml", "traces:\n  - {path: vkcube.rtrace}\n")
+    run = ["run", manifest, "--db", env.db, "--server", server, "--token-file", token, "--spool", spool]
+    for mode, waits in (("400", False), ("503", True)):
+        env.write("receiver/mode", mode)
+        r = env.run(run)
+        warning = [l for l in r.stderr.splitlines() if "warning: upload" in l]
+        expect(len(warning) == 1 and ("send it later" in warning[0]) == waits and (mode in warning[0]),
+               f"a {mode}: the warning says the run {'waits' if waits else 'does not wait'}: {warning}")
+        left = [n for n in os.listdir(spool) if n.endswith(".json")]
+        expect(len(left) == (1 if waits else 0), f"a {mode}: {len(left)} run(s) in the spool")
 finally:
     receiver.terminate()
     receiver.wait()
