@@ -33,11 +33,16 @@ struct rt_fetch_state {
     bool tried;
     rt_status status;
     char trimmed[4096]; /* `trim:`: the cached trimmed trace replayed instead (trim_cache.c) */
+    char imported[4096]; /* a .gfxr trace: its cached import, replayed (and trimmed) instead (fetch.c) */
 };
 
 struct rt_exec;
 /** `trim:` on TRACE: makes (or finds) its trimmed trace in the cache. */
 RT_MUST_CHECK rt_status rt_trim_cached(struct rt_exec *x, size_t trace);
+/** A .gfxr TRACE: makes (or finds) its import in the cache (fetch.c). */
+RT_MUST_CHECK rt_status rt_import_cached(struct rt_exec *x, size_t trace);
+/** The trace file TRACE's replay and trim read: its import for a .gfxr, else its path. */
+const char *rt_trace_source(const struct rt_exec *x, size_t trace);
 
 struct rt_exec {
     const struct rt_manifest *m;

@@ -164,7 +164,7 @@ static void build_argv(struct rt_exec *x, size_t j, char **argv, char *buf, size
         argv[n++] = *w;
     argv[n++] = (char *)x->o->retrace;
     argv[n++] = "replay";
-    argv[n++] = t->trim ? x->fetches[job->trace].trimmed : (char *)t->path; /* trim_cache.c */
+    argv[n++] = t->trim ? x->fetches[job->trace].trimmed : (char *)rt_trace_source(x, job->trace);
     argv[n++] = "--screenshots", argv[n++] = "shots";
     argv[n++] = "--frames", argv[n++] = (char *)t->frames;
     if (x->replay_has_report)
@@ -219,6 +219,12 @@ rt_status rt_job_start(struct rt_exec *x, struct rt_slot *slot, size_t j, uint32
             rt_status_free(&f);
             return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
         }
+    }
+    rt_status imported = rt_import_cached(x, job->trace);
+    if (!rt_ok(&imported)) {
+        struct rt_run_frame *fr = job_level(RT_RESULT_ERROR, "%s", imported.msg);
+        rt_status_free(&imported);
+        return fr ? settle(x, j, fr, 1) : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     }
     rt_status trimmed = rt_trim_cached(x, job->trace);
     if (!rt_ok(&trimmed)) {

@@ -42,7 +42,7 @@ rt_status rt_trim_cached(struct rt_exec *x, size_t trace)
     if (!t->trim || f->trimmed[0])
         return rt_ok_status();
     char sha[65], dir[PATH_MAX], part[PATH_MAX + 32];
-    RT_TRY(rt_sha256_file(t->path, sha));
+    RT_TRY(rt_sha256_file(rt_trace_source(x, trace), sha));
     snprintf(dir, sizeof dir, "%s/trim", x->m->cache_dir);
     if (mkdir(x->m->cache_dir, 0777) != 0 && errno != EEXIST)
         return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", x->m->cache_dir, strerror(errno));
@@ -54,7 +54,7 @@ rt_status rt_trim_cached(struct rt_exec *x, size_t trace)
     snprintf(part, sizeof part, "%s.part.%ld", f->trimmed, (long)getpid());
     if (x->o->progress)
         fprintf(stderr, "\r\033[Ktrimming %s to frames %s", t->name, t->trim);
-    rt_status s = run_trim(x->o->retrace, t->path, t->trim, part);
+    rt_status s = run_trim(x->o->retrace, rt_trace_source(x, trace), t->trim, part);
     if (rt_ok(&s) && rename(part, f->trimmed) != 0)
         s = rt_errorf(RT_ERR_INTERNAL, "cannot rename %s: %s", part, strerror(errno));
     if (!rt_ok(&s)) {

@@ -10,6 +10,10 @@
       the capture-time frame (the program's own screenshot with
       --own-screenshots, else the screenshot of a retrace capture of the same
       program, which must be deterministic).
+  import_test.py manifest --retrace R -- PROGRAM ARGS
+      A `retrace run` manifest listing a capture of PROGRAM and a damaged one:
+      the capture is imported once (cached by SHA-256) and replayed, the
+      damaged one is an error job.
   import_test.py refuse --retrace R -- PROGRAM ARGS
       Damages a capture of PROGRAM (an unknown block, an unknown call id, a
       truncated file) and checks the exit codes, messages and what is written.
@@ -226,9 +230,34 @@ def refuse(a, program, work):
     print("ok: unknown block, unknown call and truncation refused as documented")
 
 
+def manifest(a, program, work):
+    """A manifest listing .gfxr files: imported once, cached by SHA-256, replayed; a bad one is an error job."""
+    import hashlib
+    capture = os.path.join(work, "good.gfxr")
+    gfxr_capture(program, capture)
+    with open(os.path.join(work, "bad.gfxr"), "wb") as f:
+        f.write(open(capture, "rb").read()[:200])
+    with open(os.path.join(work, "m.yml"), "w") as f:
+        f.write("label: import\ncache: cache\ndefaults:\n  frames: [1, 2]\ntraces:\n"
+                "  - path: good.gfxr\n  - path: bad.gfxr\n")
+    sha = hashlib.sha256(open(capture, "rb").read()).hexdigest()
+    cached = os.path.join(work, "cache", "import", sha + ".rtrace")
+    db = os.path.join(work, "db.sqlite")
+    rc, out = run([a.retrace, "run", os.path.join(work, "m.yml"), "--db", db])
+    if not re.search(r"^good\.gfxr +default +new +0/2", out, re.M) or not os.path.exists(cached):
+        fail(f"the .gfxr trace was not imported into {cached} and replayed (exit {rc})", out)
+    if not re.search(r"^bad\.gfxr +default +error!? .*import of .*bad\.gfxr failed", out, re.M):
+        fail("a damaged .gfxr is not an error job naming its import", out)
+    before = os.stat(cached).st_mtime_ns
+    rc, out = run([a.retrace, "run", os.path.join(work, "m.yml"), "--db", db])
+    if os.stat(cached).st_mtime_ns != before or not re.search(r"^good\.gfxr +default +new", out, re.M):
+        fail("the second run imported the capture again instead of using the cache", out)
+    print("ok: .gfxr traces in a manifest are imported once, cached by SHA-256, replayed; a bad one is an error")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["roundtrip", "refuse"])
+    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest"])
     ap.add_argument("--retrace", required=True)
     ap.add_argument("--compression", default="LZ4")
     ap.add_argument("--memory-tracking")
@@ -240,7 +269,7 @@ def main():
     skip_unless_ready()
     work = tempfile.mkdtemp(prefix="retrace-import-")
     try:
-        (roundtrip if a.case == "roundtrip" else refuse)(a, program, work)
+        {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest}[a.case](a, program, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
