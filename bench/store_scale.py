@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench/store_scale.py — times the dashboard over a farm-sized store (issue 18 §3).
 
-  store_scale.py URL DB TOKEN REQUESTS
+  store_scale.py URL DB TOKEN REQUESTS [SERVER_PID]
 
 Against `retrace serve --cache 0` (every answer asks SQLite) at URL over the
 store DB (made by build/bench/store_gen), asks REQUESTS times each of: the
@@ -10,7 +10,8 @@ passes) and a trace's history, each for an id or name picked at random from
 the store (seeded: the same picks every time), one request at a time on one
 kept-alive connection; then uploads a run of 20,000 results 3 times (new run
 ids). Prints a markdown table (p50, p99, max in ms; goals p99 < 20 ms, an
-upload < 2 s) and the store's size per million results by table, and writes
+upload < 2 s; with SERVER_PID, the server's own CPU time per request, from
+/proc, which other jobs on a loaded machine do not inflate) and the store's size per million results by table, and writes
 "NAME<TAB>GOAL<TAB>WHAT<TAB>ratios" lines to $BENCH_RATIOS when set (each
 ratio p99/goal, lower is better; bench/summary.py's table).
 Exit 1 when a request fails.
@@ -31,6 +32,13 @@ UPLOAD_GOAL_S = 2.0
 UPLOAD_RESULTS = 20000
 # A 1x1 PNG (valid CRCs: the server decodes uploaded images).
 TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
+
+
+def cpu_seconds(pid):
+    if not pid:
+        return 0.0
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values, p):
@@ -137,16 +145,18 @@ def ratio_line(name, what, values, goal):
 
 def main():
     url, db_path, token, requests = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    pid = sys.argv[5] if len(sys.argv) > 5 else None
     rng = random.Random(18)
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     asked = picks(db, requests, rng)
     client = Client(url, token)
-    print("| request (uncached: --cache 0) | n | p50 ms | p99 ms | max ms | p99 goal |")
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    print("| request (uncached: --cache 0) | n | p50 ms | p99 ms | max ms | server CPU ms/request | p99 goal |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     failed = False
     for name, paths in asked.items():
         client.request("GET", paths[0])  # one first, so a cold start is not in the numbers
         times = []
+        cpu0 = cpu_seconds(pid)
         for p in paths:
             try:
                 times.append(client.request("GET", p)[0])
@@ -156,10 +166,12 @@ def main():
         if not times:
             continue
         p99 = percentile(times, 99)
+        cpu = (cpu_seconds(pid) - cpu0) * 1000 / len(times)
         print(f"| {name} | {len(times)} | {percentile(times, 50):.1f} | {p99:.1f} | {max(times):.1f} |"
-              f" {'met' if p99 < GOAL_MS else 'NOT met'} (< {GOAL_MS:.0f}) |")
+              f" {cpu:.2f} | {'met' if p99 < GOAL_MS else 'NOT met'} (< {GOAL_MS:.0f}) |")
         ratio_line("store " + name.split(" (")[1].rstrip(")"), "p99 / 20 ms, 10M-result store", [p99], GOAL_MS)
     uploads = []
+    cpu0 = cpu_seconds(pid)
     for i in range(3):
         body = upload_body(UPLOAD_RESULTS, rng, f"bench:{i}")
         try:
@@ -169,9 +181,10 @@ def main():
             print(f"store_scale: {e}", file=sys.stderr)
             failed = True
     if uploads:
+        cpu = (cpu_seconds(pid) - cpu0) * 1000 / len(uploads)
         print(f"| POST /api/runs, {UPLOAD_RESULTS:,} results ({len(body) / 1e6:.1f} MB) | {len(uploads)} |"
               f" {sorted(uploads)[len(uploads) // 2] * 1000:.0f} | {max(uploads) * 1000:.0f} |"
-              f" {max(uploads) * 1000:.0f} | {'met' if max(uploads) < UPLOAD_GOAL_S else 'NOT met'} (< 2 s) |")
+              f" {max(uploads) * 1000:.0f} | {cpu:.0f} | {'met' if max(uploads) < UPLOAD_GOAL_S else 'NOT met'} (< 2 s) |")
         ratio_line("store upload 20k results", "seconds / 2 s, 10M-result store", uploads, UPLOAD_GOAL_S)
     count, rows = sizes(db)
     total = sum(r[1] for r in rows)

@@ -13,7 +13,7 @@
 
 struct golden_args {
     const char *db, *trace, *device, *approved_by, *output, *note;
-    uint32_t frame;
+    uint32_t frame, keep_runs;
     bool json;
     char **rest; /* positional arguments after the action */
     int rest_count;
@@ -25,7 +25,7 @@ static int usage(const char *fmt, const char *arg)
 }
 
 enum { OPT_DB = 1, OPT_TRACE, OPT_FRAME, OPT_DEVICE, OPT_APPROVED_BY, OPT_OUTPUT, OPT_NOTE,
-       OPT_JSON };
+       OPT_JSON, OPT_KEEP_RUNS };
 
 static const struct cli_option options[] = {
     {"db", 0, CLI_VALUE, OPT_DB, "DB", "the golden store (default: $RETRACE_DB)"},
@@ -36,6 +36,7 @@ static const struct cli_option options[] = {
     {"output", 'o', CLI_VALUE, OPT_OUTPUT, "OUT.png", "show: write the image there"},
     {"note", 0, CLI_VALUE, OPT_NOTE, "TEXT", "expect: why"},
     {"json", 0, CLI_FLAG, OPT_JSON, NULL, "list: one JSON array"},
+    {"keep-runs", 0, CLI_VALUE, OPT_KEEP_RUNS, "DAYS", "gc: keep the runs of the last DAYS days"},
     {0},
 };
 
@@ -52,10 +53,13 @@ void cmd_golden_usage(FILE *out)
             "       retrace golden import DIR\n"
             "       retrace golden expect --trace NAME [--device KEY] skip|flaky|crash|hang|none"
             " [--note TEXT]\n"
+            "       retrace golden gc --keep-runs DAYS\n"
             "every form takes --db DB (default: $RETRACE_DB). Without --device a golden or\n"
             "an expectation applies to any device. add prints the golden's id; the same\n"
             "image added again for the same key keeps its id. import is idempotent and\n"
-            "all-or-nothing.\n");
+            "all-or-nothing. gc removes the runs that started more than DAYS days ago, their\n"
+            "results and the images no other result names (never a golden), and says what\n"
+            "it freed.\n");
     cli_usage_options(out, options);
     static const struct cli_exit exits[] = {
         {RT_OK, "ok"},
@@ -78,6 +82,7 @@ static int parse_option(struct cli_args *p, int id, struct golden_args *a)
     case OPT_NOTE: a->note = p->value; break;
     case OPT_JSON: a->json = true; break;
     case OPT_FRAME: return cli_args_u32(p, 1, UINT32_MAX, &a->frame);
+    case OPT_KEEP_RUNS: return cli_args_u32(p, 1, 100000, &a->keep_runs);
     }
     return 0;
 }
@@ -375,19 +380,42 @@ static int golden_expect(const struct golden_args *a)
     return rc;
 }
 
+static rt_status gc_fn(struct rt_store *store, const struct golden_args *a, void *ctx)
+{
+    return rt_store_gc(store, a->keep_runs, 0, ctx);
+}
+
+static int golden_gc(const struct golden_args *a)
+{
+    int rc = need_rest(a, 0, "nothing");
+    if (rc)
+        return rc;
+    if (!a->keep_runs)
+        return usage("%s", "gc needs --keep-runs DAYS");
+    struct rt_store_gc_counts c;
+    if ((rc = cli_fail(with_store(a, RT_STORE_READ_WRITE, gc_fn, &c))))
+        return rc;
+    printf("removed %" PRIu64 " runs older than %u days, %" PRIu64 " results and %" PRIu64
+           " images (%.1f MiB of PNGs); %.1f MiB of the store is now free for new rows"
+           " (goldens kept)\n",
+           c.runs, a->keep_runs, c.results, c.images, (double)c.image_bytes / 1048576.0,
+           (double)c.free_bytes / 1048576.0);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*run)(const struct golden_args *a);
 } actions[] = {
     {"add", golden_add},       {"list", golden_list},     {"show", golden_show},
     {"rm", golden_rm},         {"mark", golden_mark},     {"export", golden_export},
-    {"import", golden_import}, {"expect", golden_expect},
+    {"import", golden_import}, {"expect", golden_expect}, {"gc", golden_gc},
 };
 
 int cmd_golden_run(int argc, char **argv)
 {
     if (argc < 2)
-        return usage("%s", "missing action (add, list, show, rm, mark, export, import, expect)");
+        return usage("%s", "missing action (add, list, show, rm, mark, export, import, expect, gc)");
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++) {
         if (strcmp(argv[1], actions[i].name))
             continue;

@@ -12,7 +12,7 @@
 
 enum {
     OPT_DB = 1, OPT_LISTEN, OPT_TOKEN, OPT_WEB, OPT_THREADS, OPT_CONNS, OPT_TIMEOUT, OPT_BODY,
-    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT, OPT_TOKENS,
+    OPT_CACHE, OPT_CACHE_BYTES, OPT_PER_ADDRESS, OPT_HEADER_TIMEOUT, OPT_TOKENS, OPT_KEEP_RUNS,
 };
 
 static const struct cli_option options[] = {
@@ -37,6 +37,8 @@ static const struct cli_option options[] = {
     {"cache", 0, CLI_VALUE, OPT_CACHE, "N",
      "JSON answers each worker keeps until the database changes (64; 0 = none)"},
     {"cache-bytes", 0, CLI_VALUE, OPT_CACHE_BYTES, "BYTES", "their size, all workers together (33554432)"},
+    {"keep-runs", 0, CLI_VALUE, OPT_KEEP_RUNS, "DAYS",
+     "remove runs older than DAYS (their results and images, never goldens) at start and hourly"},
     {0},
 };
 
@@ -46,7 +48,7 @@ void cmd_serve_usage(FILE *out)
             "usage: retrace serve [--db DB] [--listen ADDR] [--tokens FILE] [--token-file FILE] [--web DIR]\n"
             "                     [--threads N] [--max-connections N] [--timeout SECONDS]\n"
             "                     [--max-body BYTES] [--cache N] [--cache-bytes BYTES]\n"
-            "                     [--max-per-address N] [--header-timeout SECONDS]\n"
+            "                     [--max-per-address N] [--header-timeout SECONDS] [--keep-runs DAYS]\n"
             "Serves the dashboard (runs, failures, diffs, history, approvals) and its JSON\n"
             "API over the golden store DB, and prints its URL. Stops cleanly on Ctrl-C or SIGTERM.\n");
     cli_usage_options(out, options);
@@ -100,6 +102,7 @@ static int parse(int argc, char **argv, struct rt_server_options *o)
         case OPT_PER_ADDRESS:
             rc = cli_args_u32(&p, 1, 100000, &u32), o->max_per_address = u32;
             break;
+        case OPT_KEEP_RUNS: rc = cli_args_u32(&p, 1, 100000, &u32), o->keep_runs_days = u32; break;
         case OPT_HEADER_TIMEOUT:
             rc = cli_args_u32(&p, 1, 86400, &u32), o->header_timeout_s = u32;
             break;

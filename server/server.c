@@ -339,6 +339,7 @@ static rt_status start(struct rt_server *server, const struct rt_server_options 
     RT_TRY(set_web_root(server, options->web_root));
     RT_TRY(rt_auth_load(server, options));
     RT_TRY(open_store(server));
+    RT_TRY(rt_server_gc_start(server));
     RT_TRY(bind_socket(server, options->listen ? options->listen : DEFAULT_LISTEN));
     int fd = server->listen_fd;
     server->listen_fd = -1; /* the front owns it now */
@@ -355,6 +356,8 @@ rt_status rt_server_start(const struct rt_server_options *options, struct rt_ser
     server->listen_fd = -1;
     pthread_mutex_init(&server->write_lock, NULL);
     pthread_mutex_init(&server->workers_lock, NULL);
+    pthread_mutex_init(&server->gc_lock, NULL);
+    pthread_cond_init(&server->gc_wake, NULL);
     rt_status s = start(server, options);
     if (!rt_ok(&s)) {
         rt_server_stop(server);
@@ -378,10 +381,13 @@ void rt_server_stop(struct rt_server *server)
     rt_front_destroy(server->front);
     if (server->listen_fd >= 0)
         close(server->listen_fd);
+    rt_server_gc_stop(server); /* before the writer it uses is closed */
     rt_server_close_workers(server);
     rt_store_close(server->writer);
     pthread_mutex_destroy(&server->write_lock);
     pthread_mutex_destroy(&server->workers_lock);
+    pthread_mutex_destroy(&server->gc_lock);
+    pthread_cond_destroy(&server->gc_wake);
     explicit_bzero(server->tokens, sizeof server->tokens);
     free(server->web_root);
     free(server->db_path);

@@ -48,6 +48,13 @@ struct rt_server {
     size_t worker_count, worker_capacity;
 
     atomic_llong last_sweep; /* time() of the last rt_server_sweep_stale */
+
+    /* --keep-runs (gc.c): the thread that removes old runs, woken to stop */
+    pthread_t gc_thread;
+    bool gc_running;
+    atomic_bool gc_stop;
+    pthread_mutex_t gc_lock;
+    pthread_cond_t gc_wake;
 };
 
 /** A cached JSON answer: the response, queued again while the database's
@@ -161,6 +168,10 @@ void rt_server_sweep_stale(struct rt_server *server);
 
 RT_MUST_CHECK rt_status rt_server_write(struct rt_server *server, rt_server_write_fn fn,
                                         void *ctx);
+
+/** Starts the thread of --keep-runs (gc.c) when asked for; stop joins it. */
+RT_MUST_CHECK rt_status rt_server_gc_start(struct rt_server *server);
+void rt_server_gc_stop(struct rt_server *server);
 
 /** GET of a file under the web root (static.c). */
 enum MHD_Result rt_static_serve(struct rt_request *req);

@@ -43,6 +43,7 @@ struct rt_server_options {
     int busy_timeout_ms;      /* how long a write waits for the database (default 2000) */
     unsigned cache_entries;   /* JSON answers kept per worker until the data changes (64; 0 = off) */
     size_t cache_bytes;       /* their bytes, all workers together (default 32 MiB) */
+    unsigned keep_runs_days;  /* remove runs older than this, at start and hourly (0 = keep all) */
 };
 
 /** Fills OPTIONS with the defaults above (db_path and web_root NULL). */

@@ -656,6 +656,26 @@ RT_MUST_CHECK rt_status rt_store_dash_review_by(struct rt_store *store,
  */
 RT_MUST_CHECK rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out);
 
+/* ---- removing old runs (store_gc.c) ---------------------------------------- */
+
+struct rt_store_gc_counts {
+    uint64_t runs, results;   /* removed */
+    uint64_t images;          /* result images no remaining result names, removed */
+    uint64_t image_bytes;     /* their PNG bytes */
+    uint64_t free_bytes;      /* pages of the file free for new rows afterwards (it does not shrink) */
+    bool more;                /* MAX_RUNS was reached with older runs left */
+};
+
+/**
+ * Removes the runs that started more than KEEP_DAYS (>= 1) days ago, oldest
+ * first and at most MAX_RUNS of them (0 = all), each in its own transaction
+ * with its results, then the images no remaining result names. Goldens are
+ * never removed (one made from a removed result keeps its own bytes), nor an
+ * image a kept result names.
+ */
+RT_MUST_CHECK rt_status rt_store_gc(struct rt_store *store, uint32_t keep_days, size_t max_runs,
+                                    struct rt_store_gc_counts *out);
+
 /** Called with each statement's SQL and its plan (EXPLAIN QUERY PLAN's
  * details, one a line). */
 typedef void (*rt_store_plan_fn)(const char *sql, const char *plan, void *ctx);

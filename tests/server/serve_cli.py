@@ -116,6 +116,51 @@ check(status == 200 and rc == 0, "SIGINT stops it cleanly (exit 0)", server.stde
 p = subprocess.run([retrace, "golden", "list", "--db", db], capture_output=True, text=True)
 check(p.returncode == 0 and "vkcube" in p.stdout, "the database is intact afterwards", p.stderr)
 
+# --keep-runs / golden gc (issue 18 §3): runs older than DAYS go, goldens stay
+import sqlite3
+import time
+
+
+def age_runs(ids, days):
+    c = sqlite3.connect(db)
+    old = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days * 86400))
+    c.executemany("UPDATE runs SET started_at = ? WHERE id = ?", [(old, i) for i in ids])
+    c.commit()
+    c.close()
+
+
+def counts():
+    c = sqlite3.connect(db)
+    n = [c.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("runs", "results", "goldens")]
+    c.close()
+    return n
+
+
+p = subprocess.run([retrace, "golden", "gc", "--db", db], capture_output=True, text=True)
+check(p.returncode == 2 and "--keep-runs" in p.stderr, "golden gc without --keep-runs: exit 2", p.stderr)
+age_runs([1], 400)
+runs, results, goldens = counts()
+p = subprocess.run([retrace, "golden", "gc", "--db", db, "--keep-runs", "365"], capture_output=True, text=True)
+after = counts()
+check(p.returncode == 0 and "removed 1 runs older than 365 days" in p.stdout and after[0] == runs - 1
+      and after[1] < results and after[2] == goldens,
+      "golden gc --keep-runs 365 removes the one older run and its results, not a golden", p.stdout + p.stderr)
+age_runs([2], 40)
+age_runs([3, 4], 1)
+server, url, line = start("--keep-runs", "30")
+deadline, total = time.time() + 20, None
+while time.time() < deadline:
+    status, _, body = get(url + "api/runs")
+    total = json.loads(body)["total"]
+    if total == after[0] - 1:
+        break
+    time.sleep(0.1)
+server.send_signal(signal.SIGTERM)
+rc = server.wait(timeout=10)
+err = server.stderr.read()
+check(total == after[0] - 1 and "removed 1 runs older than 30 days" in err and counts()[2] == goldens,
+      "serve --keep-runs 30 removes the run older than 30 days when it starts, and says so", f"{total} {err}")
+
 print(f"1..{count}")
 subprocess.run(["rm", "-rf", work])
 sys.exit(1 if failed else 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -248,4 +249,67 @@ Test(scale, a_run_page_holds_limit_results_failures_first_and_says_how_many)
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "results")), 2);
     cJSON_Delete(json);
     rt_store_close(store);
+}
+
+/* An ISO time DAYS_AGO days before now. */
+static const char *days_ago(int days, char out[32])
+{
+    time_t t = time(NULL) - (time_t)days * 86400;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return out;
+}
+
+Test(scale, gc_removes_old_runs_and_only_their_images_never_goldens)
+{
+    struct rt_store *store = open_store(tmp_path("gc.db"), RT_STORE_CREATE);
+    struct png_bytes shared = make_png(10), only_old = make_png(11), diff = make_png(12);
+    char at[32];
+    int64_t old1 = begin_run(store, "dev", days_ago(40, at));
+    int64_t old2 = begin_run(store, "dev", days_ago(35, at));
+    int64_t kept = begin_run(store, "dev", days_ago(2, at));
+    struct rt_result r = failure(1, shared, diff);
+    ASSERT_OK(rt_store_record_trace_results(store, old1, "t", &r, 1));
+    r = failure(1, only_old, diff);
+    ASSERT_OK(rt_store_record_trace_results(store, old2, "t", &r, 1));
+    struct png_bytes none = {0};
+    struct rt_result pair[2] = {failure(1, shared, none), failure(2, none, none)};
+    ASSERT_OK(rt_store_record_trace_results(store, kept, "t", pair, 2));
+    /* a golden approved from the old run's result */
+    int64_t old_result = raw_int(store->db, "SELECT min(id) FROM results");
+    int64_t golden = 0;
+    ASSERT_OK(rt_store_golden_approve_result(store, old_result, NULL, "reviewer", &golden));
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM images"), 3);
+
+    struct rt_store_gc_counts c;
+    ASSERT_OK(rt_store_gc(store, 30, 1, &c));
+    cr_assert(c.runs == 1 && c.more, "a batch of one run, more left");
+    ASSERT_OK(rt_store_gc(store, 30, 0, &c));
+    cr_assert_eq(c.runs, 1);
+    cr_assert_eq(c.results, 1);
+    cr_assert_eq(c.images, 2, "only_old and diff go once no result names them; shared stays");
+    cr_assert_eq(c.image_bytes, only_old.size + diff.size);
+    cr_assert(!c.more);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM runs"), 1);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM results"), 2);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM images"), 1);
+    cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM run_counts WHERE run_id <> 3"), 0);
+    /* the golden stays, with its bytes, forgetting the removed result */
+    struct rt_golden g;
+    ASSERT_OK(rt_store_golden_get(store, golden, true, &g));
+    cr_assert(g.png_size == shared.size && !memcmp(g.png, shared.data, g.png_size));
+    cr_assert_eq(g.from_result, 0);
+    rt_golden_finish(&g);
+    /* the kept run still answers its image */
+    uint8_t *png = NULL;
+    size_t size = 0;
+    int64_t kept_result = raw_int(store->db, "SELECT id FROM results WHERE frame = 1");
+    ASSERT_OK(rt_store_result_image(store, kept_result, RT_RESULT_IMAGE_ACTUAL, &png, &size));
+    cr_assert(size == shared.size);
+    free(png);
+    ASSERT_OK(rt_store_gc(store, 30, 0, &c));
+    cr_assert_eq(c.runs, 0, "nothing older is left");
+    rt_store_close(store);
+    free(shared.data), free(only_old.data), free(diff.data);
 }
