@@ -212,6 +212,9 @@ try {
   assert.match(await page.locator("#expectations").innerText(), /flaky on .* \(bug 1234\), set by token/);
   await page.click("#expect-status #undo");
   await page.waitForSelector("#expect-status #undone");
+  // the list is read again after the undo is shown: wait for it (a loaded machine was slower once)
+  await page.waitForFunction(() => !document.querySelector("#expectations").innerText.includes("bug 1234"),
+                             null, { timeout: 10000 }).catch(() => {});
   assert.doesNotMatch(await page.locator("#expectations").innerText(), /bug 1234/);
   ok("result: an expectation set (confirmed, by the token's name) and undone");
 
