@@ -71,6 +71,7 @@ CLI_DECLARE(info);
 CLI_DECLARE(dump);
 CLI_DECLARE(trim);
 CLI_DECLARE(import);
+CLI_DECLARE(diagnose);
 CLI_DECLARE(compare);
 CLI_DECLARE(golden);
 CLI_DECLARE(capture);

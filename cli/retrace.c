@@ -19,6 +19,8 @@ static const struct rt_command commands[] = {
      cmd_trim_run},
     {"import", "convert a GFXReconstruct capture (.gfxr) into a trace", cmd_import_usage,
      cmd_import_run},
+    {"diagnose", "the first draw of a frame whose output diverges from a reference replay",
+     cmd_diagnose_usage, cmd_diagnose_run},
     {"compare", "SSIM, PSNR and pixel differences of two PNG images",
      cmd_compare_usage, cmd_compare_run},
     {"golden", "manage golden images in the SQLite store", cmd_golden_usage,

@@ -420,10 +420,12 @@ static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bo
     if (frame == d->skip.frame && number >= d->skip.first && number <= d->skip.last) {
         *skip = true;
         r->result->draws_skipped++;
-        return rt_ok_status();
     }
     struct draw_cmdbuf *cb = dump_frame(r) && selected(d, number) ? recording(r, args) : NULL;
-    return cb ? start_entry(r, cmd, cb, number) : rt_ok_status();
+    RT_TRY(cb ? start_entry(r, cmd, cb, number) : rt_ok_status());
+    if (cb && *skip && !cJSON_AddTrueToObject(d->pending.entry, "skipped"))
+        return oom(r);
+    return rt_ok_status();
 }
 
 rt_status replay_draws_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip)

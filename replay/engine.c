@@ -219,7 +219,7 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     r->own_depth++;
     if (rt_ok(&s) && !skip)
         s = replay_config_after_call(r, cmd, args);
-    if (rt_ok(&s) && !skip && r->draws)
+    if (rt_ok(&s) && r->draws) /* a skipped draw is dumped too: what its target holds without it */
         s = replay_draws_after_call(r, cmd, args);
     rt_status v = replay_verify_after_call(r, cmd, args, p->seq); /* exit 5 when it cannot go on */
     r->own_depth--;
