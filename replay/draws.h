@@ -62,6 +62,7 @@ struct draw_copy {
     VkImageAspectFlags aspect;
     uint32_t width, height;
     uint64_t image; /* captured id */
+    uint64_t bytes; /* of its staging buffer */
     bool saved;
 };
 
@@ -111,7 +112,12 @@ struct replay_draws {
     struct cJSON *index;          /* {"frame", "draws": [...]} */
     struct draw_pending pending;
     uint64_t saved_files;
+    uint64_t staging_bytes; /* held by copies not yet released, at most DRAW_MAX_STAGING */
 };
+
+/* Copies wait in host memory until their submission ends: a frame of 1,276
+ * draws of 1024x768 colour and depth (extremetuxracer) would hold 8 GB. */
+#define DRAW_MAX_STAGING ((uint64_t)1 << 30)
 
 /* draws.c */
 rt_status replay_draws_begin(struct replay *r) RT_MUST_CHECK;

@@ -100,7 +100,6 @@ rt_status replay_draws_save(struct replay *r, struct draw_cmdbuf *cb)
 
 void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb)
 {
-    (void)r;
     const struct replay_device *dev = cb->copy_count ? cb->dev : NULL;
     if (dev)
         dev->dispatch.device.vkDeviceWaitIdle(dev->handle); /* the copies may still be running */
@@ -110,6 +109,8 @@ void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb)
         if (cb->copies[i].memory)
             dev->dispatch.device.vkFreeMemory(dev->handle, cb->copies[i].memory, NULL);
     }
+    for (size_t i = 0; r->draws && i < cb->copy_count; i++)
+        r->draws->staging_bytes -= cb->copies[i].bytes;
     cb->copy_count = 0;
 }
 

@@ -107,6 +107,9 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     snprintf(c.role, sizeof c.role, "%s", role);
     if (!size)
         return not_saved(r, p->entry, role, "a format this build cannot read back");
+    if (r->draws->staging_bytes + size > DRAW_MAX_STAGING)
+        return not_saved(r, p->entry, role, "1 GiB of copies already wait for their submission (--dump-only "
+                                            "fewer draws)");
     if (!staging(r, dev, size, &c)) {
         struct draw_cmdbuf tmp = {.handle = p->cb->handle, .dev = dev, .copies = &c, .copy_count = 1};
         replay_draws_release(r, &tmp);
@@ -116,6 +119,8 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     VkBufferImageCopy region = {.imageSubresource = {aspect, t->mip, t->layer, 1},
                                 .imageExtent = {t->width, t->height, 1}};
     d->vkCmdCopyImageToBuffer(p->cb->handle, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c.buffer, 1, &region);
+    c.bytes = size;
+    r->draws->staging_bytes += size;
     return replay_draws_add_copy(r, p->cb, &c);
 }
 
