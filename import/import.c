@@ -232,12 +232,14 @@ rt_status rt_import_gfxr(const struct rt_import_options *o, struct rt_import_sum
     rt_enc_init(&im.enc);
     rt_hashmap_init(&im.map_offsets);
     rt_hashmap_init(&im.threads);
+    rt_hashmap_init(&im.template_ids);
     bool keep = false;
     rt_status s = run_blocks(&im, &keep);
     s = finish(&im, s, keep);
     for (unsigned i = 0; i < im.note_count; i++)
         free(im.notes[i]);
     rt_hashmap_finish(&im.threads);
+    import_templates_finish(&im);
     rt_hashmap_finish(&im.map_offsets);
     rt_enc_finish(&im.enc);
     rt_arena_finish(&im.arena);

@@ -28,9 +28,9 @@ static rt_status find_command(const struct gfxr_block *b, uint32_t id, enum rt_v
         return refuse(b, "function call id", idtext, "not a Vulkan call of GFXReconstruct's numbering");
     if (c->kind == RT_GFXR_CALL_UNKNOWN || c->kind == RT_GFXR_CALL_REFUSED)
         return refuse(b, "function call", c->name, c->why);
-    if (c->kind == RT_GFXR_CALL_TEMPLATE)
-        return refuse(b, "function call", c->name, "descriptor update template data is not mapped yet");
     *cmd = (enum rt_vk_cmd)c->cmd;
+    if (c->kind == RT_GFXR_CALL_TEMPLATE)
+        return rt_ok_status(); /* import_templates.c writes the update it stands for */
     if (rt_vk_commands[*cmd].excluded || !rt_vk_cmd_encodable(*cmd))
         return refuse(b, "function call", c->name, "not covered by retrace's codec (see vk_coverage.txt)");
     if ((rt_vk_cmd_flags(*cmd) & RT_VK_CMD_FLAG_MAPS) && *cmd != RT_VK_CMD_vkMapMemory)
@@ -79,7 +79,7 @@ static void follow_mapping(struct importer *im, enum rt_vk_cmd cmd, const void *
         (void)rt_hashmap_put(&im->map_offsets, (uint64_t)(uintptr_t)a->memory, a->offset);
 }
 
-static rt_status write_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t thread, const void *args)
+rt_status import_write_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t thread, const void *args)
 {
     if (cmd == RT_VK_CMD_vkCreateInstance || !im->w)
         RT_TRY(import_writer(im, cmd == RT_VK_CMD_vkCreateInstance ? args : NULL));
@@ -112,6 +112,12 @@ rt_status import_call(struct importer *im, const struct gfxr_block *b)
     size_t size = 0;
     RT_TRY(call_params(im, b, &params, &size));
     rt_arena_reset(&im->arena);
+    if (rt_gfxr_call_find(id)->kind == RT_GFXR_CALL_TEMPLATE) {
+        struct rt_dec td;
+        rt_dec_init(&td, params, size, &im->arena);
+        return rt_status_wrap(import_template_call(im, cmd, thread_number(im, thread), &td),
+                              "block %" PRIu64 " at offset %" PRIu64, b->index, b->offset);
+    }
     void *args = rt_arena_calloc(&im->arena, 1, rt_vk_args_size(cmd), 16);
     if (!args)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory decoding %s", rt_vk_cmd_name(cmd));
@@ -120,5 +126,9 @@ rt_status import_call(struct importer *im, const struct gfxr_block *b)
     RT_TRY(rt_status_wrap(rt_gfxr_decode_call(&dec, cmd, args), "block %" PRIu64 " at offset %" PRIu64,
                           b->index, b->offset));
     follow_mapping(im, cmd, args);
-    return write_call(im, cmd, thread_number(im, thread), args);
+    RT_TRY(import_write_call(im, cmd, thread_number(im, thread), args));
+    if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_CREATES && rt_vk_commands[cmd].object_type ==
+        VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE) /* the KHR alias has the same argument block */
+        return import_template_created(im, args);
+    return rt_ok_status();
 }

@@ -13,6 +13,7 @@
 #include "codec.h"
 #include "hashmap.h"
 #include "import.h"
+#include "vkcodec.h"
 
 enum gfxr_compression { GFXR_COMPRESSION_NONE = 0, GFXR_COMPRESSION_LZ4 = 1, GFXR_COMPRESSION_ZSTD = 3 };
 
@@ -52,6 +53,13 @@ void gfxr_close(struct gfxr_file *f);
 
 #define IMPORT_MAX_NOTES 16
 
+/* A descriptor update template's entries (import_templates.c). */
+struct import_template {
+    VkDescriptorUpdateTemplateEntry *entries;
+    uint32_t count;
+    VkPipelineBindPoint bind_point;
+};
+
 struct importer {
     const struct rt_import_options *o;
     struct rt_import_summary *sum;
@@ -66,6 +74,9 @@ struct importer {
     bool have_props, have_memory;
     char *notes[IMPORT_MAX_NOTES]; /* annotations met before the writer existed */
     unsigned note_count;
+    struct rt_hashmap template_ids; /* VkDescriptorUpdateTemplate id -> index in templates */
+    struct import_template *templates;
+    size_t template_count, template_cap;
 };
 
 /** The trace writer, made now if need be (app names from args, a vkCreateInstance, or NULL). */
@@ -74,6 +85,12 @@ rt_status import_writer(struct importer *im, const void *create_instance_args);
 rt_status import_note(struct importer *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 rt_status import_call(struct importer *im, const struct gfxr_block *b);
+/** Writes a decoded call as a CALL packet (and a FRAME_END after a present). */
+rt_status import_write_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t thread, const void *args);
+/** A template update (its parameters in d) written as the plain update it stands for. */
+rt_status import_template_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t thread, struct rt_dec *d);
+rt_status import_template_created(struct importer *im, const struct rt_vk_args_vkCreateDescriptorUpdateTemplate *a);
+void import_templates_finish(struct importer *im);
 rt_status import_meta(struct importer *im, const struct gfxr_block *b);
 rt_status import_annotation(struct importer *im, const struct gfxr_block *b);
 

@@ -37,6 +37,7 @@ struct preamble {
 
 struct pass {
     struct rt_vkc_pass c;
+    unsigned chain; /* pNext nodes of the current chain, nested in GFXReconstruct's encoding */
     char msg[160]; /* a formatted reason, when c.err points here */
 };
 
@@ -165,10 +166,20 @@ static bool dec_pnext(struct pass *p, const struct rt_vk_member *m, void **out)
         return failf(p, m->name, "pNext structure with sType %" PRIu64 " is not known to retrace's tables",
                      stype);
     void *node = alloc(p, 1, rt_vk_structs[idx].size, rt_vk_structs[idx].name);
-    if (!node || !dec_struct(p, &rt_vk_structs[idx], node))
+    if (!node)
         return false;
+    /* Each node holds the next one, but a chain is one level of nesting,
+     * bounded by its length (as retrace's own decoder bounds it). */
+    if (++p->chain > RT_VKC_MAX_CHAIN)
+        return rt_vkc_fail(&p->c, "pNext chain too long", m->name);
+    unsigned depth = p->c.depth;
+    p->c.depth = p->chain == 1 ? depth : depth - 1;
+    unsigned saved_chain = p->chain;
+    bool ok = dec_struct(p, &rt_vk_structs[idx], node);
+    p->c.depth = depth;
+    p->chain = saved_chain - 1;
     *out = node;
-    return true;
+    return ok;
 }
 
 static bool dec_string(struct pass *p, const struct rt_vk_member *m, char **out)

@@ -184,6 +184,47 @@ Test(gfxr_codec, fixed_arrays_travel_with_their_used_length)
     rt_enc_finish(&e);
 }
 
+/* GFXReconstruct nests a pNext chain (each node holds the next): a chain
+ * longer than the struct nesting limit (zink's vkCreateDevice) still decodes. */
+Test(gfxr_codec, long_pnext_chains_decode)
+{
+    struct rt_enc e;
+    struct rt_arena arena;
+    rt_enc_init(&e);
+    rt_arena_init(&arena, 4096, 1 << 20);
+    enum { NODES = 40 };
+    u64(&e, 7);
+    ptr(&e, STRUCT | SINGLE, 0);
+    u32(&e, VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+    for (int i = 0; i < NODES; i++) {
+        ptr(&e, STRUCT | SINGLE, 0);
+        u32(&e, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+    }
+    u32(&e, NUL);
+    for (int i = 0; i < NODES; i++)
+        u32(&e, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
+    u32(&e, 0);
+    u64(&e, 64);
+    u32(&e, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    u32(&e, VK_SHARING_MODE_EXCLUSIVE);
+    u32(&e, 0);
+    u32(&e, NUL | ARRAY);
+    u32(&e, NUL | STRUCT | SINGLE);
+    ptr(&e, SINGLE, 0);
+    u64(&e, 9);
+    u32(&e, (uint32_t)VK_SUCCESS);
+    struct rt_vk_args_vkCreateBuffer a;
+    rt_status s = decode(&e, e.size, RT_VK_CMD_vkCreateBuffer, &a, &arena);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    int n = 0;
+    for (const VkBaseInStructure *b = a.pCreateInfo->pNext; b; b = b->pNext, n++)
+        cr_assert_eq(b->sType, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+    cr_assert_eq(n, NODES);
+    cr_assert_eq(a.pCreateInfo->size, 64);
+    rt_arena_finish(&arena);
+    rt_enc_finish(&e);
+}
+
 Test(gfxr_codec, call_ids_name_their_commands)
 {
     const struct rt_gfxr_call *c = rt_gfxr_call_find(0x11000);
