@@ -26,7 +26,9 @@ struct region {
     uint8_t *real;
     size_t size;
     bool coherent;
-    bool uffd;         /* owner->backend == RT_TRACK_USERFAULTFD */
+    bool uffd;         /* userfaultfd: owner->backend is RT_TRACK_USERFAULTFD or RT_TRACK_WP_ASYNC */
+    bool async;        /* owner->backend == RT_TRACK_WP_ASYNC (see track_async below) */
+    uint8_t *hold;     /* async: as many pages as the view, where refresh moves pages to look at them */
     uint8_t *app_view; /* what the application touches; guarded */
     uint8_t *rw_view;  /* the same pages, always writable, for us (signals); = app_view (uffd) */
     size_t lead;       /* app pointer = app_view + lead */
@@ -54,6 +56,9 @@ struct rt_memory_tracker {
     void *verify_ctx;
     _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported; /* collects run on many threads */
     pthread_mutex_t change_lock; /* map, unmap: one at a time */
+    pthread_mutex_t scan_lock;   /* async: one collect or refresh of a region at a time */
+    uint8_t *bounce;             /* async, under scan_lock: the pages of the run being collected */
+    size_t bounce_size;
     _Atomic(struct region_set *) set;
 };
 
@@ -327,8 +332,10 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bo
             return;
         }
         /* The state before the wake: the woken thread may submit at once,
-         * and its collect must find the page dirty. */
-        store_state(r, i, write ? PAGE_DIRTY : PAGE_CLEAN);
+         * and its collect must find the page dirty. Asynchronous: the
+         * kernel knows a page mapped writable as written; ours is CLEAN
+         * (present). */
+        store_state(r, i, write && !r->async ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         rt_uffd_wake(page, page_size);
         return;
@@ -376,15 +383,18 @@ static void warn_signal_fallback(const char *why)
             why);
 }
 
-/* userfaultfd when the kernel gives it with kernel-mode faults, else the
- * SIGSEGV handler. RETRACE_USERFAULTFD=0 asks for signals (tests). */
+/* userfaultfd when the kernel gives it with kernel-mode faults (with
+ * asynchronous write-protect where it has that too), else the SIGSEGV
+ * handler. RETRACE_USERFAULTFD=0 asks for signals, =sync for write-protect
+ * faults (tests, bench). */
 static rt_status choose_backend(struct rt_memory_tracker *t)
 {
     char why[200] = "RETRACE_USERFAULTFD=0";
     const char *env = getenv("RETRACE_USERFAULTFD");
     bool wanted = !env || strcmp(env, "0") != 0;
-    if (wanted && rt_uffd_start(on_uffd_fault, why, sizeof why)) {
-        t->backend = RT_TRACK_USERFAULTFD;
+    bool async = !env || strcmp(env, "sync") != 0;
+    if (wanted && rt_uffd_start(on_uffd_fault, async, why, sizeof why)) {
+        t->backend = rt_uffd_async() ? RT_TRACK_WP_ASYNC : RT_TRACK_USERFAULTFD;
         return rt_ok_status();
     }
     t->backend = RT_TRACK_SIGNALS;
@@ -413,12 +423,14 @@ rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **
     t->mode = mode;
     t->backend = RT_TRACK_NO_GUARD;
     pthread_mutex_init(&t->change_lock, NULL);
+    pthread_mutex_init(&t->scan_lock, NULL);
     atomic_init(&t->set, (struct region_set *)&empty_set);
     rt_status s = mode == RT_TRACK_PAGE_GUARD ? choose_backend(t) : rt_ok_status();
     if (rt_ok(&s) && !take_tracker_slot(t))
         s = rt_errorf(RT_ERR_INTERNAL, "more than %d memory trackers at once", MAX_TRACKERS);
     if (!rt_ok(&s)) {
         pthread_mutex_destroy(&t->change_lock);
+        pthread_mutex_destroy(&t->scan_lock);
         free(t);
         return s;
     }
@@ -437,6 +449,8 @@ static void region_free(struct region *r)
         munmap(r->app_view, r->page_count * page_size);
     if (r->rw_view && r->rw_view != r->app_view)
         munmap(r->rw_view, r->page_count * page_size);
+    if (r->hold)
+        munmap(r->hold, r->page_count * page_size);
     free((void *)r->state);
     free(r->fetch_hash);
     free((void *)r->read_back);
@@ -459,6 +473,8 @@ void rt_tracker_destroy(struct rt_memory_tracker *tracker)
         region_free(set->items[i]);
     set_free(set);
     pthread_mutex_destroy(&tracker->change_lock);
+    pthread_mutex_destroy(&tracker->scan_lock);
+    free(tracker->bounce);
     free(tracker);
 }
 
@@ -474,6 +490,16 @@ static rt_status make_uffd_view(struct region *r)
     madvise(app, bytes, MADV_NOHUGEPAGE); /* faults and copies are per page */
     if (!rt_uffd_register(app, bytes))
         return rt_errorf(RT_ERR_INTERNAL, "cannot register a %zu-byte shadow mapping with userfaultfd", bytes);
+    if (!r->async)
+        return rt_ok_status();
+    /* Address space only: pages pass through it during a refresh. */
+    void *hold = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (hold == MAP_FAILED)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte holding area", bytes);
+    r->hold = hold;
+    madvise(hold, bytes, MADV_NOHUGEPAGE);
+    if (!rt_uffd_register_hold(hold, bytes))
+        return rt_errorf(RT_ERR_INTERNAL, "cannot register a %zu-byte holding area with userfaultfd", bytes);
     return rt_ok_status();
 }
 
@@ -531,7 +557,9 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     *r = (struct region){.owner = tracker, .memory_id = memory_id, .map_offset = map_offset,
                          .real = real, .size = size, .coherent = coherent,
-                         .uffd = tracker->backend == RT_TRACK_USERFAULTFD};
+                         .uffd = tracker->backend == RT_TRACK_USERFAULTFD ||
+                                 tracker->backend == RT_TRACK_WP_ASYNC,
+                         .async = tracker->backend == RT_TRACK_WP_ASYNC};
     if (tracker->mode == RT_TRACK_FULL) {
         rt_status s = publish(r);
         if (!rt_ok(&s)) {
@@ -570,6 +598,36 @@ static struct region *find_mapping(struct rt_memory_tracker *tracker, uint64_t m
             return set->items[i];
     return NULL;
 }
+
+/* --- asynchronous write-protect (RT_TRACK_WP_ASYNC) -------------------------
+ *
+ * The kernel resolves the application's writes to protected pages itself;
+ * nothing reaches us but missing-page faults (a page's first access after a
+ * refresh). What was written is asked for at collect, one PAGEMAP_SCAN per
+ * range, which protects the pages it reports in the same page-table walk:
+ * a write after that walk (and its TLB flush) is the next collect's. Page
+ * states here: UNFETCHED (missing), CLEAN (present; written or not is the
+ * kernel's to say), BUSY (the fault thread or a refresh has it). A tracker's
+ * collects and refreshes take scan_lock, so a refresh never drops a page a
+ * collect is copying.
+ *
+ * Refresh is the hard part. It must make pages the application has not
+ * written since the last collect fetch the real memory again (the GPU may
+ * have written it), and the application may write such a page on another
+ * thread at any moment: nothing stops it, the kernel lets the write through.
+ * A scan for unwritten pages followed by MADV_DONTNEED has a window between
+ * the two where a write lands and is then thrown away. So a refresh takes
+ * the unwritten pages out of the application's view with UFFDIO_MOVE into
+ * the region's holding area: after the move an access faults into our
+ * thread and waits (the page is BUSY), and the page's bytes can no longer
+ * change. A write that landed between the scan and the move is in the moved
+ * page; the page is then compared with the hash of its bytes at its last
+ * fetch or collect: equal, and it is dropped (a write of identical bytes is
+ * the same memory); different, and it is moved back, written.
+ */
+
+static void collect_async(struct region *r, size_t view_lo, size_t view_hi, rt_track_dirty_fn fn, void *ctx);
+static void refresh_async(struct region *r);
 
 /* --- collecting dirty pages -------------------------------------------- */
 
@@ -678,6 +736,10 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
         return;
     }
     size_t view_lo = lo + r->lead, view_hi = hi + r->lead;
+    if (r->async) {
+        collect_async(r, view_lo, view_hi, fn, ctx);
+        return;
+    }
     struct reporter rep = {.r = r, .fn = fn, .ctx = ctx, .view_lo = view_lo, .view_hi = view_hi};
     size_t first = view_lo / page_size, end = (view_hi + page_size - 1) / page_size;
     /* Only pages with their dirty bit set: 64 clean pages cost one load. */
@@ -756,6 +818,205 @@ static bool take_clean_page(struct region *r, size_t i)
     }
 }
 
+/* --- asynchronous write-protect: collect and refresh (see above) --------- */
+
+/* The run of changed bytes collected so far, copied into tracker->bounce
+ * (first page of the run at bounce[0]); reported from there, so the trace
+ * holds exactly what was copied to the real memory even if the application
+ * writes again meanwhile. */
+struct async_run {
+    struct region *r;
+    rt_track_dirty_fn fn;
+    void *ctx;
+    size_t first_page;   /* the page at bounce[0] */
+    size_t lo, hi;       /* the run, in view offsets; empty when lo == hi */
+};
+
+static void async_report(struct async_run *run)
+{
+    struct region *r = run->r;
+    if (run->hi > run->lo) {
+        run->fn(run->ctx, r->memory_id, r->map_offset + (run->lo - r->lead),
+                r->owner->bounce + (run->lo - run->first_page * page_size), run->hi - run->lo);
+        r->owner->bytes_reported += run->hi - run->lo;
+    }
+    run->lo = run->hi = 0;
+}
+
+/* Room in the bounce buffer for page i of the run (grows; false when out
+ * of memory: the run is reported and the page starts a new one). */
+static uint8_t *bounce_page(struct async_run *run, size_t i)
+{
+    struct rt_memory_tracker *t = run->r->owner;
+    size_t need = (i - run->first_page + 1) * page_size;
+    if (need > t->bounce_size) {
+        size_t size = t->bounce_size ? t->bounce_size : 16 * page_size;
+        while (size < need)
+            size *= 2;
+        uint8_t *grown = realloc(t->bounce, size);
+        if (!grown)
+            return NULL;
+        t->bounce = grown;
+        t->bounce_size = size;
+    }
+    return t->bounce + (i - run->first_page) * page_size;
+}
+
+/* Page i was written: its bytes in [lo, hi) (view offsets) go to the real
+ * memory and the run when they differ from what was last fetched. whole:
+ * the scan protected it again, so its hash becomes the reference. */
+static void collect_async_page(struct async_run *run, size_t i, size_t lo, size_t hi, bool whole)
+{
+    struct region *r = run->r;
+    if (run->hi != lo || run->hi == run->lo)
+        async_report(run); /* a gap ends the pending run */
+    if (run->hi == run->lo)
+        run->first_page = i;
+    uint8_t *copy = bounce_page(run, i);
+    if (!copy) {
+        async_report(run);
+        run->first_page = i;
+        copy = bounce_page(run, i);
+    }
+    if (!copy)
+        return; /* out of memory even for one page: it stays written only if partial */
+    memcpy(copy, r->app_view + i * page_size, page_size);
+    uint64_t hash = XXH3_64bits(copy, page_size);
+    bool changed = hash != r->fetch_hash[i];
+    if (whole)
+        r->fetch_hash[i] = hash;
+    if (!changed) {
+        r->owner->pages_unchanged++;
+        async_report(run);
+        return;
+    }
+    r->owner->pages_reported++;
+    memcpy(r->real + (lo - r->lead), copy + (lo - i * page_size), hi - lo);
+    if (run->hi != lo)
+        run->lo = lo;
+    run->hi = hi;
+}
+
+/* Scans pages [first, end) for written ones and collects them, within
+ * [view_lo, view_hi); protect: they are whole pages of the range. */
+static void collect_async_pages(struct async_run *run, size_t first, size_t end, size_t view_lo,
+                                size_t view_hi, bool protect)
+{
+    struct region *r = run->r;
+    uintptr_t at = (uintptr_t)(r->app_view + first * page_size);
+    uintptr_t stop = (uintptr_t)(r->app_view + end * page_size);
+    struct rt_uffd_run runs[32];
+    while (at < stop) {
+        uintptr_t next;
+        long n = rt_uffd_scan((void *)at, stop - at, true, protect, runs, 32, &next);
+        if (n < 0)
+            return; /* cannot happen on our own registered view */
+        for (long k = 0; k < n; k++)
+            for (uintptr_t p = runs[k].start; p < runs[k].end; p += page_size) {
+                size_t i = (p - (uintptr_t)r->app_view) / page_size, lo, hi;
+                page_span(r, i, &lo, &hi);
+                bool whole = view_lo <= lo && view_hi >= hi;
+                collect_async_page(run, i, lo > view_lo ? lo : view_lo, hi < view_hi ? hi : view_hi, whole);
+            }
+        at = next > at ? next : stop;
+    }
+}
+
+/* Collects [view_lo, view_hi): its whole pages with a scan that protects
+ * them again, a partly covered first or last page (a flush of part of a
+ * page) with one that leaves it written, as the other backends leave it
+ * dirty. */
+static bool covers_page(const struct region *r, size_t i, size_t view_lo, size_t view_hi)
+{
+    size_t lo, hi;
+    page_span(r, i, &lo, &hi);
+    return view_lo <= lo && view_hi >= hi;
+}
+
+static void collect_async(struct region *r, size_t view_lo, size_t view_hi, rt_track_dirty_fn fn, void *ctx)
+{
+    size_t first = view_lo / page_size, end = (view_hi + page_size - 1) / page_size;
+    size_t whole_first = first + !covers_page(r, first, view_lo, view_hi);
+    size_t whole_end = end - !covers_page(r, end - 1, view_lo, view_hi);
+    struct async_run run = {.r = r, .fn = fn, .ctx = ctx};
+    pthread_mutex_lock(&r->owner->scan_lock);
+    if (whole_first >= whole_end) { /* one or two partly covered pages */
+        collect_async_pages(&run, first, end, view_lo, view_hi, false);
+    } else {
+        collect_async_pages(&run, first, whole_first, view_lo, view_hi, false);
+        collect_async_pages(&run, whole_first, whole_end, view_lo, view_hi, true);
+        collect_async_pages(&run, whole_end, end, view_lo, view_hi, false);
+    }
+    async_report(&run);
+    pthread_mutex_unlock(&r->owner->scan_lock);
+}
+
+/* Says once per process that a page could not be moved (shared with a
+ * child after fork(2), pinned): it was dropped without the move, and a
+ * write racing with that drop would be lost. */
+static void warn_unmoved(void)
+{
+    static atomic_bool warned;
+    if (!atomic_exchange(&warned, true))
+        fprintf(stderr, "retrace: a mapped page could not be moved at a wait (shared with a child "
+                        "process?); a write racing with that wait may be lost\n");
+}
+
+/* Pages [first, end) are BUSY and were unwritten at the scan: moved out,
+ * looked at, dropped or moved back (see above). */
+static void refresh_async_run(struct region *r, size_t first, size_t end)
+{
+    size_t bytes = (end - first) * page_size;
+    uint8_t *view = r->app_view + first * page_size, *hold = r->hold + first * page_size;
+    size_t moved = rt_uffd_move(hold, view, bytes);
+    if (moved < bytes) /* an unmovable page: drop it in place, the old way */
+        warn_unmoved();
+    if (moved < bytes)
+        madvise(view + moved, bytes - moved, MADV_DONTNEED);
+    for (size_t i = first; i < end; i++) {
+        uint8_t *page = hold + (i - first) * page_size;
+        bool in_hold = (i - first) * page_size < moved;
+        bool written = in_hold && XXH3_64bits(page, page_size) != r->fetch_hash[i];
+        /* The view's page is missing and only we may fill it. */
+        if (written && rt_uffd_move(r->app_view + i * page_size, page, page_size) != page_size)
+            written = rt_uffd_copy(r->app_view + i * page_size, page, page_size, false);
+        atomic_store(&r->state[i], written ? PAGE_CLEAN : PAGE_UNFETCHED);
+    }
+    madvise(hold, moved, MADV_DONTNEED);
+}
+
+/* Claims the CLEAN pages of [first, end) (unwritten at the scan) in runs
+ * and refreshes each run. */
+static void refresh_async_pages(struct region *r, size_t first, size_t end)
+{
+    size_t run = first;
+    for (size_t i = first; i <= end; i++) {
+        if (i < end && take_clean_page(r, i))
+            continue;
+        if (i > run)
+            refresh_async_run(r, run, i);
+        run = i + 1;
+    }
+}
+
+static void refresh_async(struct region *r)
+{
+    uintptr_t at = (uintptr_t)r->app_view, stop = at + r->page_count * page_size;
+    struct rt_uffd_run runs[32];
+    pthread_mutex_lock(&r->owner->scan_lock);
+    while (at < stop) {
+        uintptr_t next;
+        long n = rt_uffd_scan((void *)at, stop - at, false, false, runs, 32, &next);
+        if (n < 0)
+            break;
+        for (long k = 0; k < n; k++)
+            refresh_async_pages(r, (runs[k].start - (uintptr_t)r->app_view) / page_size,
+                                (runs[k].end - (uintptr_t)r->app_view) / page_size);
+        at = next > at ? next : stop;
+    }
+    pthread_mutex_unlock(&r->owner->scan_lock);
+}
+
 /* userfaultfd: drops every clean page from the application's view, one
  * madvise per run of neighbours (a system call, and refresh runs at every
  * wait): the next access, also from inside a system call, is a missing
@@ -782,6 +1043,10 @@ static void refresh_uffd_region(struct region *r)
  * the next to read it, and its access would not fault into our handler. */
 static void refresh_region(struct region *r)
 {
+    if (r->async) {
+        refresh_async(r);
+        return;
+    }
     if (r->uffd) {
         refresh_uffd_region(r);
         return;

@@ -104,10 +104,11 @@ static void note_tracking(struct rt_trace_writer *w, const struct rt_memory_trac
 {
     static const char *const how[] = {
         [RT_TRACK_NO_GUARD] = "full (whole mapped ranges at every submit)",
-        [RT_TRACK_USERFAULTFD] = "page-guard through userfaultfd",
+        [RT_TRACK_USERFAULTFD] = "page-guard through userfaultfd write-protect faults",
         [RT_TRACK_SIGNALS] = "page-guard through SIGSEGV and mprotect",
+        [RT_TRACK_WP_ASYNC] = "page-guard through userfaultfd asynchronous write-protect and PAGEMAP_SCAN",
     };
-    char text[96];
+    char text[128];
     snprintf(text, sizeof text, "memory tracking: %s", how[rt_tracker_backend(tracker)]);
     warn_write_failure(w, rt_trace_writer_annotation(w, RT_TRACE_ANNOTATION_NOTE, text));
 }

@@ -18,13 +18,24 @@
  *    dirty. collect() copies dirty pages to the real mapping and reports only
  *    those whose bytes differ from what was fetched, then guards them again.
  *    The driver never sees the shadow, so GPU writes are never mistaken for
- *    application writes. Two backends (rt_tracker_backend):
- *     - userfaultfd (uffd.c), when the kernel gives it with kernel-mode
+ *    application writes. Three backends (rt_tracker_backend), the first
+ *    the kernel allows, chosen at run time:
+ *     - userfaultfd asynchronous write-protect (RT_TRACK_WP_ASYNC; Linux
+ *       6.8: UFFD_FEATURE_WP_ASYNC, PAGEMAP_SCAN, UFFDIO_MOVE): as below,
+ *       but a write to a protected page is resolved by the kernel with no
+ *       fault delivered to us; collect() finds the written pages of each
+ *       mapping with one PAGEMAP_SCAN, which protects them again. Only a
+ *       page's first access after a refresh (missing) faults into us. How
+ *       refresh drops clean pages without losing a racing write: the
+ *       comment above collect_async in memory_track.c.
+ *     - userfaultfd write-protect faults (uffd.c; RETRACE_USERFAULTFD=sync
+ *       forces it), when the kernel gives userfaultfd with kernel-mode
  *       faults (root, CAP_SYS_PTRACE, vm.unprivileged_userfaultfd=1 or an
  *       openable /dev/userfaultfd): pages are missing until touched and
  *       write-protected until written; the kernel's own accesses (read(2)
  *       into, write(2) from mapped memory) fault into it like the program's.
- *     - signals (SIGSEGV handler and mprotect), otherwise: the kernel gets
+ *     - signals (SIGSEGV handler and mprotect; RETRACE_USERFAULTFD=0
+ *       forces it), otherwise: the kernel gets
  *       EFAULT instead of a signal, so pages are never left inaccessible:
  *       every page is fetched at map and at each refresh (reads by the
  *       kernel work; no page read is a verification point) and only writes
@@ -48,7 +59,7 @@
 #include "trace.h"
 
 enum rt_track_mode { RT_TRACK_PAGE_GUARD, RT_TRACK_FULL };
-enum rt_track_backend { RT_TRACK_NO_GUARD, RT_TRACK_USERFAULTFD, RT_TRACK_SIGNALS };
+enum rt_track_backend { RT_TRACK_NO_GUARD, RT_TRACK_USERFAULTFD, RT_TRACK_SIGNALS, RT_TRACK_WP_ASYNC };
 
 struct rt_memory_tracker;
 
@@ -60,7 +71,8 @@ rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **
 void rt_tracker_destroy(struct rt_memory_tracker *tracker);
 
 /** How page-guard faults are caught (RT_TRACK_NO_GUARD in full mode).
- * RETRACE_USERFAULTFD=0 in the environment asks for signals. */
+ * RETRACE_USERFAULTFD=0 in the environment asks for signals, =sync for
+ * userfaultfd write-protect faults. */
 enum rt_track_backend rt_tracker_backend(const struct rt_memory_tracker *tracker);
 
 /**
