@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -55,6 +56,7 @@ struct rt_memory_tracker {
     rt_track_verify_fn verify_fn;
     void *verify_ctx;
     _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported; /* collects run on many threads */
+    _Atomic uint64_t collects, refreshes, fault_ns, collect_ns, refresh_ns; /* timed with RETRACE_TRACK_STATS */
     pthread_mutex_t change_lock; /* map, unmap: one at a time */
     pthread_mutex_t scan_lock;   /* async: one collect or refresh of a region at a time */
     uint8_t *bounce;             /* async, under scan_lock: the pages of the run being collected */
@@ -63,6 +65,16 @@ struct rt_memory_tracker {
 };
 
 static size_t page_size;
+static bool timed; /* RETRACE_TRACK_STATS set: time faults, collects and refreshes (bench) */
+
+static uint64_t now_ns(void)
+{
+    if (!timed)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* --- lock-free lookup ------------------------------------------------------ */
 
@@ -347,12 +359,15 @@ static void on_uffd_fault(uintptr_t addr, bool write)
     static uint8_t *bounce; /* only the fault thread comes here */
     if (!bounce)
         bounce = aligned_alloc(page_size, page_size);
+    uint64_t start = now_ns();
     unsigned e = read_begin();
     struct region *r = region_at(addr);
     if (r && bounce)
         serve_uffd_fault(r, (addr - (uintptr_t)r->app_view) / page_size, write, bounce);
     else
         rt_uffd_wake((void *)(addr & ~(uintptr_t)(page_size - 1)), page_size);
+    if (r && timed)
+        atomic_fetch_add(&r->owner->fault_ns, now_ns() - start);
     read_end(e);
 }
 
@@ -417,6 +432,7 @@ rt_status rt_tracker_create(enum rt_track_mode mode, struct rt_memory_tracker **
 {
     if (!page_size)
         page_size = (size_t)sysconf(_SC_PAGESIZE);
+    timed = getenv("RETRACE_TRACK_STATS") != NULL;
     struct rt_memory_tracker *t = calloc(1, sizeof *t);
     if (!t)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
@@ -493,7 +509,7 @@ static rt_status make_uffd_view(struct region *r)
     if (!r->async)
         return rt_ok_status();
     /* Address space only: pages pass through it during a refresh. */
-    void *hold = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *hold = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (hold == MAP_FAILED)
         return rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte holding area", bytes);
     r->hold = hold;
@@ -762,6 +778,7 @@ static void collect_region(struct region *r, size_t lo, size_t hi, rt_track_dirt
 
 void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn, void *ctx)
 {
+    uint64_t start = now_ns();
     rt_tracker_take_read_back(tracker);
     unsigned e = read_begin();
     struct region_set *set = set_of(tracker);
@@ -769,6 +786,8 @@ void rt_tracker_collect(struct rt_memory_tracker *tracker, rt_track_dirty_fn fn,
         if (set->items[i]->coherent)
             collect_region(set->items[i], 0, set->items[i]->size, fn, ctx);
     read_end(e);
+    atomic_fetch_add(&tracker->collects, 1);
+    atomic_fetch_add(&tracker->collect_ns, now_ns() - start);
 }
 
 void rt_tracker_flush_range(struct rt_memory_tracker *tracker, uint64_t memory_id,
@@ -1063,12 +1082,15 @@ void rt_tracker_refresh(struct rt_memory_tracker *tracker)
 {
     if (tracker->mode == RT_TRACK_FULL)
         return;
+    uint64_t start = now_ns();
     rt_tracker_take_read_back(tracker);
     unsigned e = read_begin();
     struct region_set *set = set_of(tracker);
     for (size_t i = 0; i < set->count; i++)
         refresh_region(set->items[i]);
     read_end(e);
+    atomic_fetch_add(&tracker->refreshes, 1);
+    atomic_fetch_add(&tracker->refresh_ns, now_ns() - start);
 }
 
 struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker)
@@ -1078,6 +1100,11 @@ struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker
         .pages_reported = tracker->pages_reported,
         .pages_unchanged = tracker->pages_unchanged,
         .bytes_reported = tracker->bytes_reported,
+        .collects = tracker->collects,
+        .refreshes = tracker->refreshes,
+        .fault_ns = tracker->fault_ns,
+        .collect_ns = tracker->collect_ns,
+        .refresh_ns = tracker->refresh_ns,
     };
 }
 

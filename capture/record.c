@@ -151,6 +151,22 @@ static rt_status open_writer(const VkInstanceCreateInfo *info)
     return rt_ok_status();
 }
 
+/* RETRACE_TRACK_STATS: what memory tracking cost, for bench/README.md. */
+static void print_tracking_stats(const struct rt_memory_tracker *tracker)
+{
+    if (!getenv("RETRACE_TRACK_STATS") || !tracker)
+        return;
+    struct rt_tracker_stats st = rt_tracker_stats(tracker);
+    uint64_t frames = atomic_load(&session.frame);
+    fprintf(stderr,
+            "retrace: tracking stats: frames %llu, faults %llu (%.1f ms), collects %llu (%.1f ms), "
+            "refreshes %llu (%.1f ms), pages reported %llu, unchanged %llu, bytes %llu\n",
+            (unsigned long long)frames, (unsigned long long)st.faults, (double)st.fault_ns / 1e6,
+            (unsigned long long)st.collects, (double)st.collect_ns / 1e6, (unsigned long long)st.refreshes,
+            (double)st.refresh_ns / 1e6, (unsigned long long)st.pages_reported,
+            (unsigned long long)st.pages_unchanged, (unsigned long long)st.bytes_reported);
+}
+
 /* The trace stays open from the first vkCreateInstance to the process's
  * exit: many programs create an instance only to look at the devices and
  * destroy it before creating the real one, and both belong in one trace.
@@ -164,6 +180,7 @@ static void close_trace_locked(void)
         return;
     rt_tracker_take_read_back(session.tracker);
     rt_tracker_collect(session.tracker, capture_record_memory, NULL);
+    print_tracking_stats(session.tracker);
     atomic_store(&session.writer, NULL); /* late calls from other threads record nothing */
     session.finished = true;
     warn_write_failure(w, rt_trace_writer_finish(w, NULL));

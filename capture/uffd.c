@@ -57,6 +57,14 @@ static rt_uffd_fault_fn on_fault;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool started, refused;
 static char refused_why[160];
+/* In a child after fork(2) the descriptor and /proc/self/pagemap still
+ * name the parent's memory: scans and moves would act on the parent. */
+static bool forked;
+
+static void after_fork_in_child(void)
+{
+    forked = true;
+}
 
 /* Kernel-mode faults (the kernel copying to or from a tracked page) are what
  * we need: the syscall without UFFD_USER_MODE_ONLY refuses them to an
@@ -240,6 +248,8 @@ bool rt_uffd_start(rt_uffd_fault_fn fn, bool want_async, char *why, size_t why_s
             ok = uffd >= 0 && api_and_probe(uffd, UFFD_FEATURE_PAGEFAULT_FLAG_WP, refused_why, sizeof refused_why);
         }
         ok = ok && start_thread(refused_why, sizeof refused_why);
+        if (ok)
+            pthread_atfork(NULL, NULL, after_fork_in_child);
         if (!ok && uffd >= 0) {
             close(uffd);
             uffd = -1;
@@ -303,7 +313,7 @@ long rt_uffd_scan(void *addr, size_t len, bool written, bool protect, struct rt_
         .category_inverted = written ? 0 : PAGE_IS_WRITTEN,
         .return_mask = PAGE_IS_PRESENT | PAGE_IS_WRITTEN,
     };
-    long n = ioctl(pagemap, PAGEMAP_SCAN, &arg);
+    long n = forked ? -1 : ioctl(pagemap, PAGEMAP_SCAN, &arg);
     if (n < 0)
         return -1;
     for (long i = 0; i < n; i++)
@@ -324,7 +334,7 @@ bool rt_uffd_register_hold(void *addr, size_t len)
 size_t rt_uffd_move(void *dst, void *src, size_t len)
 {
     size_t done = 0;
-    for (unsigned tries = 0; done < len && tries < 1000; tries++) {
+    for (unsigned tries = 0; !forked && done < len && tries < 1000; tries++) {
         struct uffdio_move m = {.dst = (uintptr_t)dst + done, .src = (uintptr_t)src + done,
                                 .len = len - done, .mode = UFFDIO_MOVE_MODE_DONTWAKE};
         int rc = ioctl(uffd, UFFDIO_MOVE, &m);

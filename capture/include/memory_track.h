@@ -120,12 +120,16 @@ void rt_tracker_set_verify(struct rt_memory_tracker *tracker, rt_track_verify_fn
 /** Hands the pages read back since the last call to the verify callback. */
 void rt_tracker_take_read_back(struct rt_memory_tracker *tracker);
 
-/** Faults handled and bytes reported so far (for `retrace capture`'s summary). */
+/** Faults handled and bytes reported so far. The times are counted only
+ * with RETRACE_TRACK_STATS in the environment (the capture then prints
+ * them at exit: bench/README.md's breakdown). */
 struct rt_tracker_stats {
     uint64_t faults;
     uint64_t pages_reported;
     uint64_t pages_unchanged; /* dirty pages whose bytes matched what was fetched */
     uint64_t bytes_reported;
+    uint64_t collects, refreshes;
+    uint64_t fault_ns, collect_ns, refresh_ns; /* in the fault thread, collects, refreshes */
 };
 struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker);
 
