@@ -38,7 +38,7 @@ struct region {
     uint64_t *fetch_hash; /* hash of each page's bytes when fetched */
     _Atomic uint8_t *read_back; /* 1: the application read the page since it was fetched */
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
-    _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty) */
+    _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty); async: page i is present */
 };
 
 /* A tracker's regions sorted by app_view, published whole: readers never
@@ -346,7 +346,9 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bo
         /* The state before the wake: the woken thread may submit at once,
          * and its collect must find the page dirty. Asynchronous: the
          * kernel knows a page mapped writable as written; ours is CLEAN
-         * (present). */
+         * and its bit says present, so scans cover it. */
+        if (r->async)
+            mark_dirty(r, i);
         store_state(r, i, write && !r->async ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         rt_uffd_wake(page, page_size);
@@ -945,6 +947,27 @@ static void collect_async_pages(struct async_run *run, size_t first, size_t end,
  * them again, a partly covered first or last page (a flush of part of a
  * page) with one that leaves it written, as the other backends leave it
  * dirty. */
+/* The pages from the first to the last present one within [*first, *end)
+ * (their bits, set by the fault thread, cleared by a refresh's drop): a scan
+ * walks page tables, so it skips what cannot be written. False: none. */
+static bool present_span(struct region *r, size_t *first, size_t *end)
+{
+    size_t lo = *end, hi = *first;
+    for (size_t w = *first / 64; w * 64 < *end; w++) {
+        uint64_t bits = dirty_word(r, w, *first, *end);
+        if (!bits)
+            continue;
+        size_t a = w * 64 + (size_t)__builtin_ctzll(bits), b = w * 64 + 64 - (size_t)__builtin_clzll(bits);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    if (lo >= hi)
+        return false;
+    *first = lo;
+    *end = hi;
+    return true;
+}
+
 static bool covers_page(const struct region *r, size_t i, size_t view_lo, size_t view_hi)
 {
     size_t lo, hi;
@@ -959,12 +982,16 @@ static void collect_async(struct region *r, size_t view_lo, size_t view_hi, rt_t
     size_t whole_end = end - !covers_page(r, end - 1, view_lo, view_hi);
     struct async_run run = {.r = r, .fn = fn, .ctx = ctx};
     pthread_mutex_lock(&r->owner->scan_lock);
-    if (whole_first >= whole_end) { /* one or two partly covered pages */
-        collect_async_pages(&run, first, end, view_lo, view_hi, false);
+    size_t lo = first, hi = end;
+    if (!present_span(r, &lo, &hi)) {
+        /* nothing present: nothing written */
+    } else if (whole_first >= whole_end) { /* one or two partly covered pages */
+        collect_async_pages(&run, lo, hi, view_lo, view_hi, false);
     } else {
-        collect_async_pages(&run, first, whole_first, view_lo, view_hi, false);
-        collect_async_pages(&run, whole_first, whole_end, view_lo, view_hi, true);
-        collect_async_pages(&run, whole_end, end, view_lo, view_hi, false);
+        collect_async_pages(&run, lo, whole_first > hi ? hi : whole_first, view_lo, view_hi, false);
+        collect_async_pages(&run, whole_first > lo ? whole_first : lo, whole_end < hi ? whole_end : hi,
+                            view_lo, view_hi, true);
+        collect_async_pages(&run, whole_end > lo ? whole_end : lo, hi, view_lo, view_hi, false);
     }
     async_report(&run);
     pthread_mutex_unlock(&r->owner->scan_lock);
@@ -987,21 +1014,27 @@ static void refresh_async_run(struct region *r, size_t first, size_t end)
 {
     size_t bytes = (end - first) * page_size;
     uint8_t *view = r->app_view + first * page_size, *hold = r->hold + first * page_size;
-    size_t moved = rt_uffd_move(hold, view, bytes);
-    if (moved < bytes) /* an unmovable page: drop it in place, the old way */
-        warn_unmoved();
-    if (moved < bytes)
-        madvise(view + moved, bytes - moved, MADV_DONTNEED);
+    bool all_moved = rt_uffd_move(hold, view, bytes) == bytes;
     for (size_t i = first; i < end; i++) {
-        uint8_t *page = hold + (i - first) * page_size;
-        bool in_hold = (i - first) * page_size < moved;
+        uint8_t *page = hold + (i - first) * page_size, *app_page = r->app_view + i * page_size;
+        bool in_hold = all_moved || rt_uffd_present(page);
+        if (!in_hold && rt_uffd_present(app_page)) { /* once more alone, into an emptied holding page */
+            madvise(page, page_size, MADV_DONTNEED);
+            in_hold = rt_uffd_move(page, app_page, page_size) == page_size || rt_uffd_present(page);
+        }
+        if (!in_hold && rt_uffd_present(app_page)) {
+            warn_unmoved(); /* an unmovable page: dropped in place, the old way */
+            madvise(app_page, page_size, MADV_DONTNEED);
+        }
         bool written = in_hold && XXH3_64bits(page, page_size) != r->fetch_hash[i];
         /* The view's page is missing and only we may fill it. */
-        if (written && rt_uffd_move(r->app_view + i * page_size, page, page_size) != page_size)
-            written = rt_uffd_copy(r->app_view + i * page_size, page, page_size, false);
+        if (written && rt_uffd_move(app_page, page, page_size) != page_size && !rt_uffd_present(app_page))
+            written = rt_uffd_copy(app_page, page, page_size, false);
+        if (!written) /* missing now: no scan needs to look at it */
+            atomic_fetch_and(&r->dirty_bits[i / 64], ~(1ull << (i % 64)));
         atomic_store(&r->state[i], written ? PAGE_CLEAN : PAGE_UNFETCHED);
     }
-    madvise(hold, moved, MADV_DONTNEED);
+    madvise(hold, bytes, MADV_DONTNEED);
 }
 
 /* Claims the CLEAN pages of [first, end) (unwritten at the scan) in runs
@@ -1020,9 +1053,12 @@ static void refresh_async_pages(struct region *r, size_t first, size_t end)
 
 static void refresh_async(struct region *r)
 {
-    uintptr_t at = (uintptr_t)r->app_view, stop = at + r->page_count * page_size;
-    struct rt_uffd_run runs[32];
+    size_t first = 0, end = r->page_count;
     pthread_mutex_lock(&r->owner->scan_lock);
+    if (!present_span(r, &first, &end))
+        end = first = 0;
+    uintptr_t at = (uintptr_t)(r->app_view + first * page_size), stop = (uintptr_t)(r->app_view + end * page_size);
+    struct rt_uffd_run runs[32];
     while (at < stop) {
         uintptr_t next;
         long n = rt_uffd_scan((void *)at, stop - at, false, false, runs, 32, &next);

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -330,7 +331,10 @@ bool rt_uffd_register_hold(void *addr, size_t len)
 }
 
 /* A page the kernel is busy with (a fault on it in flight, its folio
- * locked) makes the move stop with EAGAIN: the rest is tried again. */
+ * locked) makes the move stop with EAGAIN: the rest is tried again. The
+ * count is a hint only: a move stopped that way has been seen to leave one
+ * page more moved than it said (Linux 6.18), so callers that get less than
+ * len ask rt_uffd_present where each page is. */
 size_t rt_uffd_move(void *dst, void *src, size_t len)
 {
     size_t done = 0;
@@ -348,6 +352,14 @@ size_t rt_uffd_move(void *dst, void *src, size_t len)
         sched_yield();
     }
     return done;
+}
+
+bool rt_uffd_present(const void *addr)
+{
+    uint64_t entry = 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    off_t at = (off_t)((uintptr_t)addr / page * sizeof entry);
+    return !forked && pread(pagemap, &entry, sizeof entry, at) == (ssize_t)sizeof entry && (entry >> 63) != 0;
 }
 
 void rt_uffd_wake(void *addr, size_t len)

@@ -78,6 +78,9 @@ bool rt_uffd_register_hold(void *addr, size_t len);
  * at dst: src becomes missing. Wakes no one. Returns the bytes moved. */
 size_t rt_uffd_move(void *dst, void *src, size_t len);
 
+/** Whether the page at addr is present (/proc/self/pagemap). */
+bool rt_uffd_present(const void *addr);
+
 /** Wakes threads waiting on [addr, addr+len) so they retry their access. */
 void rt_uffd_wake(void *addr, size_t len);
 
