@@ -65,6 +65,47 @@ const struct rt_vk_struct_desc *rt_vkc_args_desc(enum rt_vk_cmd cmd)
 
 /* ---- encoding ----------------------------------------------------------- */
 
+/* The encoder runs for every captured call: room for a few bytes is taken
+ * here without a call while the buffer has it (rt_enc_reserve grows it). */
+static inline uint8_t *enc_room(struct rt_enc *enc, size_t n)
+{
+    if (!enc->failed && enc->capacity - enc->size >= n) {
+        uint8_t *p = enc->data + enc->size;
+        enc->size += n;
+        return p;
+    }
+    return rt_enc_reserve(enc, n);
+}
+
+static inline void enc_u8(struct rt_enc *enc, uint8_t v)
+{
+    uint8_t *out = enc_room(enc, 1);
+    if (out)
+        *out = v;
+}
+
+/* A scalar of size bytes as w little-endian bytes (w >= size: wider kinds
+ * such as size_t on a 32-bit host are zero-extended). */
+static inline void enc_scalar(struct rt_enc *enc, const uint8_t *p, uint32_t size, uint32_t w)
+{
+    uint8_t *out = enc_room(enc, w);
+    if (!out)
+        return;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (w == size) {
+        switch (w) {
+        case 1: memcpy(out, p, 1); return;
+        case 2: memcpy(out, p, 2); return;
+        case 4: memcpy(out, p, 4); return;
+        default: memcpy(out, p, 8); return;
+        }
+    }
+#endif
+    uint64_t v = rt_vkc_load(p, size);
+    for (uint32_t i = 0; i < w; i++)
+        out[i] = (uint8_t)(v >> (8 * i));
+}
+
 static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain);
 static bool enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        const void *base, bool in_chain);
@@ -122,15 +163,11 @@ static bool enc_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, const 
         rt_enc_bytes(c->enc, p, 1);
         return true;
     default: {
-        uint64_t v = rt_vkc_load(p, m->elem_size);
         uint32_t w = rt_vkc_wire_size(m);
-        if (w != 1 && w != 2 && w != 4 && w != 8) {
+        if (w != 1 && w != 2 && w != 4 && w != 8)
             rt_enc_bytes(c->enc, p, m->elem_size);
-            return true;
-        }
-        uint8_t *out = rt_enc_reserve(c->enc, w);
-        for (uint32_t i = 0; out && i < w; i++)
-            out[i] = (uint8_t)(v >> (8 * i));
+        else
+            enc_scalar(c->enc, p, m->elem_size, w);
         return true;
     }
     }
@@ -144,13 +181,20 @@ static bool enc_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, const
             rt_enc_bytes(c->enc, field, m->count);
             return true;
         }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* An array of numbers whose wire size is their size: its bytes. */
+        if (m->count > 1 && rt_vkc_is_scalar(m->kind) && rt_vkc_wire_size(m) == m->elem_size) {
+            rt_enc_bytes(c->enc, field, (size_t)m->count * m->elem_size);
+            return true;
+        }
+#endif
         for (uint32_t i = 0; i < m->count; i++)
             if (!enc_elem(c, m, field + (size_t)i * m->elem_size))
                 return false;
         return true;
     }
     const uint8_t *p = *(const uint8_t *const *)field;
-    rt_enc_u8(c->enc, p != NULL);
+    enc_u8(c->enc, p != NULL);
     if (!p)
         return true;
     uint64_t n = 1;
