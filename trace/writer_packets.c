@@ -67,6 +67,22 @@ static rt_status packet_end(struct rt_trace_writer *w, bool seal)
     return rt_ok_status();
 }
 
+/* Little-endian stores into room already taken (the compiler makes each
+ * one store): a call packet's fixed fields cost no rt_enc call each. */
+static uint8_t *put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return p + 4;
+}
+
+static uint8_t *put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return p + 8;
+}
+
 static rt_status check_command(const struct rt_trace_writer *w, uint32_t command_id)
 {
     if (command_id >= w->header.command_count)
@@ -85,12 +101,13 @@ rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, u
     uint64_t seq = 0;
     pthread_mutex_lock(&w->lock);
     rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL, RT_FORMAT_CALL_FIXED + size, &seq);
+    uint8_t *out = rt_ok(&s) ? rt_enc_reserve(&w->block, RT_FORMAT_CALL_FIXED + size) : NULL;
+    if (out) { /* NULL: block.failed is set, and packet_end drops the packet */
+        out = put_le64(put_le64(put_le32(put_le32(out, command_id), thread_id), seq), return_value);
+        if (size)
+            memcpy(out, params, size);
+    }
     if (rt_ok(&s)) {
-        rt_enc_u32(&w->block, command_id);
-        rt_enc_u32(&w->block, thread_id);
-        rt_enc_u64(&w->block, seq);
-        rt_enc_u64(&w->block, return_value);
-        rt_enc_bytes(&w->block, params, size);
         w->calls++;
         w->stats.calls++;
         s = packet_end(w, false);
