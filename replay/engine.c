@@ -207,6 +207,8 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
         r->last_submit_cmd = cmd;
     }
     replay_handler_fn handler = replay_handler(cmd);
+    if (replay_present_waits_needed(r, cmd, args))
+        RT_TRY(replay_present_waits_flush(r, rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_DESTROYS)); /* swapchain.c */
     r->own_depth++; /* verify's and the configuration's calls are replay's own (instance.c) */
     replay_verify_before_call(r, cmd, args, p->u.call.return_value); /* verify.c */
     rt_status s = replay_config_before_call(r, cmd, args);
@@ -352,6 +354,7 @@ static void wait_idle(struct replay *r)
 {
     struct rt_hashmap_iter it;
     uint64_t value;
+    rt_status_drop(replay_present_waits_flush(r, false)); /* idle: nothing left to wait, these too */
     rt_hashmap_iter_init(&it, &r->devices);
     while (rt_hashmap_iter_next(&it, NULL, &value)) {
         struct replay_device *dev = (struct replay_device *)(uintptr_t)value;

@@ -80,6 +80,7 @@ struct replay {
     struct rt_hashmap recorded_copies; /* live VkCommandBuffer -> image-to-buffer copies (readbacks.c) */
     uint64_t readbacks_saved;
     struct replay_window *window; /* --window (window.c) */
+    struct replay_present_waits *present_waits; /* a present's semaphores, not waited yet (swapchain.c) */
     struct address_range *address_ranges; /* captured buffer device addresses (addresses.c) */
     size_t address_range_count;
     bool device_address_enabled;    /* bufferDeviceAddress was enabled on the device */
@@ -184,6 +185,11 @@ rt_status replay_acquire_next_image2(struct replay *r, void *args, uint64_t capt
 rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_result);
 rt_status replay_skip(struct replay *r, void *args, uint64_t captured_result);
 void replay_swapchain_finish(struct replay *r);
+/** Waits the last present's semaphores on its queue now, if that was put off (swapchain.c);
+ * UNTIL_DONE: and waits for that queue to be idle. */
+rt_status replay_present_waits_flush(struct replay *r, bool until_done);
+/** Whether CMD (its ARGS still the captured ones) must not run before those waits. */
+bool replay_present_waits_needed(struct replay *r, enum rt_vk_cmd cmd, void *args);
 void replay_swapchain_finish_device(struct replay *r, const struct replay_device *dev);
 
 /* readbacks.c */

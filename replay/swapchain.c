@@ -13,6 +13,7 @@
 #include "replay_config.h"
 
 #define MAX_IMAGES 16
+#define MAX_PRESENT_WAITS 32
 
 struct replay_swapchain {
     struct replay_device *dev;
@@ -240,18 +241,93 @@ static rt_status screenshot(struct replay *r, struct replay_device *dev, VkQueue
 }
 
 /* Waits for the present's semaphores, as presenting would. */
-static rt_status consume_waits(struct replay *r, struct replay_device *dev, VkQueue queue, const VkPresentInfoKHR *info)
+static rt_status consume_waits(struct replay *r, struct replay_device *dev, VkQueue queue, uint32_t count,
+                               const VkSemaphore *semaphores)
 {
-    VkPipelineStageFlags stages[32];
-    uint32_t n = info->waitSemaphoreCount < 32 ? info->waitSemaphoreCount : 32;
+    VkPipelineStageFlags stages[MAX_PRESENT_WAITS];
+    uint32_t n = count < MAX_PRESENT_WAITS ? count : MAX_PRESENT_WAITS;
     if (n == 0)
         return rt_ok_status();
     for (uint32_t i = 0; i < n; i++)
         stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = n,
-                           .pWaitSemaphores = info->pWaitSemaphores, .pWaitDstStageMask = stages};
+                           .pWaitSemaphores = semaphores, .pWaitDstStageMask = stages};
     return replay_check_result(r, RT_VK_CMD_vkQueueSubmit, VK_SUCCESS,
                                dev->dispatch.device.vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE));
+}
+
+/*
+ * A present's semaphores, waited later. Waiting them is a submission whose
+ * waits lavapipe resolves on the calling thread, so at the present it held
+ * the replay until the frame was rendered, and the driver then sat idle
+ * while the next frame's calls were decoded and recorded. They are waited
+ * instead just before the next call that could depend on their state
+ * (replay_present_waits_needed): any submission or present (a semaphore is
+ * signalled only by those), the destruction of one of the semaphores or of
+ * their device, and the replay's own waits for idle (engine.c): nothing the
+ * program does sees the difference.
+ */
+struct replay_present_waits {
+    struct replay_device *dev;
+    VkQueue queue;
+    uint32_t count;
+    VkSemaphore semaphores[MAX_PRESENT_WAITS];
+};
+
+rt_status replay_present_waits_flush(struct replay *r, bool until_done)
+{
+    struct replay_present_waits *p = r->present_waits;
+    if (!p)
+        return rt_ok_status();
+    r->present_waits = NULL;
+    rt_status s = consume_waits(r, p->dev, p->queue, p->count, p->semaphores);
+    if (rt_ok(&s) && until_done) /* a semaphore is destroyed next: its last batch must be done */
+        s = replay_check_result(r, RT_VK_CMD_vkQueueWaitIdle, VK_SUCCESS,
+                                p->dev->dispatch.device.vkQueueWaitIdle(p->queue));
+    free(p);
+    return s;
+}
+
+/* Whether CMD (ARGS not mapped yet) must come after the put-off waits. */
+bool replay_present_waits_needed(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    const struct replay_present_waits *p = r->present_waits;
+    if (!p)
+        return false;
+    if ((rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS) || (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_PRESENTS))
+        return true;
+    if (!(rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_DESTROYS))
+        return false;
+    /* a destruction: of one of those semaphores, or of their device (zink destroys a semaphore a frame) */
+    const void *slot = rt_vk_cmd_arg(cmd, args, rt_vk_cmd_destroyed_arg(cmd));
+    uint64_t captured = 0, live = 0;
+    if (!slot)
+        return true;
+    memcpy(&captured, slot, sizeof captured);
+    if (rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_DEVICE, captured, &live))
+        return true; /* another device's too: cheap, and rare */
+    if (!rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_SEMAPHORE, captured, &live))
+        return false;
+    for (uint32_t i = 0; i < p->count; i++)
+        if ((uint64_t)(uintptr_t)p->semaphores[i] == live)
+            return true;
+    return false;
+}
+
+static rt_status defer_waits(struct replay *r, struct replay_device *dev, VkQueue queue,
+                             const VkPresentInfoKHR *info)
+{
+    if (!info->waitSemaphoreCount)
+        return rt_ok_status();
+    struct replay_present_waits *p = malloc(sizeof *p);
+    if (!p)
+        return consume_waits(r, dev, queue, info->waitSemaphoreCount, info->pWaitSemaphores);
+    p->dev = dev;
+    p->queue = queue;
+    p->count = info->waitSemaphoreCount < MAX_PRESENT_WAITS ? info->waitSemaphoreCount : MAX_PRESENT_WAITS;
+    memcpy(p->semaphores, info->pWaitSemaphores, p->count * sizeof *p->semaphores);
+    r->present_waits = p;
+    return rt_ok_status();
 }
 
 rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_result)
@@ -270,8 +346,10 @@ rt_status replay_queue_present(struct replay *r, void *args, uint64_t captured_r
     if (sc && r->opts->screenshot_dir && rt_frame_list_contains(&r->opts->frames, frame))
         s = screenshot(r, dev, a->queue, replay_queue_family(r, a->queue), sc, info->pImageIndices[0], info, frame,
                        &waited);
-    if (!waited) {
-        rt_status w = consume_waits(r, dev, a->queue, info);
+    if (!waited) { /* --window presents at once: it needs the frame now */
+        rt_status w = r->opts->window ? consume_waits(r, dev, a->queue, info->waitSemaphoreCount,
+                                                      info->pWaitSemaphores)
+                                      : defer_waits(r, dev, a->queue, info);
         if (rt_ok(&s))
             s = w;
         else
