@@ -1,10 +1,11 @@
 #!/bin/bash
 # docs/trim_device.sh — run on a machine with a real GPU (no window system
 # needed): replays trimmed traces made on lavapipe, and for comparison the
-# untrimmed traces they were cut from, three ways: as captured (--memory
-# direct), rebound (--memory rebind: an allocation per buffer and image) and
-# as replay picks (auto). Every frame is compared there with lavapipe's
-# capture-time screenshot of the same frame of the untrimmed run.
+# untrimmed traces they were cut from, two ways: as captured (--memory
+# direct: the capture's allocations as they were) and rebound (--memory
+# rebind: an allocation per buffer and image, what auto picks between two
+# devices). Every frame is compared there with lavapipe's screenshot of the
+# same frame of the untrimmed run.
 #
 # usage: bash docs/trim_device.sh BUNDLE OUTDIR
 #   BUNDLE: from docs/make_bundle.sh (bin/retrace, lib/), plus
@@ -16,7 +17,7 @@
 set -u
 bundle=$(cd "$1" && pwd) out=$2
 R=$bundle/bin/retrace
-mkdir -p "$out/logs" "$bundle/need"
+mkdir -p "$out/logs" "$out/shots" "$bundle/need"
 # Only the libraries this machine lacks (docs/rebind_device.sh says why).
 for l in "$bundle"/lib/*; do
     n=$(basename "$l")
@@ -28,7 +29,7 @@ nvidia=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 (nvidia-smi -L; "$R" devices) > "$out/device.txt" 2>&1
 while read -r name first count ref ref_first; do
     last=$((first + count - 1))
-    for mode in direct rebind auto; do
+    for mode in direct rebind; do
         memory=()
         [ "$mode" != auto ] && memory=(--memory "$mode")
         start=$(date +%s%N)

@@ -100,6 +100,20 @@ static rt_status signal_by_submit(struct replay_device *dev, VkFence fence, VkSe
                              : rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: signalling failed (%s)", replay_result_name(res));
 }
 
+/* A fence created signaled is signaled already: submitting with it again is
+ * invalid (and hung NVIDIA's driver); one signaled at creation but not at A
+ * is reset. */
+static rt_status fence_state(struct replay_device *dev, VkFence fence, bool signaled)
+{
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    bool now = d->vkGetFenceStatus(dev->handle, fence) == VK_SUCCESS;
+    if (signaled && !now)
+        return signal_by_submit(dev, fence, VK_NULL_HANDLE);
+    if (!signaled && now && d->vkResetFences(dev->handle, 1, &fence) != VK_SUCCESS)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: vkResetFences failed");
+    return rt_ok_status();
+}
+
 static rt_status apply_sync(struct replay *r, const struct rt_trace_sync_state *c)
 {
     uint64_t live;
@@ -108,8 +122,8 @@ static rt_status apply_sync(struct replay *r, const struct rt_trace_sync_state *
     if (!dev || !dev->any_queue)
         return rt_errorf(RT_ERR_BAD_INPUT, "snapshot state of an object before a device and a queue");
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    if (c->object_type == VK_OBJECT_TYPE_FENCE && c->value)
-        return signal_by_submit(dev, (VkFence)(uintptr_t)live, VK_NULL_HANDLE);
+    if (c->object_type == VK_OBJECT_TYPE_FENCE)
+        return fence_state(dev, (VkFence)(uintptr_t)live, c->value != 0);
     if (c->object_type == VK_OBJECT_TYPE_SEMAPHORE && !c->timeline && c->value)
         return signal_by_submit(dev, VK_NULL_HANDLE, (VkSemaphore)(uintptr_t)live);
     if (c->object_type == VK_OBJECT_TYPE_EVENT && c->value)

@@ -77,6 +77,23 @@ def hostile(retrace, work, trace):
         fail("trimming past a damaged trace's good part does not say so", p.stderr)
 
 
+def errors(retrace, args):
+    p = run([retrace, "replay"] + args + ["--validate"], expect=None)
+    m = [l for l in p.stderr.splitlines() if l.startswith("validation: ") and " errors" in l]
+    if not m:
+        fail(f"replay --validate {' '.join(args)} printed no count", p.stderr)
+    return int(m[0].split()[1])
+
+
+def valid(retrace, trace, trimmed):
+    """The snapshot is valid Vulkan: the trimmed replay makes no validation
+    error the untrimmed one does not (a fence created signaled and restored
+    as signaled by a submit was one)."""
+    own, cut = errors(retrace, [trace, "--end-frame", "6"]), errors(retrace, [trimmed])
+    if cut > own:
+        fail(f"{trimmed}: {cut} validation errors, the untrimmed replay {own}")
+
+
 def trim_of_trim(retrace, work, trace):
     first = os.path.join(work, "t_4_9.rtrace")
     second = os.path.join(work, "t_4_9_2_3.rtrace")
@@ -120,6 +137,7 @@ def main():
         trace = capture(retrace, work, name, program)
         for frames in ["1", "5-6", str(FRAMES)]:
             trim(retrace, trace, frames, os.path.join(work, f"{name}_{frames}.rtrace"))
+        valid(retrace, trace, os.path.join(work, f"{name}_5-6.rtrace"))
         if not done:
             trim_of_trim(retrace, work, trace)
             hostile(retrace, work, trace)
