@@ -296,21 +296,59 @@ static rt_status check_not_foreign(struct rt_store *store)
     return rt_ok_status();
 }
 
-static rt_status quick_check(struct rt_store *store)
+/* quick_check of one table and its indexes: "ok" or the first problem, into *VERDICT. */
+static rt_status check_table(struct rt_store *store, const char *table, char **verdict)
 {
     sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, "PRAGMA quick_check(1)", &stmt));
+    RT_TRY(rt_store_stmt(store, "SELECT * FROM pragma_quick_check(?1)", &stmt));
+    sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
     int rc = sqlite3_step(stmt);
-    char *verdict = rc == SQLITE_ROW ? rt_store_column_strdup(stmt, 0) : NULL;
+    *verdict = rc == SQLITE_ROW ? rt_store_column_strdup(stmt, 0) : NULL;
     rt_store_stmt_done(stmt);
     if (rc != SQLITE_ROW)
         return rt_store_sql_error(store, rc, "checking the database");
+    return *verdict ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+}
+
+/*
+ * Every table but those that grow with every night's results is checked
+ * when a store is opened for writing: a whole quick_check of a farm's store
+ * (10 million results, 2 GB) took 148 s at each `retrace serve` and `retrace
+ * run`. The pages of results, images, series and run_counts are checked as
+ * SQLite reads them: a damaged one fails that query as corrupt (BAD_INPUT).
+ */
+static const char sql_tables_to_check[] =
+    "SELECT name FROM sqlite_master WHERE type = 'table'"
+    " AND name NOT IN ('results', 'images', 'series', 'run_counts') ORDER BY rootpage";
+
+static rt_status quick_check(struct rt_store *store)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, sql_tables_to_check, &stmt));
+    char **tables = NULL;
+    size_t count = 0;
+    int rc;
     rt_status s = rt_ok_status();
-    if (!verdict)
-        s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    else if (strcmp(verdict, "ok"))
-        s = rt_errorf(RT_ERR_BAD_INPUT, "database is corrupt: %s", verdict);
-    free(verdict);
+    while (rt_ok(&s) && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        char **grown = realloc(tables, (count + 1) * sizeof *tables);
+        if (!grown || !(grown[count] = rt_store_column_strdup(stmt, 0)))
+            s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
+        tables = grown ? grown : tables;
+        count += rt_ok(&s);
+    }
+    rt_store_stmt_done(stmt);
+    if (rt_ok(&s) && rc != SQLITE_DONE)
+        s = rt_store_sql_error(store, rc, "checking the database");
+    for (size_t i = 0; i < count; i++) {
+        char *verdict = NULL;
+        if (rt_ok(&s))
+            s = check_table(store, tables[i], &verdict);
+        if (rt_ok(&s) && strcmp(verdict, "ok"))
+            s = rt_errorf(RT_ERR_BAD_INPUT, "database is corrupt: %s", verdict);
+        free(verdict);
+        free(tables[i]);
+    }
+    free(tables);
     return s;
 }
 

@@ -313,3 +313,33 @@ Test(scale, gc_removes_old_runs_and_only_their_images_never_goldens)
     rt_store_close(store);
     free(shared.data), free(only_old.data), free(diff.data);
 }
+
+/* Opening checks the small tables only (a whole quick_check of a farm's store
+ * took minutes at every open); a damaged results page is found by the read
+ * that meets it, and is still "corrupt" (BAD_INPUT), never a crash. */
+Test(scale, a_damaged_results_page_is_found_by_the_read_not_at_open)
+{
+    const char *path = tmp_path("d.db");
+    struct rt_store *store = open_store(path, RT_STORE_CREATE);
+    int64_t run = begin_run(store, "dev", NULL);
+    struct png_bytes none = {0};
+    struct rt_result r = failure(1, none, none);
+    ASSERT_OK(rt_store_record_trace_results(store, run, "t", &r, 1));
+    int64_t page = raw_int(store->db, "SELECT rootpage FROM sqlite_master WHERE name = 'results'");
+    int64_t size = raw_int(store->db, "PRAGMA page_size");
+    rt_store_close(store);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    char junk[65536];
+    memset(junk, 0xA5, sizeof junk);
+    fseek(f, (long)((page - 1) * size), SEEK_SET);
+    fwrite(junk, 1, (size_t)size, f);
+    fclose(f);
+    store = open_store(path, RT_STORE_READ_WRITE);
+    struct rt_result_rows rows;
+    rt_status s = rt_store_results_list(store, run, &rows);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "%s", s.msg ? s.msg : "");
+    cr_assert(strstr(s.msg, "corrupt"), "%s", s.msg);
+    rt_status_free(&s);
+    rt_store_close(store);
+}
