@@ -196,8 +196,10 @@ rt_status rt_wire_png(struct rt_arena *arena, const cJSON *obj, const struct rt_
     struct rt_image image = {0};
     rt_status s = rt_png_read_memory(bytes, *size_out, &image);
     rt_image_finish(&image);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        rt_status_free(&s); /* the field's own message replaces the decoder's */
         return rt_wire_bad(at, key, "the PNG does not decode");
+    }
     *out = bytes;
     if (width)
         *width = w, *height = h;

@@ -182,6 +182,10 @@ Test(upload, bad_values_are_refused_naming_the_field)
     refused("\"png\":\"iVBOR", "\"png\":\"!VBOR", "goldens[0].png");
     refused("\"actual_png\":\"iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB", "\"actual_png\":\"iVBORw0KGgoAAAANSUhEUgAAQAEAAAAB",
             "results[0].actual_png");
+    /* a right header over data that does not decode (the decoder's error was leaked: fuzz_router) */
+    refused("\"actual_png\":\"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4",
+            "\"actual_png\":\"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVSH",
+            "results[0].actual_png: the PNG does not decode");
 }
 
 Test(upload, the_server_recomputes_regressions_and_the_outcome)
