@@ -34,7 +34,7 @@
 #define LINGER_SLOTS 64
 #define LINGER_MS 2000
 #define LINGER_DRAIN_MAX (64 * 1024)
-#define SWEEP_MS 100
+#define SWEEP_MS 10 /* deadlines and gone clients are looked at 100 times a second */
 #define RETRY_AFTER_S 5
 
 enum slot_kind { SLOT_FREE, SLOT_PENDING, SLOT_LINGER };
