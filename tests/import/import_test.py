@@ -67,6 +67,9 @@ def gfxr_capture(program, path, compression="LZ4", tracking=None, extra_env=None
         env["GFXRECON_MEMORY_TRACKING_MODE"] = tracking
     env.update(extra_env or {})
     rc, out = run(program, env)
+    trimmed = glob.glob(path[:-len(".gfxr")] + "_frames_*.gfxr")  # the layer names a trimmed capture so
+    if trimmed and not os.path.exists(path):
+        os.rename(trimmed[0], path)
     if rc != 0 or not os.path.exists(path):
         fail(f"capture of {program[0]} with GFXReconstruct failed (exit {rc})", out)
 
@@ -232,7 +235,14 @@ def refuse(a, program, work):
     rc, info = run([a.retrace, "info", "--check", out])
     if rc != 0 or not os.path.exists(out):
         fail("a truncated capture's good part was not written as a valid trace", info)
-    print("ok: unknown block, unknown call and truncation refused as documented")
+    # A trimmed capture (its state snapshot is not imported): refused by name, nothing written.
+    trimmed = os.path.join(work, "trimmed.gfxr")
+    gfxr_capture(program, trimmed, "LZ4", extra_env={"GFXRECON_CAPTURE_FRAMES": "2-3"})
+    expect(a.retrace, trimmed, out, 3, r"block \d+ at offset \d+: block type 0x2 \(state marker \(a trimmed "
+           r"capture's state snapshot\)\) is not imported")
+    if os.path.exists(out):
+        fail("a refused trimmed capture left a trace behind")
+    print("ok: unknown block, unknown call, truncation and a trimmed capture refused as documented")
 
 
 def manifest(a, program, work):
