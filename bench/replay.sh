@@ -99,6 +99,27 @@ for prog in $PROGRAMS; do
     [ "$prog" = readback-off ] || continue
     pair_ratio "$WORK/$prog.ours.times" "$WORK/$prog.gfxr.times" 1 >"$WORK/r.$prog"
     bench_ratio "replay-$prog-wall" 0.50 "$WORK/r.$prog" "retrace/gfxrecon-replay wall"
+    pair_ratio "$WORK/$prog.ours.times" "$WORK/$prog.gfxr.times" 2 >"$WORK/r.$prog.cpu"
+    bench_ratio "replay-$prog-cpu" 0.50 "$WORK/r.$prog.cpu" "retrace/gfxrecon-replay CPU"
+done
+# Render-bound replays: how much of the process's CPU time is the driver's
+# (its floor) and how much ours, from perf samples by thread and object.
+share_row() { # PROG
+    command -v perf >/dev/null 2>&1 || { echo "  $1: perf not found (apt-get install linux-perf): no share"; return 0; }
+    perf record -q -F 1999 -o "$WORK/$1.perf" -- "$RETRACE" replay "$WORK/$1.ours-pg.rtrace" \
+        >"$WORK/$1.perf.log" 2>&1 || { echo "  $1: perf record failed: no share"; return 0; }
+    perf report -i "$WORK/$1.perf" --sort pid,dso --stdio -q --no-children 2>/dev/null |
+        python3 bench/replay_share.py "$1" "$(basename "$RETRACE")" >"$WORK/$1.share" ||
+        { echo "  $1: no samples: no share"; return 0; }
+    head -n 1 "$WORK/$1.share"
+    tail -n 1 "$WORK/$1.share" >"$WORK/r.$1.share"
+    bench_ratio "replay-$1-ours-share" 0.05 "$WORK/r.$1.share" "our part of a render-bound replay's CPU"
+}
+echo
+echo "Where a render-bound replay's CPU time goes (perf, all threads; 'ours' counts retrace, zstd, xxhash"
+echo "and libc and the kernel on the replay thread; the driver: lavapipe, its JIT code, LLVM, its threads):"
+for prog in $PROGRAMS; do
+    [ "$prog" = particles-off ] && share_row "$prog"
 done
 echo "ours: retrace replay TRACE (headless); gfxr: gfxrecon-replay [--wsi xlib] TRACE."
 echo "Times are whole processes: start, trace load and decompression, device setup, replay, teardown."

@@ -6,19 +6,22 @@
  * Owns: accepting only what it can prove is a well-formed file of that kind,
  * and decoding it to the same bytes libpng would. It validates as strictly as
  * libpng or more: every chunk's CRC (critical and ancillary), chunk names and
- * order, the zlib stream's header and Adler-32 (libdeflate checks it), the
+ * order, the zlib stream's header and Adler-32 (ISA-L checks it), the
  * exact amount of image data, every row's filter type, and a final IEND. Any
  * file it does not accept (another format, or anything wrong or unusual) is
  * left to libpng (png_io.c), which decodes it or gives the error message;
  * this file never produces an error of its own.
  * Must not touch: libpng, files, SSIM.
  *
- * Why faster: libdeflate inflates the whole image in one call (about twice
- * zlib's speed), rows are unfiltered straight into the RGBA buffer the image
+ * Why faster: ISA-L inflates the whole image in one call (about 1.5x
+ * libdeflate's speed, which is about twice zlib's), rows are unfiltered straight into the RGBA buffer the image
  * keeps (RGB gets its alpha in the same pass), and nothing is copied twice.
  */
 #include "png_fast.h"
 
+#if defined(RT_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +340,46 @@ static void unfilter_row(int filter, const uint8_t *src, uint8_t *dst, const uin
     }
 }
 
+/*
+ * The zlib stream Z (N bytes) inflated into exactly OUT_SIZE bytes at OUT,
+ * with nothing after it; false for anything else. ISA-L's igzip inflates
+ * rendered frames about 1.5x faster than libdeflate (bench/compare.sh's
+ * 1080p files: 8.4 against 13.2 ms each, CPU); it checks the zlib header and
+ * the Adler-32 (ISAL_ZLIB). The header is checked here as well, as zlib
+ * does: deflate, a window of at most 32K, no preset dictionary, FCHECK.
+ * Unread input, in avail_in or still in its bit buffer, is data after the
+ * stream. Built without ISA-L (meson finds no libisal), libdeflate does it.
+ */
+static bool inflate_exact(const uint8_t *z, size_t n, uint8_t *out, size_t out_size)
+{
+    if (n < 6 || n > UINT32_MAX || out_size > UINT32_MAX || (z[0] & 0x0f) != 8 || z[0] >> 4 > 7 ||
+        (z[1] & 0x20) || ((unsigned)z[0] << 8 | z[1]) % 31)
+        return false;
+#if defined(RT_HAVE_ISAL)
+    struct inflate_state *st = malloc(sizeof *st); /* tens of KB: not for a thread's stack */
+    if (!st)
+        return false;
+    isal_inflate_init(st);
+    st->crc_flag = ISAL_ZLIB;
+    st->next_in = (uint8_t *)z; /* igzip's API is not const; it does not write there */
+    st->avail_in = (uint32_t)n;
+    st->next_out = out;
+    st->avail_out = (uint32_t)out_size;
+    int rc = isal_inflate_stateless(st);
+    bool unread = st->avail_in || st->read_in_length >= 8;
+    bool ok = rc == ISAL_DECOMP_OK && st->avail_out == 0 && !unread;
+    free(st);
+    return ok;
+#else
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    size_t in_used = 0;
+    bool ok = d && libdeflate_zlib_decompress_ex(d, z, n, out, out_size, &in_used, NULL) == LIBDEFLATE_SUCCESS &&
+              in_used == n;
+    libdeflate_free_decompressor(d);
+    return ok;
+#endif
+}
+
 /* Bytes a decode within the file's buffer needs: rt_png_fast_room. */
 static size_t room_for(const struct png_layout *l, size_t file_size)
 {
@@ -374,12 +417,7 @@ static bool decode(const uint8_t *data, size_t size, uint8_t *scratch, size_t wi
     size_t filtered = row * l.h, cap = filtered > rgba ? filtered : rgba;
     uint8_t *buf = within ? scratch : rt_png_big_alloc(cap + 16);
     size_t off = within ? within - 16 - filtered : cap - filtered;
-    struct libdeflate_decompressor *d = buf ? libdeflate_alloc_decompressor() : NULL;
-    size_t in_used = 0;
-    bool ok = d && libdeflate_zlib_decompress_ex(d, zdata, l.idat_bytes, buf + off, filtered,
-                                                 &in_used, NULL) == LIBDEFLATE_SUCCESS &&
-              in_used == l.idat_bytes;
-    libdeflate_free_decompressor(d);
+    bool ok = buf && inflate_exact(zdata, l.idat_bytes, buf + off, filtered);
     free(joined);
     static const uint8_t zeros[4 * 64] = {0};
     uint8_t *zero_row = l.w <= 64 ? NULL : calloc(l.w, 4);

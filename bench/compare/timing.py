@@ -91,13 +91,16 @@ def main():
 
 
 def write_ratios(label, times):
-    """Per-run CPU ratios ours/ffmpeg for ./run bench's summary (bench/lib.sh's format)."""
+    """Per-run ratios ours/ffmpeg, CPU and wall, for ./run bench's summary (bench/lib.sh's format)."""
     path = os.environ.get("BENCH_RATIOS")
     if not path:
         return
-    values = " ".join(f"{o / f:.3f}" for o, f in zip(times["ours"][1], times["ffmpeg"][1]) if f > 0)
     with open(path, "a") as out:
-        out.write(f"compare-{label}-cpu\t0.25\tretrace compare/ffmpeg ssim CPU\t{values}\n")
+        for column, name in ((1, "cpu"), (0, "wall")):
+            values = " ".join(f"{o / f:.3f}" for o, f in zip(times["ours"][column], times["ffmpeg"][column])
+                              if f > 0)
+            what = f"retrace compare/ffmpeg ssim {name if name == 'wall' else 'CPU'}"
+            out.write(f"compare-{label}-{name}\t0.25\t{what}\t{values}\n")
 
 
 if __name__ == "__main__":

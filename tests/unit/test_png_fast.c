@@ -159,6 +159,9 @@ struct hand {
     size_t extra;       /* zero bytes after the zlib stream, in the last IDAT */
     int pieces;         /* IDAT chunks */
     bool text_between;  /* a tEXt chunk between the first two IDATs */
+    uint8_t flip_at_end; /* XORed into the stream's last byte (its Adler-32) */
+    bool dictionary;    /* the zlib header's FDICT bit set (FCHECK kept valid) */
+    bool short_rows;    /* one row less of data than the header says */
 };
 
 static struct sink hand_png(uint32_t w, uint32_t h, struct hand o)
@@ -173,8 +176,14 @@ static struct sink hand_png(uint32_t w, uint32_t h, struct hand o)
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
     size_t cap = libdeflate_zlib_compress_bound(c, raw_size) + o.extra;
     uint8_t *z = calloc(1, cap);
-    size_t zn = libdeflate_zlib_compress(c, raw, raw_size, z, cap) + o.extra;
+    size_t zn = libdeflate_zlib_compress(c, raw, raw_size - (o.short_rows ? row : 0), z, cap);
     libdeflate_free_compressor(c);
+    z[zn - 1] ^= o.flip_at_end;
+    if (o.dictionary) { /* FLEVEL 0, FDICT 1, and the FCHECK that makes the header valid */
+        z[1] = 0x20;
+        z[1] = (uint8_t)(z[1] + (31 - ((unsigned)z[0] << 8 | z[1]) % 31) % 31);
+    }
+    zn += o.extra;
     struct sink s = {0};
     append(&s, "\x89PNG\r\n\x1a\n", 8);
     uint8_t ihdr[13] = {0, 0, (uint8_t)(w >> 8), (uint8_t)w, 0, 0, (uint8_t)(h >> 8),
@@ -214,6 +223,9 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
         {.filter = 5, .pieces = 1},                      /* no such filter */
         {.filter = 0, .pieces = 1, .extra = 4},          /* data after the zlib stream */
         {.filter = 1, .pieces = 2, .text_between = true}, /* IDATs not consecutive */
+        {.filter = 0, .pieces = 1, .flip_at_end = 1},    /* a wrong Adler-32 */
+        {.filter = 0, .pieces = 2, .dictionary = true},  /* a preset dictionary asked for */
+        {.filter = 0, .pieces = 1, .short_rows = true},  /* too little image data */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct sink s = hand_png(10, 6, cases[i]);
@@ -227,6 +239,11 @@ Test(png_fast, anything_unusual_is_left_to_libpng)
         free(s.data);
         rt_status_free(&st);
     }
+    /* data after the stream within libpng's bound on an IDAT's length (a small image's is not) */
+    struct sink big = hand_png(60, 40, (struct hand){.filter = 0, .pieces = 1, .extra = 4});
+    struct rt_image bim = {0};
+    cr_assert_not(rt_png_fast_decode(big.data, big.size, &bim), "4 bytes after the zlib stream");
+    free(big.data);
     /* a flipped bit anywhere in a chunk fails its CRC */
     struct sink s = hand_png(10, 6, (struct hand){.filter = 2, .pieces = 1});
     for (size_t at = 8; at < s.size; at++) {
