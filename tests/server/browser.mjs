@@ -120,6 +120,25 @@ try {
   for (const box of await page.locator("#filters input[type=checkbox]").all()) await box.check();
   ok("run page: status filter");
 
+  // a run larger than one page: the rest comes on demand, failures first
+  const total = await page.evaluate(async () => (await (await fetch("/api/runs/12")).json()).results_total);
+  assert.ok(total > 2, `run 12 has ${total} results`);
+  await page.goto(`${url}run.html?id=12&limit=2`);
+  await page.waitForSelector("#results .card");
+  assert.equal(await page.locator("#results .card").count(), 2);
+  assert.equal(await page.locator("#results-heading").innerText(), `Results (2 of ${total}), new failures first`);
+  assert.equal(await page.locator("#results .card").first().getAttribute("data-status"), "fail");
+  while (await page.locator("#more").isVisible()) {
+    const before = await page.locator("#results .card").count();
+    await page.click("#more");
+    await page.waitForFunction((n) => document.querySelectorAll("#results .card").length > n, before);
+  }
+  assert.equal(await page.locator("#results .card").count(), total);
+  assert.equal(await page.locator("#results-heading").innerText(), `Results (${total}), new failures first`);
+  await page.goto(`${url}run.html?id=12`);
+  await page.waitForSelector("#results .card");
+  ok("run page: a run larger than a page shows how many are left and loads them on demand");
+
   // 2. the failing result
   await first.click();
   await page.waitForSelector("#viewer");

@@ -110,6 +110,39 @@ function shardTable(runs) {
       h("td", {}, run.outcome ? badge(run.outcome) : h("span", { class: "muted" }, "running"))))));
 }
 
+function resultsHeading(shown, total) {
+  return `Results (${total > shown ? `${shown} of ${total}` : shown}), new failures first`;
+}
+
+// A run larger than one page: the next pages are fetched on demand, so a
+// 20,000-result run costs one page until someone asks for more.
+function moreButton(run, cards, limit) {
+  const total = run.results_total || 0;
+  const button = h("button", { id: "more", type: "button" });
+  const label = () => {
+    button.textContent = `Show ${Math.min(total - cards.length, run.results.length)} more of ${total - cards.length} not shown`;
+    button.hidden = cards.length >= total;
+  };
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const next = await get(`/api/runs/${encodeURIComponent(run.id)}`, { limit, offset: cards.length });
+      const more = triageOrder(next.results).map((r) => card(r, false));
+      document.getElementById("results").append(...more);
+      cards.push(...more);
+      document.getElementById("results-heading").textContent = resultsHeading(cards.length, total);
+      if (!more.length) button.hidden = true;
+      else label();
+    } catch (error) {
+      button.textContent = `could not load more: ${error.message}`;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  label();
+  return button;
+}
+
 async function joined(query) {
   const what = query.pipeline ? `pipeline ${query.pipeline}` : `${query.label} ${query.date}`;
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › ${what}`));
@@ -138,7 +171,9 @@ async function main() {
   const id = q.get("id");
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), ` › run #${id}`));
   try {
-    const run = await get(`/api/runs/${encodeURIComponent(id)}`);
+    // The server answers a page of a run's results (failures first); ?limit= here sets its size.
+    const limit = q.get("limit") || undefined;
+    const run = await get(`/api/runs/${encodeURIComponent(id)}`, { limit });
     document.title = `Run #${run.id} · retrace`;
     const cards = triageOrder(run.results).map((r) => card(r, false));
     main.append(
@@ -151,9 +186,10 @@ async function main() {
       h("div", { id: "counts" }, counts(run.counts, { all: true })),
       h("h2", {}, "Configuration"), h("div", { class: "panel" }, configuration(run)),
       groups(run),
-      h("h2", {}, `Results (${run.results.length}), new failures first`),
+      h("h2", { id: "results-heading" }, resultsHeading(cards.length, run.results_total)),
       filterBar(run, cards),
       h("div", { class: "grid", id: "results" }, cards),
+      moreButton(run, cards, limit),
       h("p", { class: "keys" }, h("kbd", {}, "j"), " / ", h("kbd", {}, "k"), " move through the results, ", h("kbd", {}, "Enter"), " opens one."));
     listKeys(cards);
   } catch (error) {
