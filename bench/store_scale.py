@@ -4,7 +4,7 @@
   store_scale.py URL DB TOKEN REQUESTS [SERVER_PID]
 
 Against `retrace serve --cache 0` (every answer asks SQLite) at URL over the
-store DB (made by build/bench/store_gen), asks REQUESTS times each of: the
+store DB (made by build/bench/store_fill), asks REQUESTS times each of: the
 runs list (pages and filters), a run page, a result page (failures and
 passes) and a trace's history, each for an id or name picked at random from
 the store (seeded: the same picks every time), one request at a time on one

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/store_scale.sh — the dashboard over months of a farm's nightly runs
-# (issue 18 §3): build/bench/store_gen fills build/store-scale/RESULTS.db
+# (issue 18 §3): build/bench/store_fill fills build/store-scale/RESULTS.db
 # (kept between runs, never in git: made again only when missing or from an
 # older schema; about 15-40 minutes for 10 million on this 2-core machine),
 # then bench/store_scale.py times, uncached (`retrace serve --cache 0`), the
@@ -18,7 +18,7 @@ RESULTS=${RESULTS:-10000000}
 REQUESTS=${REQUESTS:-400}
 THREADS=${THREADS:-2}
 RETRACE=$BUILD/cli/retrace
-GEN=$BUILD/bench/store_gen
+GEN=$BUILD/bench/store_fill
 STORE_DIR=$BUILD/store-scale
 STORE=$STORE_DIR/$RESULTS.db
 

@@ -1,5 +1,5 @@
 /*
- * bench/store_gen.c — builds a golden store the size of a farm's months of
+ * bench/store_fill.c — builds a golden store the size of a farm's months of
  * nightly runs, for bench/store_scale.sh: RESULTS results in runs of
  * RUN_SIZE (200 traces x 5 frames of one configuration on one device),
  * over 500 traces, 3 configurations and 40 devices, one run per device a
@@ -14,8 +14,9 @@
  * after (their SQL read back from the schema retrace made, so they are the
  * real ones), and run_counts filled in one GROUP BY. The schema comes from
  * rt_store_open, so the store is exactly what retrace would have written.
- * Deterministic. Usage: store_gen DB RESULTS [RUN_SIZE]
- * (run reports are not generated: see bench/README.md, "Store at scale").
+ * Deterministic. Usage: store_fill DB RESULTS [RUN_SIZE]
+ * (run reports are not made: see bench/README.md, "Store at scale").
+ * A hand-written program: it makes data, not code, so it lives in bench/.
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ static const char *const config_names[CONFIGS] = {"default", "zink", "validation
 
 static void die(const char *what, sqlite3 *db)
 {
-    fprintf(stderr, "store_gen: %s: %s\n", what, db ? sqlite3_errmsg(db) : "");
+    fprintf(stderr, "store_fill: %s: %s\n", what, db ? sqlite3_errmsg(db) : "");
     exit(1);
 }
 
@@ -46,7 +47,7 @@ static void exec(sqlite3 *db, const char *sql)
 {
     char *err = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-        fprintf(stderr, "store_gen: %s: %s\n", sql, err);
+        fprintf(stderr, "store_fill: %s: %s\n", sql, err);
         exit(1);
     }
 }
@@ -357,20 +358,20 @@ static void drop_result_indexes(sqlite3 *db, struct schema_saved *saved)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: store_gen DB RESULTS [RUN_SIZE]\n");
+        fprintf(stderr, "usage: store_fill DB RESULTS [RUN_SIZE]\n");
         return 2;
     }
     long results = atol(argv[2]);
     int run_size = argc > 3 ? atoi(argv[3]) : 1000;
     if (results <= 0 || run_size <= 0 || run_size > TRACES_PER_RUN_MAX * FRAMES) {
-        fprintf(stderr, "store_gen: RESULTS > 0 and RUN_SIZE 1..%d\n", TRACES_PER_RUN_MAX * FRAMES);
+        fprintf(stderr, "store_fill: RESULTS > 0 and RUN_SIZE 1..%d\n", TRACES_PER_RUN_MAX * FRAMES);
         return 2;
     }
     remove(argv[1]);
     struct rt_store *store = NULL;
     rt_status s = rt_store_open(argv[1], RT_STORE_CREATE, &store);
     if (!rt_ok(&s)) {
-        fprintf(stderr, "store_gen: %s\n", s.msg);
+        fprintf(stderr, "store_fill: %s\n", s.msg);
         return 1;
     }
     rt_store_close(store);
@@ -398,7 +399,7 @@ int main(int argc, char **argv)
         long left = results - n * run_size;
         one_run(&g, n, left < run_size ? (int)left : run_size);
         if (n % 1000 == 999)
-            fprintf(stderr, "store_gen: %ld of %ld runs\n", n + 1, runs);
+            fprintf(stderr, "store_fill: %ld of %ld runs\n", n + 1, runs);
     }
     sqlite3_finalize(g.run);
     sqlite3_finalize(g.result);
@@ -406,7 +407,7 @@ int main(int argc, char **argv)
     sqlite3_finalize(g.image_id);
     sqlite3_finalize(g.golden_review);
     exec(g.db, "COMMIT");
-    fprintf(stderr, "store_gen: indexes\n");
+    fprintf(stderr, "store_fill: indexes\n");
     exec(g.db, "BEGIN");
     for (size_t i = 0; i < saved.count; i++) {
         if (strstr(saved.sql[i], "TRIGGER"))
