@@ -14,12 +14,13 @@ struct readback {
     VkFence fence;
 };
 
-static bool host_memory_type(const struct rt_readback_device *dev, uint32_t allowed, uint32_t *out)
+bool rt_readback_host_memory_type(const VkPhysicalDeviceMemoryProperties *memory, uint32_t allowed,
+                                  uint32_t *index_out)
 {
     const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    for (uint32_t i = 0; i < dev->memory->memoryTypeCount; i++) {
-        if ((allowed & (1u << i)) && (dev->memory->memoryTypes[i].propertyFlags & want) == want) {
-            *out = i;
+    for (uint32_t i = 0; i < memory->memoryTypeCount; i++) {
+        if ((allowed & (1u << i)) && (memory->memoryTypes[i].propertyFlags & want) == want) {
+            *index_out = i;
             return true;
         }
     }
@@ -36,7 +37,7 @@ static bool make_buffer(const struct rt_readback_device *dev, VkDeviceSize size,
     VkMemoryRequirements req;
     d->vkGetBufferMemoryRequirements(dev->device, rb->buffer, &req);
     VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    return host_memory_type(dev, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
+    return rt_readback_host_memory_type(dev->memory, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
            d->vkAllocateMemory(dev->device, &alloc, NULL, &rb->memory) == VK_SUCCESS &&
            d->vkBindBufferMemory(dev->device, rb->buffer, rb->memory, 0) == VK_SUCCESS;
 }

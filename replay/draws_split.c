@@ -46,17 +46,6 @@ static VkImageAspectFlags aspects_of(VkFormat format)
     return a ? a : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
-static bool host_type(const struct replay *r, uint32_t allowed, uint32_t *out)
-{
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
-        if ((allowed & (1u << i)) && (r->gpu_memory.memoryTypes[i].propertyFlags & want) == want) {
-            *out = i;
-            return true;
-        }
-    return false;
-}
-
 static bool staging(struct replay *r, const struct replay_device *dev, VkDeviceSize size, struct draw_copy *c)
 {
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
@@ -67,7 +56,7 @@ static bool staging(struct replay *r, const struct replay_device *dev, VkDeviceS
     VkMemoryRequirements req;
     d->vkGetBufferMemoryRequirements(dev->handle, c->buffer, &req);
     VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    return host_type(r, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
+    return rt_readback_host_memory_type(&r->gpu_memory, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
            d->vkAllocateMemory(dev->handle, &alloc, NULL, &c->memory) == VK_SUCCESS &&
            d->vkBindBufferMemory(dev->handle, c->buffer, c->memory, 0) == VK_SUCCESS;
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "readback.h"
 #include "snapshot_staging.h"
 
 #define VK_TRY(call, what)                                                                              \
@@ -12,17 +13,6 @@
                              replay_result_name(vk_try_));                                              \
     } while (0)
 
-static bool host_type(const struct replay *r, uint32_t bits, uint32_t *index_out)
-{
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (r->gpu_memory.memoryTypes[i].propertyFlags & want) == want) {
-            *index_out = i;
-            return true;
-        }
-    return false;
-}
-
 static rt_status make_buffer(struct replay *r, VkDeviceSize size, struct snapshot_staging *s)
 {
     const struct rt_vk_device_dispatch *d = &s->dev->dispatch.device;
@@ -32,7 +22,7 @@ static rt_status make_buffer(struct replay *r, VkDeviceSize size, struct snapsho
     VkMemoryRequirements req;
     d->vkGetBufferMemoryRequirements(s->dev->handle, s->buffer, &req);
     VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    if (!host_type(r, req.memoryTypeBits, &alloc.memoryTypeIndex))
+    if (!rt_readback_host_memory_type(&r->gpu_memory, req.memoryTypeBits, &alloc.memoryTypeIndex))
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: the device has no host-visible coherent memory for staging");
     VK_TRY(d->vkAllocateMemory(s->dev->handle, &alloc, NULL, &s->memory), "vkAllocateMemory (staging)");
     VK_TRY(d->vkBindBufferMemory(s->dev->handle, s->buffer, s->memory, 0), "vkBindBufferMemory (staging)");

@@ -43,4 +43,9 @@ rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, u
 /** Any format this build's vk.xml defines (written as PNG, or raw with a sidecar). */
 bool rt_readback_supported(VkFormat format);
 
+/* The first memory type in ALLOWED (a memoryTypeBits mask) that is host
+ * visible and coherent, as every staging copy here and in replay/ needs. */
+bool rt_readback_host_memory_type(const VkPhysicalDeviceMemoryProperties *memory, uint32_t allowed,
+                                  uint32_t *index_out);
+
 #endif
