@@ -13,7 +13,7 @@
 #include "diagnose.h"
 
 enum { OPT_FRAME = 1, OPT_DEVICE, OPT_CONFIG, OPT_AGAINST_DEVICE, OPT_AGAINST_CONFIG, OPT_AGAINST_ICD, OPT_OUT,
-       OPT_PROBES, OPT_JSON };
+       OPT_PROBES, OPT_JSON, OPT_EXACT, OPT_TOLERANT };
 static const struct cli_option options[] = {
     {"frame", 0, CLI_VALUE, OPT_FRAME, "F", "the frame to diagnose (from 1)"},
     {"device", 0, CLI_VALUE, OPT_DEVICE, "INDEX|NAME", "the replay under test's device (replay --device)"},
@@ -28,6 +28,9 @@ static const struct cli_option options[] = {
     {"out", 0, CLI_VALUE, OPT_OUT, "DIR", "where dumps, images and disassembly go (default diagnose-F)"},
     {"probes", 0, CLI_VALUE, OPT_PROBES, "N", "draws compared per round (default 16)"},
     {"json", 0, CLI_FLAG, OPT_JSON, NULL, "the answer as one JSON object (docs/FORMATS.md 7.3)"},
+    {"exact", 0, CLI_FLAG, OPT_EXACT, NULL, "any pixel that differs diverges (the default against --against-config)"},
+    {"tolerant", 0, CLI_FLAG, OPT_TOLERANT, NULL, "judge by SSIM and delta E, widened by noise (the default "
+     "against another device or driver)"},
     {0}};
 
 void cmd_diagnose_usage(FILE *out)
@@ -35,8 +38,9 @@ void cmd_diagnose_usage(FILE *out)
     fprintf(out, "usage: retrace diagnose TRACE --frame F [--against-device D | --against-config C | --against-icd "
                  "FILE] [OPTIONS]\n"
                  "  Replays frame F both ways, dumping chosen draws (retrace replay --dump-draws), and finds the\n"
-                 "  first draw whose images diverge (SSIM, worst tile, delta E; thresholds widened by the\n"
-                 "  noise of the agreeing draws before it) in rounds of --probes draws: a frame of n draws\n"
+                 "  first draw whose images diverge (against another configuration: any pixel; against\n"
+                 "  another device or driver: SSIM, worst tile, delta E, thresholds widened by the noise\n"
+                 "  of the agreeing draws before it) in rounds of --probes draws: a frame of n draws\n"
                  "  costs about 2 log(n)/log(16) + 1 replays.\n");
     cli_usage_options(out, options);
     fprintf(out, "exit: 0 no draw diverges, 1 the first divergent draw is printed, 2 usage (also a frame with\n"
@@ -106,6 +110,8 @@ static int parse_option(struct cli_args *p, int id, struct diagnose_args *a)
     case OPT_OUT: o->out_dir = p->value; return 0;
     case OPT_PROBES: return cli_args_u32(p, 2, 64, &o->probes);
     case OPT_JSON: a->json = true; return 0;
+    case OPT_EXACT: o->match = RT_DIAGNOSE_MATCH_EXACT; return 0;
+    case OPT_TOLERANT: o->match = RT_DIAGNOSE_MATCH_TOLERANT; return 0;
     default: return 0;
     }
     static const char *const kinds[] = {"device", "config", "icd"};

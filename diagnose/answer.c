@@ -84,6 +84,7 @@ static cJSON *first_divergent(const struct rt_diagnose_result *res)
     cJSON_AddStringToObject(d, "target", res->role);
     cJSON_AddItemToObject(d, "ssim", number_or_null(res->ssim));
     cJSON_AddItemToObject(d, "delta_e", number_or_null(res->delta_e));
+    cJSON_AddNumberToObject(d, "diff_pixels", (double)res->diff_pixels);
     const struct rt_diagnose_images *im = &res->images;
     cJSON_AddItemToObject(images, "before_test", path_or_null(im->before_test));
     cJSON_AddItemToObject(images, "after_test", path_or_null(im->after_test));
@@ -108,6 +109,7 @@ char *rt_diagnose_json(const struct rt_diagnose_options *o, const struct rt_diag
     cJSON_AddNumberToObject(t, "tile_ssim", res->tile_threshold);
     cJSON_AddNumberToObject(t, "delta_e", res->delta_e_threshold);
     cJSON_AddNumberToObject(t, "calibrated_from", res->calibrated_from);
+    cJSON_AddBoolToObject(t, "exact", res->exact);
     cJSON_AddItemToObject(j, "thresholds", t);
     cJSON_AddItemToObject(j, "first_divergent", res->diverged ? first_divergent(res) : cJSON_CreateNull());
     char *text = cJSON_PrintUnformatted(j);
@@ -121,17 +123,26 @@ void rt_diagnose_print(FILE *out, const struct rt_diagnose_options *o, const str
             o->frame, res->draws, res->replays, res->dumps, o->reference_kind,
             o->reference_value ? o->reference_value : "");
     if (!res->diverged) {
-        fprintf(out, "no draw diverges (thresholds: ssim %.4f, worst tile %.4f, delta E %.2f)\n",
-                res->ssim_threshold, res->tile_threshold, res->delta_e_threshold);
+        if (res->exact)
+            fprintf(out, "no draw diverges (judged pixel for pixel)\n");
+        else
+            fprintf(out, "no draw diverges (thresholds: ssim %.4f, worst tile %.4f, delta E %.2f)\n",
+                    res->ssim_threshold, res->tile_threshold, res->delta_e_threshold);
         return;
     }
     const cJSON *e = res->entry;
+    char threshold_text[96];
+    if (res->exact)
+        snprintf(threshold_text, sizeof threshold_text, "judged pixel for pixel");
+    else
+        snprintf(threshold_text, sizeof threshold_text, "thresholds ssim %.4f, delta E %.2f", res->ssim_threshold,
+                 res->delta_e_threshold);
     fprintf(out, "first divergent draw: %" PRIu32 " of %" PRIu64 ": call %.0f %s, pipeline %s; %s ssim %.6f, "
-            "delta E %.2f (thresholds %.4f, %.2f)\n", res->draw, res->draws,
+            "delta E %.2f, %" PRIu64 " pixels differ (%s)\n", res->draw, res->draws,
             cJSON_GetNumberValue(cJSON_GetObjectItem(e, "call")),
             cJSON_GetStringValue(cJSON_GetObjectItem(e, "command")) ? cJSON_GetStringValue(cJSON_GetObjectItem(e, "command")) : "?",
             cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline")) ? cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline")) : "none",
-            res->role, res->ssim, res->delta_e, res->ssim_threshold, res->delta_e_threshold);
+            res->role, res->ssim, res->delta_e, res->diff_pixels, threshold_text);
     const cJSON *sh;
     int i = 0;
     cJSON_ArrayForEach(sh, cJSON_GetObjectItem(e, "shaders")) {

@@ -17,12 +17,14 @@ struct diag_thresholds {
     double ssim, tile, delta_e;
     double worst_ssim, worst_tile, worst_delta_e; /* over agreeing draws' images */
     uint32_t agreed;
+    bool exact; /* any differing pixel (or alpha) diverges; SSIM and delta E are only reported */
 };
 
 /* What comparing one draw's images on both sides found. */
 struct diag_verdict {
     bool compared, diverges;
     double ssim, tile, delta_e; /* of its worst image */
+    uint64_t diff_pixels;
     char role[16];
 };
 
@@ -39,7 +41,7 @@ bool diag_file(const struct diag_dump *d, uint32_t n, const char *role, char *pa
 int diag_spawn(const char *const *argv, const char *log, const char *icd);
 
 /* verdict.c */
-void diag_thresholds_init(struct diag_thresholds *t);
+void diag_thresholds_init(struct diag_thresholds *t, bool exact);
 /** Compares draw N of TEST and REF under T; an agreeing draw widens T (the noise before the next). */
 rt_status diag_judge(const struct diag_dump *test, const struct diag_dump *ref, uint32_t n,
                      struct diag_thresholds *t, struct diag_verdict *v) RT_MUST_CHECK;

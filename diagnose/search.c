@@ -85,6 +85,7 @@ static rt_status round_of(struct search *s)
             hi = probes[i];
             s->res->ssim = v.ssim;
             s->res->delta_e = v.delta_e;
+            s->res->diff_pixels = v.diff_pixels;
             snprintf(s->res->role, sizeof s->res->role, "%s", v.role);
         } else if (rt_ok(&st)) {
             lo = probes[i];
@@ -155,7 +156,8 @@ rt_status rt_diagnose_run(const struct rt_diagnose_options *o, struct rt_diagnos
     if (mkdir(o->out_dir, 0777) && errno != EEXIST)
         return rt_errorf(RT_ERR_USAGE, "--out %s: %s", o->out_dir, strerror(errno));
     struct search s = {.o = o, .res = out};
-    diag_thresholds_init(&s.t);
+    diag_thresholds_init(&s.t, rt_diagnose_exact(o));
+    out->exact = s.t.exact;
     rt_status st = search(&s);
     diag_dump_finish(&s.lo_test);
     diag_dump_finish(&s.lo_ref);
@@ -163,6 +165,13 @@ rt_status rt_diagnose_run(const struct rt_diagnose_options *o, struct rt_diagnos
     diag_dump_finish(&s.hi_ref);
     free(s.no_image);
     return st;
+}
+
+bool rt_diagnose_exact(const struct rt_diagnose_options *o)
+{
+    if (o->match != RT_DIAGNOSE_MATCH_AUTO)
+        return o->match == RT_DIAGNOSE_MATCH_EXACT;
+    return o->reference_kind && !strcmp(o->reference_kind, "config");
 }
 
 void rt_diagnose_result_finish(struct rt_diagnose_result *res)

@@ -3,7 +3,9 @@
  * the same role by compare/'s frame verdict (SSIM mean, worst tile, delta E),
  * under thresholds that start at compare/'s defaults and widen with the noise
  * of the draws before it that agreed (cross-device rasterisation differences
- * grow as a frame fills; a real divergence stands out of them). */
+ * grow as a frame fills; a real divergence stands out of them). Judged
+ * exactly (against another configuration on one device), any pixel that
+ * differs diverges. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,18 +14,18 @@
 #include "diagnose_internal.h"
 #include "png_io.h"
 
-void diag_thresholds_init(struct diag_thresholds *t)
+void diag_thresholds_init(struct diag_thresholds *t, bool exact)
 {
     struct rt_compare_options d;
     rt_compare_options_init(&d);
-    *t = (struct diag_thresholds){d.threshold, d.tile_threshold, d.delta_e_threshold, 1.0, 1.0, 0.0, 0};
+    *t = (struct diag_thresholds){d.threshold, d.tile_threshold, d.delta_e_threshold, 1.0, 1.0, 0.0, 0, exact};
 }
 
 /* The noise of an agreeing draw widens the thresholds for the draws after it. */
 static void widen(struct diag_thresholds *t, const struct diag_verdict *v)
 {
     struct diag_thresholds d;
-    diag_thresholds_init(&d);
+    diag_thresholds_init(&d, t->exact);
     t->worst_ssim = fmin(t->worst_ssim, v->ssim);
     t->worst_tile = fmin(t->worst_tile, v->tile);
     t->worst_delta_e = fmax(t->worst_delta_e, v->delta_e);
@@ -58,10 +60,13 @@ static rt_status judge_role(const struct diag_dump *test, const struct diag_dump
         return rt_ok_status();
     bool diverges = !diag_file(ref, n, role, rp, sizeof rp);
     double ssim = 0, tile = 0, de = INFINITY;
+    uint64_t pixels = 0;
     if (!diverges) {
         struct rt_compare_result c;
         RT_TRY(compare_role(rp, tp, t, &c));
-        diverges = c.verdict != RT_COMPARE_PASS;
+        /* exact: the frame verdict's tolerance would pass a draw that changed a few pixels */
+        diverges = t->exact ? c.verdict == RT_COMPARE_SIZE_MISMATCH || !c.identical : c.verdict != RT_COMPARE_PASS;
+        pixels = c.verdict == RT_COMPARE_SIZE_MISMATCH ? 0 : c.pixels.diff_pixels;
         ssim = c.verdict == RT_COMPARE_SIZE_MISMATCH ? 0 : c.ssim.mean;
         tile = c.verdict == RT_COMPARE_SIZE_MISMATCH ? 0 : c.ssim.min_tile;
         de = c.verdict == RT_COMPARE_SIZE_MISMATCH ? INFINITY : c.colour.max_delta_e;
@@ -72,6 +77,7 @@ static rt_status judge_role(const struct diag_dump *test, const struct diag_dump
         v->ssim = ssim;
         v->tile = tile;
         v->delta_e = de;
+        v->diff_pixels = pixels;
         snprintf(v->role, sizeof v->role, "%s", role);
     }
     v->compared = true;

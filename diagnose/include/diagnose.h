@@ -32,6 +32,12 @@ struct rt_diagnose_side {
     const char *icd; /* VK_ICD_FILENAMES for its replays, or NULL */
 };
 
+/* How a draw's images are judged. AUTO: EXACT when the reference is another
+ * configuration (one device and driver replay deterministically: any pixel
+ * that differs is a divergence, so a draw that changes a few pixels is found),
+ * TOLERANT otherwise (SSIM, worst tile and delta E, widened by noise). */
+enum rt_diagnose_match { RT_DIAGNOSE_MATCH_AUTO, RT_DIAGNOSE_MATCH_EXACT, RT_DIAGNOSE_MATCH_TOLERANT };
+
 struct rt_diagnose_options {
     const char *retrace; /* the binary that replays (/proc/self/exe) */
     const char *trace;
@@ -42,6 +48,7 @@ struct rt_diagnose_options {
     const char *reference_value;
     uint32_t probes;                /* per round; 0 = 16 */
     FILE *log;                      /* a line per round, or NULL */
+    enum rt_diagnose_match match;   /* 0 (AUTO) where not set */
 };
 
 struct rt_diagnose_images {
@@ -63,7 +70,12 @@ struct rt_diagnose_result {
     struct cJSON *entry;        /* its draws.json entry (test side) */
     struct rt_diagnose_images images;
     char shader_text[8][PATH_MAX]; /* spirv-dis of its shaders ("" where not made) */
+    bool exact;                 /* judged pixel for pixel (enum rt_diagnose_match) */
+    uint64_t diff_pixels;       /* the divergent image's pixels that differ */
 };
+
+/** Whether O's draws are judged pixel for pixel (its match, AUTO resolved). */
+bool rt_diagnose_exact(const struct rt_diagnose_options *o);
 
 /** Runs the search. Errors: RT_ERR_CANNOT_REPLAY (a side's replay failed, its log named), RT_ERR_USAGE. */
 rt_status rt_diagnose_run(const struct rt_diagnose_options *o, struct rt_diagnose_result *out) RT_MUST_CHECK;

@@ -33,6 +33,7 @@ enum rt_workaround {
     RT_WA_SERIALIZE_FRAMES,
     RT_WA_NO_ROBUSTNESS,
     RT_WA_NO_ANISOTROPY,
+    RT_WA_TEST_FLIP_BLEND, /* tests only (RETRACE_TEST_FLIP_BLEND) */
     RT_WA_COUNT
 };
 

@@ -17,6 +17,14 @@
         the device already behaves the workaround's way (lavapipe: zeroed
         memory, in-order submissions), nothing diverges
 
+  diagnose.py flip RETRACE APP...
+        each app against the test-only workaround test-flip-blend
+        (RETRACE_TEST_FLIP_BLEND=1: its first graphics pipeline blends
+        wrongly): exit 1 at exactly the first draw that uses that pipeline
+        (rt_app_particles: after its dispatch), the answer naming that
+        pipeline, judged pixel for pixel; without the variable the
+        workaround refuses to run (the reference's replay fails: exit 4)
+
 Captures run windowed (DISPLAY; exit 77 without one).
 """
 import json
@@ -56,9 +64,12 @@ def capture(retrace, exe, frames=3):
     return trace
 
 
-def diagnose(retrace, trace, tag, *args, want):
+def diagnose(retrace, trace, tag, *args, want, env=None):
     out_dir = os.path.join(WORK, tag)
-    rc, out, err = run([retrace, "diagnose", trace, "--frame", "2", "--out", out_dir, "--json"] + list(args))
+    p = subprocess.run([retrace, "diagnose", trace, "--frame", "2", "--out", out_dir, "--json"] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=280,
+                       env=dict(os.environ, **(env or {})))
+    rc, out, err = p.returncode, p.stdout, p.stderr
     if rc != want:
         fail(f"diagnose {tag} exited {rc}, expected {want}", out + err)
     answer = json.loads(out)
@@ -67,7 +78,7 @@ def diagnose(retrace, trace, tag, *args, want):
     return answer
 
 
-def check_found(answer, n, tag):
+def check_found(answer, n, tag, before=None):
     d = answer["first_divergent"]
     if not d or d["draw"] != n:
         fail(f"{tag}: first divergent draw {d and d['draw']}, expected {n}", json.dumps(answer, indent=1))
@@ -75,7 +86,7 @@ def check_found(answer, n, tag):
         if key not in d:
             fail(f"{tag}: the answer has no '{key}'", json.dumps(d))
     images = d["images"]
-    for key in ("after_test", "after_reference", "diff") + (("before_test", "before_reference") if n > 1 else ()):
+    for key in ("after_test", "after_reference", "diff") + (("before_test", "before_reference") if (n > 1 if before is None else before) else ()):
         if not images[key] or not os.path.exists(images[key]):
             fail(f"{tag}: image {key} missing ({images[key]})", json.dumps(d))
     if not d["shaders"] or not all(s["xxh128"] for s in d["shaders"]):
@@ -118,14 +129,19 @@ def seeded(retrace, exe, traces):
     print("identical configuration: nothing diverges; usage errors: exit 2")
 
 
-def drawn_draws(retrace, trace):
-    """The draws of frame 2 that saved an image (a full dump)."""
+def full_dump(retrace, trace):
+    """Frame 2's draws.json entries (a full dump)."""
     d = os.path.join(WORK, "index-" + os.path.basename(trace))
     rc, out, err = run([retrace, "replay", trace, "--dump-draws", "2", "--dump-dir", d])
     if rc != 0:
         fail(f"dump of {trace} exited {rc}", out + err)
     with open(os.path.join(d, "draws.json")) as f:
-        return [e["draw"] for e in json.load(f)["draws"] if e["files"]]
+        return json.load(f)["draws"]
+
+
+def drawn_draws(retrace, trace):
+    """The draws of frame 2 that saved an image (a full dump)."""
+    return [e["draw"] for e in full_dump(retrace, trace) if e["files"]]
 
 
 def first_draw(retrace, trace):
@@ -165,12 +181,39 @@ def apps(retrace, oob, uninit, race):
                   f"({answer['draws']} draws, {answer['replays']} replays)")
 
 
+def flip(retrace, exes):
+    """The test-only break of one pipeline's blending is found at the first draw that uses it."""
+    for exe in exes:
+        name = os.path.basename(exe)
+        trace = capture(retrace, exe)
+        draws = [e for e in full_dump(retrace, trace) if e["files"]]
+        first = next(e for e in draws if e["command"].startswith("vkCmdDraw"))
+        answer = diagnose(retrace, trace, "flip-" + name, "--against-config", "workarounds=test-flip-blend",
+                          want=1, env={"RETRACE_TEST_FLIP_BLEND": "1"})
+        check_found(answer, first["draw"], f"{name} flip-blend", before=first is not draws[0])
+        d = answer["first_divergent"]
+        if d["pipeline"] != first["pipeline"] or not answer["thresholds"]["exact"]:
+            fail(f"{name}: the answer names pipeline {d['pipeline']} (expected {first['pipeline']}), exact "
+                 f"{answer['thresholds']['exact']}", json.dumps(answer))
+        print(f"{name} against test-flip-blend: draw {d['draw']} ({d['command']}, pipeline {d['pipeline']}), "
+              f"{d['diff_pixels']} pixels differ, {answer['replays']} replays")
+        env = {k: v for k, v in os.environ.items() if k != "RETRACE_TEST_FLIP_BLEND"}
+        p = subprocess.run([retrace, "diagnose", trace, "--frame", "2", "--out", os.path.join(WORK, "noenv-" + name),
+                            "--against-config", "workarounds=test-flip-blend"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=280, env=env)
+        if p.returncode != 4:
+            fail(f"{name}: test-flip-blend without RETRACE_TEST_FLIP_BLEND exited {p.returncode}, expected 4",
+                 p.stdout + p.stderr)
+
+
 def main():
     if not os.environ.get("DISPLAY"):
         print("SKIP: no DISPLAY for the windowed captures")
         return SKIP
     if sys.argv[1] == "seeded":
         seeded(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "flip":
+        flip(sys.argv[2], sys.argv[3:])
     else:
         apps(*sys.argv[2:6])
     return 0
