@@ -78,12 +78,15 @@ rt_status replay_draws_begin(struct replay *r)
     if (skip)
         d->skip = r->opts->config->skip_draws;
     struct rt_hashmap *maps[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
-                                 &d->pipelines, &d->modules, &d->swapchains};
+                                 &d->pipelines, &d->modules, &d->swapchains, &d->dump_early, &d->skip_early};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         rt_hashmap_init(maps[i]);
     d->next_stand_in = 0xd7a3000000000000ull;
+    if (skip)
+        RT_TRY(replay_draws_scan(r, d->skip.frame, &d->skip_early));
     if (!dumping(r))
         return rt_ok_status();
+    RT_TRY(replay_draws_scan(r, o->frame, &d->dump_early));
     if (mkdir(o->dir, 0777) && errno != EEXIST)
         return rt_errorf(RT_ERR_USAGE, "--dump-dir %s: %s", o->dir, strerror(errno));
     d->index = cJSON_CreateObject();
@@ -274,7 +277,7 @@ static rt_status begin_render_pass_info(struct replay *r, void *args, VkSubpassC
     cb->contents = contents;
     cb->subpass = 0;
     struct draw_render_pass *rp = lookup(&r->draws->render_passes, pass);
-    if (dump_frame(r) && rp && rp->store_id)
+    if ((dump_frame(r) || cb->early_dump) && rp && rp->store_id)
         info->renderPass = (VkRenderPass)(uintptr_t)rp->store_id;
     return rt_ok_status();
 }
@@ -312,7 +315,8 @@ static rt_status begin_rendering(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCmdBeginRendering *a = args;
     VkRenderingInfo *info = (VkRenderingInfo *)a->pRenderingInfo;
-    if (!dump_frame(r) || !info)
+    struct draw_cmdbuf *cb = dumping(r) ? recording(r, args) : NULL;
+    if (!info || !(dump_frame(r) || (cb && cb->early_dump)))
         return rt_ok_status();
     for (uint32_t i = 0; i < info->colorAttachmentCount; i++)
         ((VkRenderingAttachmentInfo *)info->pColorAttachments)[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
@@ -408,20 +412,27 @@ static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_c
     return rt_ok_status();
 }
 
-/* A draw of the --skip-draws or --dump-draws frame. */
+/* A draw of the --skip-draws or --dump-draws frame: recorded in it, or into
+ * a recording made earlier that the frame submits (draws_scan.c). */
 static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip)
 {
     struct replay_draws *d = r->draws;
     uint64_t frame = r->frame + 1;
-    if (frame != d->skip.frame && !dump_frame(r))
-        return rt_ok_status();
-    uint32_t number = ++d->frame_draws;
-    r->result->frame_draws = d->frame_draws;
-    if (frame == d->skip.frame && number >= d->skip.first && number <= d->skip.last) {
+    bool early = rt_hashmap_count(&d->dump_early) || rt_hashmap_count(&d->skip_early);
+    struct draw_cmdbuf *rec = early ? recording(r, args) : NULL;
+    bool in_skip = d->skip.frame && (frame == d->skip.frame || (rec && rec->early_skip));
+    bool in_dump = dumping(r) && (dump_frame(r) || (rec && rec->early_dump));
+    if (in_skip && ++d->skip_draws >= d->skip.first && d->skip_draws <= d->skip.last) {
         *skip = true;
         r->result->draws_skipped++;
     }
-    struct draw_cmdbuf *cb = dump_frame(r) && selected(d, number) ? recording(r, args) : NULL;
+    if (!dumping(r) && in_skip)
+        r->result->frame_draws = d->skip_draws;
+    if (!in_dump)
+        return rt_ok_status();
+    uint32_t number = ++d->dump_draws;
+    r->result->frame_draws = number;
+    struct draw_cmdbuf *cb = selected(d, number) ? (rec ? rec : recording(r, args)) : NULL;
     RT_TRY(cb ? start_entry(r, cmd, cb, number) : rt_ok_status());
     if (cb && *skip && !cJSON_AddTrueToObject(d->pending.entry, "skipped"))
         return oom(r);
@@ -644,6 +655,9 @@ static rt_status begun_recording(struct replay *r, void *args)
         replay_draws_release(r, cb);
         cb->kind = DRAW_OUTSIDE;
         cb->continues_pass = info && (info->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT);
+        uint64_t v = 0;
+        cb->early_dump = rt_hashmap_get(&r->draws->dump_early, r->call_seq, &v);
+        cb->early_skip = rt_hashmap_get(&r->draws->skip_early, r->call_seq, &v);
         memset(cb->pipeline, 0, sizeof cb->pipeline);
         memset(cb->sets, 0, sizeof cb->sets);
     }
@@ -686,7 +700,7 @@ rt_status replay_draws_submitted(struct replay *r, VkQueue queue, const VkComman
     (void)queue;
     for (uint32_t i = 0; r->draws && i < count; i++) {
         struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, cmds[i], false);
-        if (cb && cb->copy_count)
+        if (cb && cb->copy_count && (dump_frame(r) || !cb->early_dump)) /* an earlier frame's run is not the frame's */
             RT_TRY(replay_draws_save(r, cb));
     }
     return rt_ok_status();
@@ -694,8 +708,7 @@ rt_status replay_draws_submitted(struct replay *r, VkQueue queue, const VkComman
 
 void replay_draws_frame_end(struct replay *r)
 {
-    if (r->draws)
-        r->draws->frame_draws = 0;
+    (void)r; /* draws are counted for their one frame only (count_draw) */
 }
 
 void replay_draws_device_gone(struct replay *r, VkDevice device)
@@ -744,6 +757,8 @@ rt_status replay_draws_finish(struct replay *r)
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
     struct rt_hashmap *plain[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
                                   &d->modules, &d->swapchains};
+    rt_hashmap_finish(&d->dump_early);
+    rt_hashmap_finish(&d->skip_early);
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         free_values(plain[i], false);
     free_values(&d->pipelines, true);

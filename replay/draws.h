@@ -8,7 +8,8 @@
  * output (images, views, framebuffers, render passes and their store/resume
  * variants, bound pipelines and shader hashes, per command buffer state),
  * the render pass split (draws_split.c), the staging copies and DIR/draws.json
- * (draws_save.c). Engine hooks: before a call (may skip it), after a call
+ * (draws_save.c), the scan for recordings an earlier frame made that the
+ * frame submits (draws_scan.c). Engine hooks: before a call (may skip it), after a call
  * that succeeded, after a submission, at a frame's end, at the replay's end.
  * Must not touch: the trace, compare, anything the program sees (a split is
  * invisible in the frame's final image).
@@ -77,6 +78,7 @@ struct draw_cmdbuf {
     uint64_t sets[2][DRAW_MAX_SETS];
     enum draw_rendering_kind kind;
     bool continues_pass;    /* a secondary recorded to run inside its primary's render pass */
+    bool early_dump, early_skip; /* its recording, made before the dump (skip) frame, runs in it */
     VkRenderPass pass;      /* live original */
     VkFramebuffer framebuffer;
     uint64_t pass_captured, framebuffer_captured;
@@ -102,7 +104,8 @@ struct draw_pending {
 struct replay_draws {
     const struct rt_replay_draw_options *opts;
     struct rt_skip_draws skip;
-    uint32_t frame_draws; /* counted in the frame being replayed */
+    uint32_t dump_draws, skip_draws; /* the dump (skip) frame's draws counted so far */
+    struct rt_hashmap dump_early, skip_early; /* recordings (their begin's seq) made before the frame that it runs */
     struct rt_hashmap images, views, framebuffers, render_passes, cmdbufs; /* live handle -> record */
     struct rt_hashmap pipelines; /* captured pipeline -> struct cJSON * (its "shaders" array) */
     struct rt_hashmap modules;   /* captured shader module -> XXH3-128 hex (malloc'd) */
@@ -118,6 +121,10 @@ struct replay_draws {
 /* Copies wait in host memory until their submission ends: a frame of 1,276
  * draws of 1024x768 colour and depth (extremetuxracer) would hold 8 GB. */
 #define DRAW_MAX_STAGING ((uint64_t)1 << 30)
+
+/* draws_scan.c */
+/** Fills OUT (seq of a vkBeginCommandBuffer -> 1) with the recordings begun before FRAME that FRAME submits. */
+rt_status replay_draws_scan(struct replay *r, uint64_t frame, struct rt_hashmap *out) RT_MUST_CHECK;
 
 /* draws.c */
 rt_status replay_draws_begin(struct replay *r) RT_MUST_CHECK;

@@ -8,6 +8,12 @@
   draws.py manifest RETRACE APP       a manifest configuration with skip-draws:
                                       the run fails that configuration's frame
                                       2 only; a bad skip-draws is exit 3
+  draws.py resubmit RETRACE VKCUBE    VKCUBE (traces/vkcube.rtrace records its
+                                      command buffers before frame 1): frame
+                                      5's draw is the earlier recording's, its
+                                      image is frame 5's final image (not
+                                      frame 4's), the frames are unchanged,
+                                      and --skip-draws 5:1 changes frame 5
   draws.py skip RETRACE APP           APP (rt_app_readback: 300 draws a frame):
                                       one skipped draw changes frame 2 and only
                                       frame 2; a range past the frame's draws
@@ -54,7 +60,8 @@ def capture(retrace, name, exe, frames=3):
 
 def replay(retrace, trace, tag, *args, want=0):
     shots = os.path.join(WORK, tag)
-    rc, out = run([retrace, "replay", trace, "--screenshots", shots, "--frames", "1-3"] + list(args))
+    frames = [] if "--frames" in args else ["--frames", "1-3"]
+    rc, out = run([retrace, "replay", trace, "--screenshots", shots] + frames + list(args))
     if rc != want:
         fail(f"replay {tag} {' '.join(args)} exited {rc}, expected {want}", out)
     return shots, out
@@ -137,6 +144,35 @@ def skip(retrace, exe):
     print("skip: one draw, a range, past the end, bad specs: as expected")
 
 
+def same_pixels(retrace, a, b):
+    rc, out = run([retrace, "compare", "--threshold", "1", a, b])
+    return rc == 0 and "diff_pixels=0 " in out
+
+
+def resubmit(retrace, trace):
+    plain, _ = replay(retrace, trace, "cube-plain", "--frames", "4-6")
+    d = os.path.join(WORK, "cube-draws")
+    shots, out = replay(retrace, trace, "cube-dumped", "--frames", "4-6", "--dump-draws", "5", "--dump-dir", d)
+    with open(os.path.join(d, "draws.json")) as f:
+        index = json.load(f)
+    if index["frame_draws"] < 1 or not index["draws"][-1]["files"]:
+        fail("vkcube frame 5: no draws dumped (its command buffer was recorded before frame 1)", out)
+    colour = next(f["path"] for f in index["draws"][-1]["files"] if f["role"] == "color0")
+    final = os.path.join(shots, "frame_000005.png")
+    if not same_pixels(retrace, final, os.path.join(d, colour)):
+        fail("vkcube frame 5: the last draw's colour is not frame 5's final image", out)
+    if same_pixels(retrace, os.path.join(shots, "frame_000004.png"), os.path.join(d, colour)):
+        fail("vkcube: frames 4 and 5 are the same picture, so the test proves nothing")
+    for frame in (4, 5, 6):
+        if not identical(plain, shots, frame):
+            fail(f"vkcube: frame {frame} with --dump-draws 5 differs from the plain replay's", out)
+    skipped, out = replay(retrace, trace, "cube-skip", "--frames", "4-6", "--skip-draws", "5:1")
+    if "1 draws of frame 5 skipped" not in out or identical(plain, skipped, 5):
+        fail("--skip-draws 5:1 must leave out vkcube's draw (recorded before frame 1) and change frame 5", out)
+    print(f"vkcube frame 5: {index['frame_draws']} draws of an earlier recording dumped, its final image; "
+          "frames unchanged; skipped: frame 5 changes")
+
+
 def manifest(retrace, exe):
     trace = capture(retrace, "readback", exe)
     db, m = os.path.join(WORK, "store.db"), os.path.join(WORK, "m.yml")
@@ -170,6 +206,8 @@ def main():
         dump(retrace, sys.argv[3:])
     elif mode == "manifest":
         manifest(retrace, sys.argv[3])
+    elif mode == "resubmit":
+        resubmit(retrace, sys.argv[3])
     elif mode == "skip":
         skip(retrace, sys.argv[3])
     else:
