@@ -2,7 +2,6 @@
  * 16 bits) and raw texel blocks to STEM.bin with a STEM.json sidecar. */
 #include <errno.h>
 #include <inttypes.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,94 +11,15 @@
 #include "formats.h"
 #include "png_io.h"
 
-static void on_png_error(png_structp png, png_const_charp msg)
-{
-    snprintf(png_get_error_ptr(png), 128, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void on_png_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
-/* One row of samples as PNG bytes: 16-bit samples are big-endian. */
-static void pack_row(const struct rt_texels *t, uint32_t y, uint8_t *row)
-{
-    const uint16_t *s = t->samples + (size_t)y * t->width * t->channels;
-    size_t n = (size_t)t->width * t->channels;
-    for (size_t i = 0; i < n; i++) {
-        if (t->depth == 16) {
-            row[2 * i] = (uint8_t)(s[i] >> 8);
-            row[2 * i + 1] = (uint8_t)s[i];
-        } else {
-            row[i] = (uint8_t)s[i];
-        }
-    }
-}
-
-static const int colour_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                                    PNG_COLOR_TYPE_RGB_ALPHA};
-
-static rt_status encode(FILE *file, const struct rt_texels *t, uint8_t *row)
-{
-    char err[128] = "libpng failed";
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, on_png_error, on_png_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        return rt_errorf(RT_ERR_INTERNAL, "%s", err);
-    }
-    png_init_io(png, file);
-    png_set_IHDR(png, info, t->width, t->height, t->depth, colour_types[t->channels], PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (uint32_t y = 0; y < t->height; y++) {
-        pack_row(t, y, row);
-        png_write_row(png, row);
-    }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    return rt_ok_status();
-}
-
-/* 8-bit RGBA goes through compare's writer, so screenshots and goldens made
- * before this module existed stay byte-identical. */
-static rt_status write_rgba8(const struct rt_texels *t, const char *path)
-{
-    struct rt_image image = {0};
-    RT_TRY(rt_image_init(&image, t->width, t->height));
-    for (size_t i = 0; i < (size_t)t->width * t->height * 4; i++)
-        image.rgba[i] = (uint8_t)t->samples[i];
-    rt_status s = rt_png_write_file(path, &image);
-    rt_image_finish(&image);
-    return s;
-}
-
+/* Texels as they are: png/ encodes every channel count and depth, and four
+ * 8-bit channels exactly as rt_png_write_file, so screenshots and goldens
+ * made before this module existed stay byte-identical. */
 rt_status rt_texels_write_png(const struct rt_texels *t, const char *path)
 {
-    if (t->channels < 1 || t->channels > 4 || (t->depth != 8 && t->depth != 16) || !t->width || !t->height)
-        return rt_errorf(RT_ERR_USAGE, "%s: no image to write", path);
-    if (t->channels == 4 && t->depth == 8)
-        return write_rgba8(t, path);
-    uint8_t *row = malloc((size_t)t->width * t->channels * 2);
-    FILE *file = row ? fopen(path, "wb") : NULL;
-    if (!file) {
-        free(row);
-        return rt_errorf(RT_ERR_INTERNAL, "%s: cannot create: %s", path, row ? strerror(errno) : "out of memory");
-    }
-    rt_status s = encode(file, t, row);
-    if (fclose(file) != 0 && rt_ok(&s))
-        s = rt_errorf(RT_ERR_INTERNAL, "%s: write error: %s", path, strerror(errno));
-    free(row);
-    if (!rt_ok(&s))
-        remove(path);
-    return s;
+    struct rt_png_samples samples = {.width = t->width, .height = t->height,
+                                     .channels = t->channels, .depth = t->depth,
+                                     .samples = t->samples};
+    return rt_png_write_samples_file(path, &samples);
 }
 
 /* --- raw texel blocks + sidecar ------------------------------------------------- */

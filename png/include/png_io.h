@@ -3,9 +3,11 @@
  *
  * Owns: decoding any PNG libpng reads (1/2/4/8/16-bit; gray, gray+alpha, RGB,
  * RGBA, palette with or without tRNS; interlaced or not) into one layout,
- * struct rt_image, and encoding that layout back to PNG. Safe on untrusted
- * input: a broken, truncated or oversized file is an RT_ERR_BAD_INPUT status
- * with a one-line reason, never a crash.
+ * struct rt_image, and encoding that layout back to PNG, or samples of any
+ * channel count at 8 or 16 bits (struct rt_png_samples: readback's images):
+ * the one PNG encoder of retrace. Safe on untrusted input: a broken,
+ * truncated or oversized file is an RT_ERR_BAD_INPUT status with a one-line
+ * reason, never a crash.
  * Must not touch: Vulkan, the store, the CLI. It knows nothing of SSIM.
  *
  * Conversions on read (documented in compare/README.md): 16-bit samples are
@@ -65,6 +67,26 @@ rt_status rt_png_write_file(const char *path, const struct rt_image *image) RT_M
  * five times faster and a quarter larger. For diff images, not goldens.
  */
 rt_status rt_png_write_file_fast(const char *path, const struct rt_image *image) RT_MUST_CHECK;
+
+/**
+ * Samples to encode as they are, for images that are not 8-bit RGBA (what
+ * readback makes of a VkFormat): CHANNELS 1 (grey), 2 (grey+alpha), 3 (RGB)
+ * or 4 (RGBA) samples of DEPTH 8 or 16 bits per pixel, one uint16_t per
+ * sample (each below 2^DEPTH), rows top to bottom, tightly packed.
+ */
+struct rt_png_samples {
+    uint32_t width, height;
+    uint8_t channels, depth;
+    const uint16_t *samples;
+};
+
+/**
+ * As rt_png_write_file, for SAMPLES: a PNG of their colour type and depth.
+ * Four 8-bit channels give the same bytes as rt_png_write_file of that image.
+ * RT_ERR_USAGE on no pixels, a channel count or a depth not above.
+ */
+rt_status rt_png_write_samples_file(const char *path,
+                                    const struct rt_png_samples *samples) RT_MUST_CHECK;
 
 /**
  * As rt_png_write_file, into a malloc'd buffer: *out receives it (the caller

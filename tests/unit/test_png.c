@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <png.h>
+
 #include "png_io.h"
 
 /* A deterministic test pattern: every channel differs, alpha included. */
@@ -269,4 +271,99 @@ Test(png, broken_files_are_bad_input_with_a_reason)
         free(bytes);
         rt_status_free(&st);
     }
+}
+
+/* ---- samples of any channel count and depth (readback's images) ---------- */
+
+/* The file at PATH as libpng gives it untransformed: IHDR and packed rows. */
+static uint8_t *read_raw(const char *path, uint32_t *w, uint32_t *h, int *depth, int *colour)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    cr_assert_not_null(info);
+    png_init_io(png, f);
+    png_read_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
+    *w = png_get_image_width(png, info);
+    *h = png_get_image_height(png, info);
+    *depth = png_get_bit_depth(png, info);
+    *colour = png_get_color_type(png, info);
+    size_t row = png_get_rowbytes(png, info);
+    uint8_t *bytes = malloc(row * *h);
+    png_bytepp rows = png_get_rows(png, info);
+    for (uint32_t y = 0; y < *h; y++)
+        memcpy(bytes + y * row, rows[y], row);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+    return bytes;
+}
+
+Test(png, samples_of_every_channel_count_and_depth_keep_their_values)
+{
+    static const int colours[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    char path[] = "/tmp/rt_test_samples_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const uint32_t w = 19, h = 7;
+    uint16_t samples[19 * 7 * 4];
+    for (uint8_t channels = 1; channels <= 4; channels++)
+        for (uint8_t depth = 8; depth <= 16; depth += 8) {
+            size_t n = (size_t)w * h * channels;
+            for (size_t i = 0; i < n; i++)
+                samples[i] = (uint16_t)((i * 40503u + channels) & (depth == 8 ? 0xff : 0xffff));
+            struct rt_png_samples s = {w, h, channels, depth, samples};
+            rt_status st = rt_png_write_samples_file(path, &s);
+            cr_assert(rt_ok(&st), "%s", st.msg);
+            uint32_t rw, rh;
+            int rdepth, rcolour;
+            uint8_t *raw = read_raw(path, &rw, &rh, &rdepth, &rcolour);
+            cr_assert(rw == w && rh == h && rdepth == depth && rcolour == colours[channels],
+                      "%u channels, %u bits: %ux%u, %d bits, colour type %d", channels, depth,
+                      rw, rh, rdepth, rcolour);
+            for (size_t i = 0; i < n; i++) {
+                unsigned got = depth == 8 ? raw[i] : (unsigned)raw[2 * i] << 8 | raw[2 * i + 1];
+                cr_assert_eq(got, samples[i], "%u channels, %u bits: sample %zu", channels,
+                             depth, i);
+            }
+            free(raw);
+        }
+    remove(path);
+    close(fd);
+}
+
+Test(png, rgba8_samples_are_the_bytes_of_the_rgba_writer)
+{
+    struct rt_image im;
+    uint8_t *png;
+    size_t size;
+    encode_pattern(33, 17, &im, &png, &size);
+    uint16_t *samples = malloc(sizeof *samples * 33 * 17 * 4);
+    for (size_t i = 0; i < 33 * 17 * 4; i++)
+        samples[i] = im.rgba[i];
+    char path[] = "/tmp/rt_test_samples_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    struct rt_png_samples s = {33, 17, 4, 8, samples};
+    rt_status st = rt_png_write_samples_file(path, &s);
+    cr_assert(rt_ok(&st), "%s", st.msg);
+    size_t disk_size = 0;
+    uint8_t *disk = slurp(path, &disk_size);
+    cr_assert_eq(disk_size, size);
+    cr_assert_eq(memcmp(disk, png, size), 0, "the two writers' bytes differ");
+    struct rt_png_samples bad[] = {{0, 1, 4, 8, samples}, {1, 1, 0, 8, samples},
+                                   {1, 1, 5, 8, samples}, {1, 1, 1, 12, samples},
+                                   {1, 1, 1, 8, NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_eq(rt_status_drop(rt_png_write_samples_file(path, &bad[i])), RT_ERR_USAGE,
+                     "case %zu", i);
+    cr_assert_eq(rt_status_drop(rt_png_write_samples_file("/nonexistent/dir/x.png", &s)),
+                 RT_ERR_INTERNAL);
+    remove(path);
+    close(fd);
+    free(disk);
+    free(samples);
+    free(png);
+    rt_image_finish(&im);
 }
