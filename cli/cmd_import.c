@@ -9,22 +9,26 @@
 #include "cli.h"
 #include "import.h"
 
-enum { OPT_OUT = 1, OPT_KEEP_GOING, OPT_COMPRESSION };
+enum { OPT_OUT = 1, OPT_KEEP_GOING, OPT_COMPRESSION, OPT_DELIMITER };
 static const struct cli_option options[] = {
     {"output", 'o', CLI_VALUE, OPT_OUT, "OUT", "the trace to write (default: CAPTURE with .rtrace for .gfxr)"},
     {"keep-going", 0, CLI_FLAG, OPT_KEEP_GOING, NULL,
      "on a block that is not imported, keep the trace up to it and say what was left (exit 3 all the same)"},
     {"compression", 0, CLI_VALUE, OPT_COMPRESSION, "zstd|none", "block compression of OUT"},
+    {"frame-delimiter", 0, CLI_VALUE, OPT_DELIMITER, "present|submit",
+     "what ends a frame (default: present, or submit for a capture that never presents)"},
     {0}};
 
 void cmd_import_usage(FILE *out)
 {
     fprintf(out,
             "usage: retrace import CAPTURE.gfxr [-o OUT.rtrace] [--keep-going] [--compression C]\n"
+            "                      [--frame-delimiter present|submit]\n"
             "  Converts a GFXReconstruct capture (file format 0.0/0.1; compression none, LZ4 or\n"
-            "  zstd) into a trace every retrace command accepts: its Vulkan calls, the memory\n"
-            "  contents it recorded, its device and frames (docs/FORMATS.md section 20 says what\n"
-            "  becomes what). Anything not understood is refused by name, never guessed.\n");
+            "  zstd; full or trimmed) into a trace every retrace command accepts: its Vulkan calls,\n"
+            "  the memory contents it recorded, its device and frames, a trimmed capture's state\n"
+            "  snapshot (docs/FORMATS.md section 20 says what becomes what). Anything not\n"
+            "  understood is refused by name, never guessed.\n");
     cli_usage_options(out, options);
     fprintf(out, "exit: 0 imported, 2 usage, 3 a block not imported (nothing written, or with --keep-going\n"
                  "the part before it) or a truncated capture (its good part written), 5 internal error\n");
@@ -36,6 +40,9 @@ static int parse_args(int argc, char **argv, struct rt_import_options *o)
 {
     static const char *const compressions[] = {"zstd", "none", NULL};
     static const enum rt_trace_compression values[] = {RT_TRACE_COMPRESSION_ZSTD, RT_TRACE_COMPRESSION_NONE};
+    static const char *const delimiters[] = {"present", "submit", NULL};
+    static const enum rt_import_delimiter delimiter_values[] = {RT_IMPORT_DELIMITER_PRESENT,
+                                                                RT_IMPORT_DELIMITER_SUBMIT};
     const struct rt_command *self = cli_find_command("import");
     struct cli_args p;
     cli_args_init(&p, self, argc, argv, options, 0);
@@ -53,6 +60,8 @@ static int parse_args(int argc, char **argv, struct rt_import_options *o)
             o->keep_going = true;
         else if (id == OPT_COMPRESSION && !(rc = cli_args_choice(&p, compressions, &index)))
             o->compression = values[index];
+        else if (id == OPT_DELIMITER && !(rc = cli_args_choice(&p, delimiters, &index)))
+            o->delimiter = delimiter_values[index];
     }
     if (rc)
         return rc;
@@ -76,9 +85,14 @@ static void print_summary(const struct rt_import_options *o, const struct rt_imp
     printf("blocks       %" PRIu64 " mapped: %" PRIu64 " calls on %" PRIu64 " threads, %" PRIu64 " memory fills (%"
            PRIu64 " bytes), %" PRIu64 " device properties, %" PRIu64 " annotations, %" PRIu64 " frame markers\n",
            s->blocks, s->calls, s->threads, s->fills, s->fill_bytes, s->device_blocks, s->annotations, s->markers);
-    printf("trace        %" PRIu64 " frames, %" PRIu64 " calls, %" PRIu64 " bytes (%.2fx the capture)\n",
-           s->out.frames, s->out.calls, s->out.file_bytes,
+    printf("trace        %" PRIu64 " frames (ended by %s), %" PRIu64 " calls, %" PRIu64 " bytes (%.2fx the capture)\n",
+           s->out.frames, s->submit_frames ? "submits" : "presents", s->out.calls, s->out.file_bytes,
            s->bytes_in ? (double)s->out.file_bytes / (double)s->bytes_in : 0.0);
+    if (s->trimmed)
+        printf("trimmed      frames %" PRIu64 "-%" PRIu64 ": %" PRIu64 " buffer and %" PRIu64 " image contents -> %"
+               PRIu64 " snapshot packets (%" PRIu64 " bytes), %" PRIu64 " images without content\n",
+               s->first_frame, s->last_frame, s->buffer_inits, s->image_inits, s->content_packets,
+               s->content_bytes, s->layout_only_images);
     if (s->stopped)
         printf("stopped      at block %" PRIu64 " (offset %" PRIu64 "); %" PRIu64 " blocks after it not imported\n",
                s->stop_block, s->stop_offset, s->blocks_left);

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "import_internal.h"
+#include "trace_snapshot.h"
 #include "vkcodec.h"
 
-static const char *base_name(const char *path)
+const char *import_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
@@ -36,8 +38,10 @@ rt_status import_note(struct importer *im, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     sanitize(text);
-    if (im->w)
+    if (im->w) {
+        import_count(im, 4 + strlen(text));
         return rt_trace_writer_annotation(im->w, RT_TRACE_ANNOTATION_NOTE, text);
+    }
     if (im->note_count == IMPORT_MAX_NOTES)
         return rt_ok_status(); /* before the first call: only the first few are kept */
     im->notes[im->note_count] = strdup(text);
@@ -49,12 +53,22 @@ rt_status import_note(struct importer *im, const char *fmt, ...)
 
 static rt_status write_held_notes(struct importer *im)
 {
-    RT_TRY(import_note(im, "import: source=%s gfxrecon=%s compression=%s format=%u.%u", base_name(im->o->in),
+    RT_TRY(import_note(im, "import: source=%s gfxrecon=%s compression=%s format=%u.%u", import_base_name(im->o->in),
                        im->sum->gfxr_version[0] ? im->sum->gfxr_version : "unknown", im->sum->compression,
                        im->sum->file_major, im->sum->file_minor));
-    for (unsigned i = 0; i < im->note_count; i++)
+    for (unsigned i = 0; i < im->note_count; i++) {
+        import_count(im, 4 + strlen(im->notes[i]));
         RT_TRY(rt_trace_writer_annotation(im->w, RT_TRACE_ANNOTATION_NOTE, im->notes[i]));
+    }
     return rt_ok_status();
+}
+
+void import_count(struct importer *im, size_t body_size)
+{
+    if (im->stage != IMPORT_IN_SNAPSHOT)
+        return;
+    im->snapshot_packets++;
+    im->snapshot_bytes += IMPORT_PACKET_OVERHEAD + body_size;
 }
 
 rt_status import_writer(struct importer *im, const void *create_instance_args)
@@ -63,13 +77,16 @@ rt_status import_writer(struct importer *im, const void *create_instance_args)
         return rt_ok_status();
     const struct rt_vk_args_vkCreateInstance *ci = create_instance_args;
     const VkApplicationInfo *app = ci && ci->pCreateInfo ? ci->pCreateInfo->pApplicationInfo : NULL;
-    static const char *names[RT_VK_CMD_COUNT];
+    static const char *names[RT_VK_CMD_COUNT + 1]; /* a trimmed capture's: the snapshot guard last */
     for (unsigned i = 0; i < RT_VK_CMD_COUNT; i++)
         names[i] = rt_vk_cmd_name((enum rt_vk_cmd)i);
+    names[IMPORT_GUARD_COMMAND] = rt_trace_snapshot_guard;
+    bool trimmed = im->stage != IMPORT_NO_SNAPSHOT;
     char settings[512];
-    snprintf(settings, sizeof settings, "imported from %s (GFXReconstruct %s, file format %u.%u, compression %s)",
-             base_name(im->o->in), im->sum->gfxr_version[0] ? im->sum->gfxr_version : "unknown",
-             im->sum->file_major, im->sum->file_minor, im->sum->compression);
+    snprintf(settings, sizeof settings, "imported from %s (GFXReconstruct %s, file format %u.%u, compression %s)%s",
+             import_base_name(im->o->in), im->sum->gfxr_version[0] ? im->sum->gfxr_version : "unknown",
+             im->sum->file_major, im->sum->file_minor, im->sum->compression,
+             im->submit_frames ? " frame-delimiter=submit" : "");
     sanitize(settings);
     struct rt_trace_writer_options wo = {
         .path = im->tmp_path,
@@ -83,10 +100,13 @@ rt_status import_writer(struct importer *im, const void *create_instance_args)
         .vk_header_version = VK_HEADER_VERSION_COMPLETE,
         .settings = settings,
         .command_names = names,
-        .command_count = RT_VK_CMD_COUNT,
+        .command_count = RT_VK_CMD_COUNT + trimmed,
         .device = im->have_props && im->have_memory ? &im->dev : NULL,
+        .header_flags = trimmed ? RT_FORMAT_FLAG_SNAPSHOT : 0,
     };
     RT_TRY(rt_trace_writer_create(&wo, &im->w));
+    if (trimmed)
+        RT_TRY(import_snapshot_open(im));
     return write_held_notes(im);
 }
 
@@ -101,6 +121,10 @@ static rt_status import_block(struct importer *im, const struct gfxr_block *b)
         if (b->type & GFXR_BLOCK_COMPRESSED)
             break;
         return import_annotation(im, b);
+    case GFXR_BLOCK_STATE_MARKER:
+        if (b->type & GFXR_BLOCK_COMPRESSED)
+            break;
+        return import_state_marker(im, b);
     case GFXR_BLOCK_FRAME_MARKER:
         im->sum->markers++; /* frames come from presents, as retrace's own captures count them */
         return rt_ok_status();
@@ -108,9 +132,8 @@ static rt_status import_block(struct importer *im, const struct gfxr_block *b)
         break;
     }
     const char *what = (b->type & ~GFXR_BLOCK_COMPRESSED) == GFXR_BLOCK_METHOD ? "method call (D3D)"
-                       : (b->type & ~GFXR_BLOCK_COMPRESSED) == GFXR_BLOCK_STATE_MARKER
-                           ? "state marker (a trimmed capture's state snapshot)"
-                           : "unknown";
+                       : (b->type & ~GFXR_BLOCK_COMPRESSED) == GFXR_BLOCK_STATE_MARKER ? "compressed state marker"
+                                                                                       : "unknown";
     return rt_errorf(RT_ERR_BAD_INPUT, "block %" PRIu64 " at offset %" PRIu64 ": block type 0x%x (%s) is not "
                      "imported", b->index, b->offset, b->type, what);
 }
@@ -166,6 +189,19 @@ static rt_status run_blocks(struct importer *im, bool *keep)
 /* Closes the writer; renames OUT.import to OUT when the import succeeded or
  * its good part is kept, else removes it. A stop that keeps nothing written
  * (the first block refused) still leaves a valid, empty trace. */
+/* A trimmed capture's part of the summary note. */
+static const char *snapshot_text(const struct rt_import_summary *m)
+{
+    static char text[256];
+    if (!m->trimmed)
+        return "";
+    snprintf(text, sizeof text, "; state snapshot of frame %" PRIu64 ": %" PRIu64 " buffer and %" PRIu64 " image inits "
+             "-> %" PRIu64 " content packets (%" PRIu64 " bytes), %" PRIu64 " images with no content",
+             m->first_frame, m->buffer_inits, m->image_inits, m->content_packets, m->content_bytes,
+             m->layout_only_images);
+    return text;
+}
+
 /* The last note: how the blocks were mapped (info prints it as "import map"). */
 static rt_status write_summary(struct importer *im)
 {
@@ -177,12 +213,18 @@ static rt_status write_summary(struct importer *im)
     return import_note(im, "import summary: %" PRIu64 " blocks: %" PRIu64 " function calls -> calls (%" PRIu64
                        " threads), %" PRIu64 " memory fills -> memory updates (%" PRIu64 " bytes), %" PRIu64
                        " device properties -> device, %" PRIu64 " annotations -> notes, %" PRIu64 " frame markers "
-                       "(frames from %" PRIu64 " presents)%s", m->blocks, m->calls, m->threads, m->fills,
-                       m->fill_bytes, m->device_blocks, m->annotations, m->markers, m->frames, stop);
+                       "(frames from %" PRIu64 " %s)%s%s", m->blocks, m->calls, m->threads, m->fills,
+                       m->fill_bytes, m->device_blocks, m->annotations, m->markers, m->frames,
+                       m->submit_frames ? "submits" : "presents", snapshot_text(m), stop);
 }
 
 static rt_status finish(struct importer *im, rt_status s, bool keep)
 {
+    if (im->stage == IMPORT_IN_SNAPSHOT) { /* a trace that stops inside its snapshot has no frame to replay */
+        keep = false;
+        if (rt_ok(&s))
+            s = rt_errorf(RT_ERR_BAD_INPUT, "the capture ends inside its state snapshot (no end marker)");
+    }
     if (keep && !im->w) {
         rt_status w = import_writer(im, NULL);
         keep = rt_ok(&w);
@@ -224,6 +266,14 @@ rt_status rt_import_gfxr(const struct rt_import_options *o, struct rt_import_sum
     if ((size_t)snprintf(im.tmp_path, sizeof im.tmp_path, "%s.import", o->out) >= sizeof im.tmp_path)
         return rt_errorf(RT_ERR_USAGE, "output path too long");
     RT_TRY(gfxr_open(o->in, &im.f));
+    rt_status scanned = gfxr_scan(&im.f, o->in, &im.scan);
+    if (!rt_ok(&scanned)) {
+        gfxr_close(&im.f);
+        return scanned;
+    }
+    im.submit_frames = o->delimiter == RT_IMPORT_DELIMITER_SUBMIT ||
+                       (o->delimiter == RT_IMPORT_DELIMITER_AUTO && !im.scan.presents && im.scan.submits);
+    summary->submit_frames = im.submit_frames;
     summary->bytes_in = im.f.size;
     summary->compression = gfxr_compression_name(im.f.compression);
     summary->file_major = im.f.major;
@@ -240,6 +290,7 @@ rt_status rt_import_gfxr(const struct rt_import_options *o, struct rt_import_sum
         free(im.notes[i]);
     rt_hashmap_finish(&im.threads);
     import_templates_finish(&im);
+    import_snapshot_free(&im);
     rt_hashmap_finish(&im.map_offsets);
     rt_enc_finish(&im.enc);
     rt_arena_finish(&im.arena);

@@ -90,7 +90,12 @@ rt_status import_write_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t th
     RT_TRY(rt_trace_writer_call(im->w, (uint32_t)cmd, thread, rt_gfxr_return_value(cmd, args), im->enc.data,
                                 im->enc.size, NULL));
     im->sum->calls++;
-    if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_PRESENTS) {
+    import_count(im, 24 + im->enc.size);
+    if (im->stage == IMPORT_IN_SNAPSHOT) /* the state writer's submits and acquires end no frame */
+        return import_snapshot_track(im, cmd, args);
+    bool ends = im->submit_frames ? (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS) != 0
+                                  : (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_PRESENTS) != 0;
+    if (ends) {
         RT_TRY(rt_trace_writer_frame_end(im->w));
         im->sum->frames++;
     }

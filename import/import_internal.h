@@ -1,7 +1,9 @@
 /*
  * import/import_internal.h — the importer's state, shared by its files:
  * gfxr_file.c (the file), import.c (the block loop), import_calls.c (function
- * calls), import_meta.c (metadata and annotations). Private to import/.
+ * calls), import_meta.c (metadata and annotations), gfxr_scan.c (the first
+ * read), import_snapshot.c (a trimmed capture's state snapshot). Private to
+ * import/.
  */
 #ifndef RT_IMPORT_INTERNAL_H
 #define RT_IMPORT_INTERNAL_H
@@ -51,7 +53,20 @@ rt_status gfxr_decompress(struct gfxr_file *f, const uint8_t *in, size_t in_size
 const char *gfxr_compression_name(uint32_t compression);
 void gfxr_close(struct gfxr_file *f);
 
+/* What the first read saw (gfxr_scan.c). */
+struct gfxr_scan {
+    uint64_t presents, submits; /* outside a state snapshot */
+    uint64_t state_markers;
+    uint8_t sha256[32]; /* of the whole file, when it has state markers */
+};
+
+rt_status gfxr_scan(const struct gfxr_file *f, const char *path, struct gfxr_scan *out);
+
 #define IMPORT_MAX_NOTES 16
+
+struct import_snapshot; /* import_snapshot.c */
+
+enum import_stage { IMPORT_NO_SNAPSHOT, IMPORT_IN_SNAPSHOT, IMPORT_SNAPSHOT_ENDED };
 
 /* A descriptor update template's entries (import_templates.c). */
 struct import_template {
@@ -77,8 +92,21 @@ struct importer {
     struct rt_hashmap template_ids; /* VkDescriptorUpdateTemplate id -> index in templates */
     struct import_template *templates;
     size_t template_count, template_cap;
+    struct gfxr_scan scan;
+    bool submit_frames;        /* frames end at submits, not presents */
+    enum import_stage stage;   /* of a trimmed capture's snapshot */
+    uint64_t snapshot_frame;   /* the begin marker's frame (A) */
+    uint64_t snapshot_packets, snapshot_bytes; /* for SNAPSHOT_END */
+    struct import_snapshot *snap; /* what the snapshot created, while inside it */
 };
 
+/* Packet overhead (type and size) as SNAPSHOT_END counts bytes. */
+#define IMPORT_PACKET_OVERHEAD 6
+/** Counts a packet of body_size bytes into the snapshot, when inside one. */
+void import_count(struct importer *im, size_t body_size);
+
+/** PATH without its directories. */
+const char *import_base_name(const char *path);
 /** The trace writer, made now if need be (app names from args, a vkCreateInstance, or NULL). */
 rt_status import_writer(struct importer *im, const void *create_instance_args);
 /** An annotation note: written, or kept until the writer exists. */
@@ -92,6 +120,21 @@ rt_status import_template_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t
 rt_status import_template_created(struct importer *im, const struct rt_vk_args_vkCreateDescriptorUpdateTemplate *a);
 void import_templates_finish(struct importer *im);
 rt_status import_meta(struct importer *im, const struct gfxr_block *b);
+/** `block N at offset X: metadata T (its name) WHY`, exit 3. */
+rt_status import_meta_error(const struct gfxr_block *b, uint32_t type, const char *why);
 rt_status import_annotation(struct importer *im, const struct gfxr_block *b);
+
+/* import_snapshot.c */
+/** The command id of the snapshot guard in the trace's command table. */
+#define IMPORT_GUARD_COMMAND ((uint32_t)RT_VK_CMD_COUNT)
+rt_status import_state_marker(struct importer *im, const struct gfxr_block *b);
+/** SNAPSHOT_BEGIN and the guard call, right after the writer is made. */
+rt_status import_snapshot_open(struct importer *im);
+/** Metadata 4-8 (body: after the metadata id). */
+rt_status import_snapshot_meta(struct importer *im, const struct gfxr_block *b, uint32_t type, const uint8_t *body,
+                               size_t size);
+/** What a snapshot call created, bound or mapped, for the contents after it. */
+rt_status import_snapshot_track(struct importer *im, enum rt_vk_cmd cmd, const void *args);
+void import_snapshot_free(struct importer *im);
 
 #endif

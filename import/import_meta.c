@@ -58,7 +58,7 @@ static uint64_t take_u64(struct cursor *c)
     return v;
 }
 
-static rt_status bad(const struct gfxr_block *b, uint32_t type, const char *why)
+rt_status import_meta_error(const struct gfxr_block *b, uint32_t type, const char *why)
 {
     const char *name = type < sizeof meta_names / sizeof meta_names[0] && meta_names[type] ? meta_names[type]
                                                                                           : "unknown";
@@ -71,18 +71,19 @@ static rt_status fill_memory(struct importer *im, const struct gfxr_block *b, st
     (void)take_u64(c); /* the thread that wrote the pages out */
     uint64_t memory = take_u64(c), offset = take_u64(c), size = take_u64(c), base = 0;
     if (c->failed)
-        return bad(b, 2, "is truncated");
+        return import_meta_error(b, 2, "is truncated");
     const uint8_t *data = c->p;
     if (b->type & GFXR_BLOCK_COMPRESSED)
         RT_TRY(rt_status_wrap(gfxr_decompress(&im->f, c->p, c->left, size, &data),
                               "block %" PRIu64 " at offset %" PRIu64, b->index, b->offset));
     else if (c->left != size)
-        return bad(b, 2, "holds another size than it says");
+        return import_meta_error(b, 2, "holds another size than it says");
     if (!rt_hashmap_get(&im->map_offsets, memory, &base))
-        return bad(b, 2, "fills memory that was never mapped");
+        return import_meta_error(b, 2, "fills memory that was never mapped");
     if (offset > UINT64_MAX - base)
-        return bad(b, 2, "has an offset past 2^64");
+        return import_meta_error(b, 2, "has an offset past 2^64");
     RT_TRY(import_writer(im, NULL));
+    import_count(im, 16 + (size_t)size);
     RT_TRY(rt_trace_writer_memory_update(im->w, memory, base + offset, data, (size_t)size));
     im->sum->fills++;
     im->sum->fill_bytes += size;
@@ -109,11 +110,11 @@ static rt_status device_properties(struct importer *im, const struct gfxr_block 
     take(c, d->pipeline_cache_uuid, sizeof d->pipeline_cache_uuid);
     uint32_t len = take_u32(c);
     if (c->failed || len >= sizeof d->device_name || len > c->left)
-        return bad(b, 11, "is truncated or names a device of 256 bytes or more");
+        return import_meta_error(b, 11, "is truncated or names a device of 256 bytes or more");
     memset(d->device_name, 0, sizeof d->device_name);
     take(c, d->device_name, len);
     if (memchr(d->device_name, 0, len))
-        return bad(b, 11, "has a NUL in its device name");
+        return import_meta_error(b, 11, "has a NUL in its device name");
     im->have_props = true;
     im->sum->device_blocks++;
     return device_ready(im);
@@ -128,7 +129,7 @@ static rt_status memory_properties(struct importer *im, const struct gfxr_block 
     d->memory_heap_count = take_u32(c);
     if (c->failed || d->memory_type_count > RT_TRACE_MAX_MEMORY_TYPES ||
         d->memory_heap_count > RT_TRACE_MAX_MEMORY_HEAPS)
-        return bad(b, 12, "is truncated or has more memory types or heaps than Vulkan allows");
+        return import_meta_error(b, 12, "is truncated or has more memory types or heaps than Vulkan allows");
     for (uint32_t i = 0; i < d->memory_type_count; i++) {
         d->memory_types[i].property_flags = take_u32(c);
         d->memory_types[i].heap_index = take_u32(c);
@@ -138,7 +139,7 @@ static rt_status memory_properties(struct importer *im, const struct gfxr_block 
         d->memory_heaps[i].flags = take_u32(c);
     }
     if (c->failed)
-        return bad(b, 12, "is truncated");
+        return import_meta_error(b, 12, "is truncated");
     im->have_memory = true;
     im->sum->device_blocks++;
     return device_ready(im);
@@ -150,7 +151,7 @@ static rt_status resize_window(struct importer *im, const struct gfxr_block *b, 
     uint64_t surface = take_u64(c);
     uint32_t w = take_u32(c), h = take_u32(c);
     if (c->failed)
-        return bad(b, type, "is truncated");
+        return import_meta_error(b, type, "is truncated");
     return import_note(im, "gfxrecon: resize window of surface %" PRIu64 " to %ux%u", surface, w, h);
 }
 
@@ -159,7 +160,7 @@ static rt_status text_note(struct importer *im, const struct gfxr_block *b, stru
 {
     (void)take_u64(c);
     if (c->failed)
-        return bad(b, type, "is truncated");
+        return import_meta_error(b, type, "is truncated");
     size_t n = strnlen((const char *)c->p, c->left);
     return import_note(im, "gfxrecon %s: %.*s", meta_names[type], (int)(n < 1024 ? n : 1024),
                        (const char *)c->p);
@@ -173,11 +174,13 @@ rt_status import_meta(struct importer *im, const struct gfxr_block *b)
         return rt_errorf(RT_ERR_BAD_INPUT, "block %" PRIu64 " at offset %" PRIu64 ": metadata block of %zu bytes",
                          b->index, b->offset, b->size);
     if (family != 1 && family != 0)
-        return bad(b, type, "of another API family than Vulkan is not imported");
+        return import_meta_error(b, type, "of another API family than Vulkan is not imported");
     if (type == 2)
         return fill_memory(im, b, &c);
+    if (type >= 4 && type <= 8) /* a trimmed capture's state snapshot */
+        return import_snapshot_meta(im, b, type, c.p, c.left);
     if (b->type & GFXR_BLOCK_COMPRESSED)
-        return bad(b, type, "compressed is not imported");
+        return import_meta_error(b, type, "compressed is not imported");
     switch (type) {
     case 11: return device_properties(im, b, &c);
     case 12: return memory_properties(im, b, &c);
@@ -186,7 +189,7 @@ rt_status import_meta(struct importer *im, const struct gfxr_block *b)
     case 1:
     case 22: return text_note(im, b, &c, type);
     case 18: return import_note(im, "gfxrecon: exe file info (not kept)");
-    default: return bad(b, type, "is not imported");
+    default: return import_meta_error(b, type, "is not imported");
     }
 }
 

@@ -5,7 +5,8 @@
  * Owns: reading GFXReconstruct files (header, options, blocks, LZ4 and zstd
  * payloads) and mapping their blocks onto retrace packets, as
  * docs/FORMATS.md §20 lays down: function calls (decoded by gen/gfxr's
- * generated tables), memory fills, device properties, frames, annotations.
+ * generated tables), memory fills, device properties, frames, annotations,
+ * and a trimmed capture's state snapshot (retrace's snapshot packets).
  * Must not touch: replay, Vulkan (nothing is executed), the store.
  * Entry point: rt_import_gfxr.
  */
@@ -18,6 +19,10 @@
 #include "status.h"
 #include "trace.h"
 
+/* What ends a frame (FORMATS §20 "Frames"): AUTO is present, or submit
+ * for a capture that never presents. */
+enum rt_import_delimiter { RT_IMPORT_DELIMITER_AUTO, RT_IMPORT_DELIMITER_PRESENT, RT_IMPORT_DELIMITER_SUBMIT };
+
 struct rt_import_options {
     const char *in;  /* the .gfxr capture */
     const char *out; /* the .rtrace to write (replaced only on success) */
@@ -25,6 +30,7 @@ struct rt_import_options {
      * was left (else nothing is written). */
     bool keep_going;
     enum rt_trace_compression compression;
+    enum rt_import_delimiter delimiter;
 };
 
 /** What an import saw and wrote. */
@@ -35,6 +41,11 @@ struct rt_import_summary {
     uint64_t bytes_in;
     uint64_t blocks, calls, fills, fill_bytes, frames, annotations, markers, device_blocks;
     uint64_t threads;
+    bool submit_frames; /* frames end at submits (the delimiter used) */
+    /* a trimmed capture: its frames A..B and what its snapshot became */
+    bool trimmed;
+    uint64_t first_frame, last_frame;
+    uint64_t buffer_inits, image_inits, content_packets, content_bytes, layout_only_images;
     /* where the import stopped early (truncated input, or a refused block
      * under --keep-going); stopped is false when every block was imported */
     bool stopped;

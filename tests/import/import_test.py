@@ -11,6 +11,17 @@
       the capture-time frame (the program's own screenshot with
       --own-screenshots, else the screenshot of a retrace capture of the same
       program, which must be deterministic).
+  import_test.py trimmed --retrace R --trim A-B [--compression C] [--own-screenshots] -- PROGRAM ARGS
+      Captures PROGRAM twice: whole, and trimmed by GFXReconstruct itself
+      (GFXRECON_CAPTURE_FRAMES=A-B: a state snapshot, then frames A..B).
+      Imports both; `info` must say the second is trimmed, frames A-B; its
+      replay is validation-clean and every frame equals gfxrecon-replay's of
+      the trimmed capture and our replay of frame A+i-1 of the whole one.
+  import_test.py offscreen --retrace R -- PROGRAM ARGS
+      PROGRAM never presents: the import ends a frame at each submit, so it
+      has as many frames as `retrace capture --frame-delimiter submit` of the
+      same program (and none with --frame-delimiter present); the replay is
+      validation-clean.
   import_test.py manifest --retrace R -- PROGRAM ARGS
       A `retrace run` manifest listing a capture of PROGRAM and a damaged one:
       the capture is imported once (cached by SHA-256) and replayed, the
@@ -124,12 +135,16 @@ def import_and_check(retrace, capture, trace, work, frames="all", ignore=()):
     if rc != 0:
         fail("retrace info --check refused the imported trace", out)
     source = os.path.basename(capture)
-    if not re.search(rf"^imported +source={re.escape(source)} gfxrecon=0\.\d+", out, re.M) or \
+    if not re.search(rf"^imported +source={re.escape(source)} gfxrecon=(0\.\d+|unknown)", out, re.M) or \
             not re.search(r"^import map +\d+ blocks: \d+ function calls -> calls", out, re.M):
         fail("retrace info does not say the trace was imported, from what and how", out)
     rc, out = run([retrace, "dump", trace])
-    if rc != 0 or not out.startswith(f"0 -- annotation 0: import: source={source} "):
+    # a trimmed import starts with its snapshot (FORMATS §6), the note right after the guard
+    note = re.compile(rf"(0 -- |2   \| -- )annotation 0: import: source={re.escape(source)} ")
+    first = out.split("\n", 3)
+    if rc != 0 or not (note.match(first[0]) or (first[0].startswith("0 -- snapshot begin") and note.match(first[2]))):
         fail("retrace dump does not start with the import note", out[:2000])
+    os.makedirs(work, exist_ok=True)
     shots = os.path.join(work, "replay-shots")
     rc, out = run([retrace, "replay", trace, "--screenshots", shots, "--frames", frames, "--validate"]
                   + [x for i in ignore for x in ("--validate-ignore", i)])
@@ -235,14 +250,81 @@ def refuse(a, program, work):
     rc, info = run([a.retrace, "info", "--check", out])
     if rc != 0 or not os.path.exists(out):
         fail("a truncated capture's good part was not written as a valid trace", info)
-    # A trimmed capture (its state snapshot is not imported): refused by name, nothing written.
+    # A trimmed capture cut inside its state snapshot: nothing to replay, nothing written.
     trimmed = os.path.join(work, "trimmed.gfxr")
-    gfxr_capture(program, trimmed, "LZ4", extra_env={"GFXRECON_CAPTURE_FRAMES": "2-3"})
-    expect(a.retrace, trimmed, out, 3, r"block \d+ at offset \d+: block type 0x2 \(state marker \(a trimmed "
-           r"capture's state snapshot\)\) is not imported")
+    gfxr_capture(program, trimmed, "NONE", extra_env={"GFXRECON_CAPTURE_FRAMES": "2-3"})
+    tdata = open(trimmed, "rb").read()
+    init = next(b for b in blocks(tdata) if b[2] == 3 and struct.unpack_from("<I", tdata, b[0] + 12)[0] & 0xffff == 5)
+    open(trimmed, "wb").write(tdata[:init[0] + 4])
+    expect(a.retrace, trimmed, out, 3, rf"block \d+ at offset {init[0]}: truncated")
     if os.path.exists(out):
-        fail("a refused trimmed capture left a trace behind")
-    print("ok: unknown block, unknown call, truncation and a trimmed capture refused as documented")
+        fail("a trimmed capture cut inside its snapshot left a trace behind")
+    print("ok: unknown block, unknown call, truncation and a cut snapshot refused as documented")
+
+
+def trimmed(a, program, work):
+    first, last = (int(x) for x in a.trim.split("-"))
+    own = os.path.join(work, "own-shots")
+    prog = program + (["--screenshot-dir", own, "--screenshot-frames", "1-1000"] if a.own_screenshots else [])
+    whole, cut = os.path.join(work, "whole.gfxr"), os.path.join(work, "trimmed.gfxr")
+    gfxr_capture(prog, whole, a.compression)
+    gfxr_capture(program, cut, a.compression, extra_env={"GFXRECON_CAPTURE_FRAMES": a.trim})
+    whole_frames = import_and_check(a.retrace, whole, os.path.join(work, "whole.rtrace"), os.path.join(work, "w"),
+                                    f"{first}-{last}")
+    trace = os.path.join(work, "trimmed.rtrace")
+    frames = import_and_check(a.retrace, cut, trace, work)
+    rc, out = run([a.retrace, "info", trace])
+    if not re.search(rf"^trimmed +frames {first}-{last} of trimmed\.gfxr ", out, re.M):
+        fail(f"retrace info does not say the import is trimmed, frames {first}-{last}", out)
+    if len(frames) != last - first + 1:
+        fail(f"the trimmed import replayed {len(frames)} frames, not {last - first + 1}")
+    theirs = gfxrecon_frames(cut, work, f"1-{len(frames)}")
+    ours = {int(re.search(r"frame_(\d+)\.png$", p).group(1)): p for p in whole_frames}
+    for path in frames:
+        n = int(re.search(r"frame_(\d+)\.png$", path).group(1))
+        if n not in theirs:
+            fail(f"gfxrecon-replay saved no frame {n} of the trimmed capture")
+        d = differing_pixels(a.retrace, path, theirs[n])
+        if d != 0:
+            fail(f"trimmed frame {n}: {d} pixels differ from gfxrecon-replay's (-1: another size)")
+        d = differing_pixels(a.retrace, path, ours[first + n - 1])
+        if d != 0:
+            fail(f"trimmed frame {n}: {d} pixels differ from frame {first + n - 1} of the whole capture's replay")
+    print(f"ok: frames {first}-{last} of a trimmed capture identical to gfxrecon-replay's and to the whole "
+          "capture's replay")
+
+
+def frame_count(retrace, trace):
+    rc, out = run([retrace, "info", trace])
+    m = re.search(r"^frames +(\d+)$", out, re.M)
+    if rc != 0 or not m:
+        fail(f"retrace info cannot read {trace}", out)
+    return int(m.group(1)), out
+
+
+def offscreen(a, program, work):
+    capture, trace = os.path.join(work, "offscreen.gfxr"), os.path.join(work, "offscreen.rtrace")
+    gfxr_capture(program, capture)
+    rc, out = run([a.retrace, "import", capture, "-o", trace])
+    if rc != 0:
+        fail(f"retrace import exited {rc}", out)
+    rc, out = run([a.retrace, "replay", trace, "--validate"])
+    if rc != 0 or "0 errors, 0 warnings" not in out:
+        fail(f"the imported trace's replay failed or was not validation-clean (exit {rc})", out)
+    frames, info = frame_count(a.retrace, trace)
+    if "frame-delimiter=submit" not in info:
+        fail("the import of a capture without presents does not say its frames end at submits", info)
+    native = os.path.join(work, "native.rtrace")
+    rc, out = run([a.retrace, "capture", "-o", native, "--frame-delimiter", "submit", "--"] + program)
+    if rc != 0:
+        fail("retrace capture --frame-delimiter submit of the same program failed", out)
+    want, _ = frame_count(a.retrace, native)
+    if frames != want or frames == 0:
+        fail(f"the import has {frames} frames, retrace capture --frame-delimiter submit {want}")
+    rc, out = run([a.retrace, "import", capture, "-o", trace, "--frame-delimiter", "present"])
+    if rc != 0 or frame_count(a.retrace, trace)[0] != 0:
+        fail("import --frame-delimiter present of a capture without presents does not have 0 frames", out)
+    print(f"ok: {frames} frames ended by submits, as retrace capture --frame-delimiter submit has")
 
 
 def manifest(a, program, work):
@@ -272,7 +354,8 @@ def manifest(a, program, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest"])
+    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen"])
+    ap.add_argument("--trim", default="3-5", help="trimmed: the frames GFXReconstruct keeps")
     ap.add_argument("--retrace", required=True)
     ap.add_argument("--compression", default="LZ4")
     ap.add_argument("--memory-tracking")
@@ -290,7 +373,9 @@ def main():
     skip_unless_ready()
     work = tempfile.mkdtemp(prefix="retrace-import-")
     try:
-        {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest}[a.case](a, program, work)
+        cases = {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest, "trimmed": trimmed,
+                 "offscreen": offscreen}
+        cases[a.case](a, program, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
