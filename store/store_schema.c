@@ -224,8 +224,42 @@ static const char migration_7[] =
     "CREATE TRIGGER runs_uncounted AFTER DELETE ON runs BEGIN"
     "  DELETE FROM run_counts WHERE run_id = old.id; END;";
 
+/* Version 8 (issue 19 part 4, docs/FORMATS.md section 7.4): a failing
+ * result's diagnosis, the first draw whose output diverges from a reference
+ * replay. Its images go into schema 7's `images` (once per content hash,
+ * shared with results' images), named by role in diagnosis_images. Garbage
+ * collection (store_gc.c) only knows results' images, so two triggers keep
+ * the images right: one a diagnosis still names is never deleted, and one
+ * whose last diagnosis went (with its result) goes too unless a result or
+ * another diagnosis names it. Tables only: the migration is instant. */
+static const char migration_8[] =
+    "CREATE TABLE diagnoses ("
+    "  result_id INTEGER PRIMARY KEY REFERENCES results(id) ON DELETE CASCADE,"
+    "  reference TEXT NOT NULL,"
+    "  outcome TEXT NOT NULL CHECK (outcome IN ('diverged','none','no-draws','error')),"
+    "  draws INTEGER, replays INTEGER, draw INTEGER, call INTEGER,"
+    "  command TEXT, pipeline TEXT, target TEXT, shaders TEXT,"
+    "  ssim REAL, delta_e REAL,"
+    "  message TEXT NOT NULL DEFAULT '',"
+    "  diagnosed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE TABLE diagnosis_images ("
+    "  result_id INTEGER NOT NULL REFERENCES diagnoses(result_id) ON DELETE CASCADE,"
+    "  role TEXT NOT NULL CHECK (role IN"
+    "    ('before_test','after_test','before_reference','after_reference','diff')),"
+    "  image_id INTEGER NOT NULL,"
+    "  PRIMARY KEY (result_id, role)) WITHOUT ROWID;"
+    "CREATE INDEX diagnosis_images_by_image ON diagnosis_images (image_id);"
+    "CREATE TRIGGER diagnosis_image_kept BEFORE DELETE ON images"
+    "  WHEN EXISTS (SELECT 1 FROM diagnosis_images WHERE image_id = old.id) BEGIN"
+    "  SELECT RAISE(IGNORE); END;"
+    "CREATE TRIGGER diagnosis_image_freed AFTER DELETE ON diagnosis_images"
+    "  WHEN NOT EXISTS (SELECT 1 FROM diagnosis_images WHERE image_id = old.image_id)"
+    "  AND NOT EXISTS (SELECT 1 FROM results WHERE actual_image = old.image_id)"
+    "  AND NOT EXISTS (SELECT 1 FROM results WHERE diff_image = old.image_id) BEGIN"
+    "  DELETE FROM images WHERE id = old.image_id; END;";
+
 static const char *const migrations[] = {migration_1, migration_2, migration_3, migration_4,
-                                         migration_5, migration_6, migration_7};
+                                         migration_5, migration_6, migration_7, migration_8};
 
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 
