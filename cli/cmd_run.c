@@ -12,7 +12,7 @@
 enum {
     OPT_DB = 1, OPT_JOBS, OPT_RETRIES, OPT_SHARD, OPT_TAG, OPT_LABEL, OPT_DEVICE, OPT_DEVICE_KEY,
     OPT_UPDATE, OPT_JUNIT, OPT_JSON, OPT_LIST, OPT_SERVER, OPT_TOKEN, OPT_SPOOL, OPT_WRAPPER,
-    OPT_WORK, OPT_KEEP, OPT_CONFIG, OPT_PIPELINE,
+    OPT_WORK, OPT_KEEP, OPT_CONFIG, OPT_PIPELINE, OPT_DIAGNOSE,
 };
 
 static const struct cli_option run_options[] = {
@@ -41,6 +41,8 @@ static const struct cli_option run_options[] = {
     {"wrapper", 0, CLI_VALUE, OPT_WRAPPER, "'CMD ARGS'", "run each replay under CMD (e.g. 'valgrind -q')"},
     {"work-dir", 0, CLI_VALUE, OPT_WORK, "DIR", "where replays run (default a fresh folder in TMPDIR)"},
     {"keep-work", 0, CLI_FLAG, OPT_KEEP, NULL, "keep their screenshots and output there"},
+    {"diagnose", 0, CLI_VALUE, OPT_DIAGNOSE, "REF", "diagnose each failing frame against REF: lavapipe, "
+     "device:NAME, config:'KEY=VALUE;...' or icd:FILE.json (every configuration; over the manifest's diagnose:)"},
     {0}};
 
 void cmd_run_usage(FILE *out)
@@ -114,6 +116,12 @@ static int parse_option(struct cli_args *p, int id, struct run_args *a)
     case OPT_WORK: a->o.work_dir = p->value; return 0;
     case OPT_KEEP: a->o.keep_work = true; return 0;
     case OPT_PIPELINE: a->o.pipeline = p->value; return 0;
+    case OPT_DIAGNOSE:
+        if (!rt_run_diagnose_ref_valid(p->value))
+            return cli_bad_value(p->cmd, "--diagnose", "lavapipe, device:NAME, config:'KEY=VALUE;...' or icd:FILE",
+                                 p->value);
+        a->o.diagnose = p->value;
+        return 0;
     }
     return 0;
 }
@@ -190,6 +198,23 @@ static void shorten_reason(const char *text, char *out, size_t size)
     snprintf(out, size, "%.*s ... %s", (int)(size - 1 - 5 - tail), text, text + len - tail);
 }
 
+/* One line per diagnosed frame: where it diverges (docs/FORMATS.md 7.4). */
+static void print_diagnoses(const struct rt_manifest *m, const struct rt_run_result *r)
+{
+    for (size_t j = 0; j < r->job_count; j++)
+        for (size_t i = 0; i < r->jobs[j].frame_count; i++) {
+            const struct rt_run_frame *f = &r->jobs[j].frames[i];
+            if (!f->diagnosis)
+                continue;
+            char line[1600];
+            rt_run_diagnosis_line(f->diagnosis, line, sizeof line);
+            printf("%s %s frame %u: %s\n", m->traces[r->jobs[j].job.trace].name,
+                   m->configs[r->jobs[j].job.config].name, f->r.frame, line);
+        }
+    if (r->undiagnosed)
+        printf("%zu more failing frame(s) not diagnosed (at most 32 a run)\n", r->undiagnosed);
+}
+
 static void print_table(const struct rt_manifest *m, const struct rt_run_result *r, const char *db)
 {
     printf("%-20s %-16s %-8s %-7s %-9s %-8s %s\n", "trace", "configuration", "status", "frames", "min-ssim",
@@ -229,6 +254,7 @@ static void print_table(const struct rt_manifest *m, const struct rt_run_result 
            r->uuid, rt_run_outcome(r), r->job_count, counts[RT_RESULT_PASS], counts[RT_RESULT_FLAKY],
            counts[RT_RESULT_NEW], counts[RT_RESULT_FAIL], counts[RT_RESULT_ERROR], counts[RT_RESULT_CRASH],
            counts[RT_RESULT_TIMEOUT], r->skipped, r->regressions, r->regressions == 1 ? "" : "s");
+    print_diagnoses(m, r);
     printf("recorded as run %lld in %s\n", (long long)r->run_id, db);
 }
 

@@ -12,12 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diagnosis.h"
 #include "exec.h"
 #include "process.h"
 
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig) { interrupted = sig; }
+
+static bool stop_asked(void) { return interrupted != 0; }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -210,6 +213,8 @@ rt_status rt_run_execute(const struct rt_manifest *manifest, const struct rt_run
     s = setup(&x);
     if (rt_ok(&s))
         s = loop(&x);
+    if (rt_ok(&s) && !interrupted)
+        s = rt_run_diagnose_failures(&x, stop_asked);
     if (x.o->progress && x.plan->count)
         fputs("\r\033[K", stderr);
     if (rt_ok(&s) && interrupted)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "diagnosis.h"
 #include "exec.h"
 #include "replay_report.h"
 #include "wire.h"
@@ -86,6 +87,7 @@ static void frames_free(struct rt_run_frame *frames, size_t n)
         free(frames[i].actual_png);
         free(frames[i].diff_png);
         free(frames[i].message);
+        rt_run_diagnosis_free(frames[i].diagnosis);
     }
     free(frames);
 }

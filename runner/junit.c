@@ -45,7 +45,7 @@ static void numbers(char *buf, size_t size, const struct rt_run_frame *fr)
 static void testcase(FILE *f, const struct rt_manifest *m, const struct rt_run_job_result *jr,
                      const struct rt_run_frame *fr)
 {
-    char name[32], nums[256];
+    char name[32], nums[2000];
     if (fr && fr->r.frame)
         snprintf(name, sizeof name, "frame %u", fr->r.frame);
     else
@@ -63,6 +63,12 @@ static void testcase(FILE *f, const struct rt_manifest *m, const struct rt_run_j
     }
     enum rt_result_status st = fr->r.status;
     numbers(nums, sizeof nums, fr);
+    if (fr->diagnosis) { /* where it goes wrong, beside the numbers (docs/FORMATS.md 7.4) */
+        size_t used = strlen(nums);
+        snprintf(nums + used, sizeof nums - used, "%s", used ? "; " : "");
+        used = strlen(nums);
+        rt_run_diagnosis_line(fr->diagnosis, nums + used, sizeof nums - used);
+    }
     const char *msg = fr->message ? fr->message : "";
     bool bad = st == RT_RESULT_FAIL || st == RT_RESULT_NEW || st == RT_RESULT_ERROR ||
                st == RT_RESULT_CRASH || st == RT_RESULT_TIMEOUT;

@@ -27,8 +27,8 @@ struct trace_defaults {
 static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_manifest_config *cfg)
 {
     struct mf_slot s[] = {{"name", NULL}, {"workarounds", NULL}, {"delays", NULL}, {"seed", NULL},
-                          {"skip-draws", NULL}};
-    RT_TRY(mf_collect(c, node, "a configuration", s, 5));
+                          {"skip-draws", NULL}, {"diagnose", NULL}};
+    RT_TRY(mf_collect(c, node, "a configuration", s, 6));
     cfg->line = mf_line_of(node);
     if (!s[0].node)
         return mf_failf(c, node, "a configuration needs a name");
@@ -50,6 +50,11 @@ static rt_status parse_config(struct mf_ctx *c, yaml_node_t *node, struct rt_man
     cfg->has_seed = s[3].node != NULL;
     if (s[4].node)
         RT_TRY(mf_check_skip_draws(c, s[4].node, &cfg->skip_draws));
+    if (s[5].node && !rt_run_diagnose_ref_valid(mf_scalar(s[5].node)))
+        return mf_failf(c, s[5].node, "diagnose '%s' must be lavapipe, device:NAME, config:'KEY=VALUE;...' or "
+                        "icd:FILE.json", mf_scalar(s[5].node) ? mf_scalar(s[5].node) : "(not a scalar)");
+    if (s[5].node && !(cfg->diagnose = mf_dup_str(c, mf_scalar(s[5].node))))
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     return rt_ok_status();
 }
 

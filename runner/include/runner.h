@@ -25,6 +25,7 @@
 #include "arena.h"
 #include "status.h"
 #include "store.h"
+#include "store_diagnosis.h"
 
 /* ---- manifest ---------------------------------------------------------- */
 
@@ -38,6 +39,7 @@ struct rt_manifest_config {
     bool has_seed;
     uint64_t seed;            /* --seed N */
     const char *skip_draws;   /* --skip-draws F:N[-M] (docs/FORMATS.md 7.1), or NULL */
+    const char *diagnose;     /* `diagnose: REF`: failing frames are diagnosed against REF (7.4), or NULL */
     int line;
 };
 
@@ -143,7 +145,11 @@ struct rt_run_options {
     const char *pipeline;       /* the CI pipeline (--pipeline, CI_PIPELINE_ID), or NULL */
     const char *golden_set;     /* which goldens the run compares with ("URL seq N", "local") */
     const struct rt_probed_device *probed; /* the device found before the first job, or NULL */
+    const char *diagnose;       /* --diagnose[=REF]: every configuration's reference (over the manifest's) */
 };
+
+/** Whether REF names a diagnosis reference: lavapipe, device:X, config:X or icd:X (docs/FORMATS.md 7.4). */
+bool rt_run_diagnose_ref_valid(const char *ref);
 
 /** The device a run replays on, as `retrace devices --json` names it. */
 struct rt_probed_device {
@@ -195,6 +201,8 @@ void rt_sync_result_finish(struct rt_sync_result *result);
 bool rt_sync_result_has(const struct rt_sync_result *result, const char *hash);
 
 /** One frame's (or, frame 0, the whole job's) result. */
+struct rt_run_diagnosis;
+
 struct rt_run_frame {
     struct rt_result r; /* what the store records; r.message, r.*_png point below */
     char golden_hash[RT_STORE_HASH_HEX + 1]; /* "" when none */
@@ -203,7 +211,20 @@ struct rt_run_frame {
     char worst_tiles[160]; /* where the worst SSIM and colour tiles are (JSON), "" when not compared */
     uint8_t *actual_png, *diff_png;
     char *message;
+    struct rt_run_diagnosis *diagnosis; /* a failing frame's, when asked for (runner/diagnosis.c), or NULL */
 };
+
+/** A failing frame's diagnosis (docs/FORMATS.md 7.4): what the store records, with the images' bytes. */
+struct rt_run_diagnosis {
+    struct rt_diagnosis d;      /* strings and images point into the fields below */
+    char reference[1100];
+    char command[200], pipeline[200], target[32];
+    char *shaders, *message;    /* malloc'd */
+    uint8_t *png[RT_DIAGNOSIS_ROLES];
+};
+
+/** "diverges at draw N of M (COMMAND, call C) against REF", "no draw diverges ...", ... into BUF. */
+void rt_run_diagnosis_line(const struct rt_run_diagnosis *diag, char *buf, size_t size);
 
 struct rt_run_job_result {
     struct rt_run_job job;
@@ -235,6 +256,7 @@ struct rt_run_result {
     bool aborted;                 /* stopped early (a signal, a store error) */
     size_t stale_aborted;         /* earlier runs of this host whose runner was gone, now "aborted" */
     size_t work_cleaned;          /* work folders of such runners removed from TMPDIR */
+    size_t diagnosed, undiagnosed; /* failing frames diagnosed, and those past the limit of 32 */
 };
 
 /**

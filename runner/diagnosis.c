@@ -1,0 +1,335 @@
+/*
+ * runner/diagnosis.c — `diagnose: REF` on a configuration or `retrace run
+ * --diagnose[=REF]` (docs/FORMATS.md 7.4): after the last job, each failing
+ * frame (status fail) is diagnosed by `retrace diagnose ... --json` in a
+ * child process (own process group, a timeout, as every replay), whose
+ * answer (section 7.3) and images are recorded with the frame's result and
+ * kept on the frame for the JUnit file, the summary and the upload. The
+ * diagnose module is reached through its command and JSON contract only, so
+ * a replay that crashes or hangs while diagnosing costs one diagnosis, never
+ * the run.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "diagnosis.h"
+#include "file.h"
+
+/* A run diagnoses at most this many frames: each costs about 2 log16(draws) + 1 replays. */
+#define MAX_DIAGNOSES 32
+/* A diagnosis replays the frame at most 12 times (issue 19's bound), each within the trace's timeout. */
+#define TIMEOUT_REPLAYS 12
+#define SHADER_TEXT_MAX (256u << 10)
+#define CONFIG_MAX 4096
+
+bool rt_run_diagnose_ref_valid(const char *ref)
+{
+    if (!ref || strlen(ref) > 1024)
+        return false;
+    if (!strcmp(ref, "lavapipe"))
+        return true;
+    static const char *const kinds[] = {"device:", "config:", "icd:"};
+    for (size_t i = 0; i < 3; i++)
+        if (!strncmp(ref, kinds[i], strlen(kinds[i])) && ref[strlen(kinds[i])])
+            return true;
+    return false;
+}
+
+void rt_run_diagnosis_line(const struct rt_run_diagnosis *g, char *buf, size_t size)
+{
+    const struct rt_diagnosis *d = &g->d;
+    switch (d->outcome) {
+    case RT_DIAGNOSIS_DIVERGED:
+        snprintf(buf, size, "diverges at draw %lld of %lld (%s, call %lld, pipeline %s, %s ssim %.4f, delta E %.1f) "
+                 "against %s", (long long)d->draw, (long long)d->draws, d->command ? d->command : "?",
+                 (long long)d->call, d->pipeline ? d->pipeline : "none", d->target ? d->target : "?", d->ssim,
+                 d->delta_e, d->reference);
+        return;
+    case RT_DIAGNOSIS_NONE:
+        snprintf(buf, size, "no draw of %lld diverges against %s", (long long)d->draws, d->reference);
+        return;
+    case RT_DIAGNOSIS_NO_DRAWS:
+        snprintf(buf, size, "not diagnosed against %s: the frame has no draws of its own", d->reference);
+        return;
+    case RT_DIAGNOSIS_ERROR:
+        snprintf(buf, size, "diagnosis against %s failed: %s", d->reference, d->message ? d->message : "");
+        return;
+    }
+}
+
+void rt_run_diagnosis_free(struct rt_run_diagnosis *g)
+{
+    if (!g)
+        return;
+    free(g->shaders);
+    free(g->message);
+    for (int i = 0; i < RT_DIAGNOSIS_ROLES; i++)
+        free(g->png[i]);
+    free(g);
+}
+
+/* The test side's configuration as `retrace diagnose --config 'KEY=VALUE;...'` ("" for none). */
+static void config_spec(const struct rt_manifest_config *c, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        int w_ = snprintf(buf + used, used < size ? size - used : 0, __VA_ARGS__); \
+        used += w_ > 0 ? (size_t)w_ : 0;                                           \
+    } while (0)
+    for (size_t i = 0; i < c->workaround_count; i++)
+        PUT("%s%s", i ? "," : used ? ";workarounds=" : "workarounds=", c->workarounds[i]);
+    for (size_t i = 0; i < c->delay_count; i++)
+        PUT("%s%s", i ? "," : used ? ";delays=" : "delays=", c->delays[i]);
+    if (c->has_seed)
+        PUT("%sseed=%llu", used ? ";" : "", (unsigned long long)c->seed);
+    if (c->skip_draws)
+        PUT("%sskip-draws=%s", used ? ";" : "", c->skip_draws);
+#undef PUT
+    if (used >= size)
+        buf[0] = '\0';
+}
+
+/* ARGV of the diagnosis (stdout into diagnosis.json by sh); strings in BUF. */
+static size_t build_argv(const struct rt_exec *x, size_t j, uint32_t frame, const char *ref, char **argv,
+                         char *buf, size_t size)
+{
+    const struct rt_run_job *job = &x->plan->jobs[j];
+    const struct rt_manifest_trace *t = &x->m->traces[job->trace];
+    const struct rt_manifest_config *c = &x->m->configs[job->config];
+    size_t n = 0, used = 0;
+    argv[n++] = "/bin/sh", argv[n++] = "-c", argv[n++] = "exec \"$0\" \"$@\" >diagnosis.json";
+    argv[n++] = (char *)x->o->retrace, argv[n++] = "diagnose";
+    argv[n++] = t->trim ? (char *)x->fetches[job->trace].trimmed : (char *)rt_trace_source(x, job->trace);
+    argv[n++] = "--frame", argv[n++] = buf;
+    used += (size_t)snprintf(buf, size, "%u", frame) + 1;
+    argv[n++] = "--out", argv[n++] = "out", argv[n++] = "--json";
+    if (x->o->device)
+        argv[n++] = "--device", argv[n++] = (char *)x->o->device;
+    char *cfg = buf + used;
+    config_spec(c, cfg, CONFIG_MAX);
+    if (cfg[0]) {
+        argv[n++] = "--config", argv[n++] = cfg;
+        used += strlen(cfg) + 1;
+    }
+    static const char *const kinds[][2] = {{"device:", "--against-device"}, {"config:", "--against-config"},
+                                           {"icd:", "--against-icd"}};
+    if (!strcmp(ref, "lavapipe")) {
+        argv[n++] = "--against-device", argv[n++] = "llvmpipe";
+    }
+    for (size_t k = 0; k < 3; k++) {
+        if (strncmp(ref, kinds[k][0], strlen(kinds[k][0])))
+            continue;
+        argv[n++] = (char *)kinds[k][1];
+        const char *value = ref + strlen(kinds[k][0]);
+        argv[n++] = buf + used; /* an ICD is found from the runner's folder, not the child's */
+        if (k == 2 && value[0] != '/' && realpath(value, buf + used))
+            used += strlen(buf + used) + 1;
+        else
+            used += (size_t)snprintf(buf + used, size - used, "%s", value) + 1;
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* FILE under DIR (as `retrace diagnose` names it, relative to its folder) into *OUT; NULL for none. */
+static void read_image(const char *dir, const cJSON *path, uint8_t **out, size_t *size)
+{
+    const char *p = cJSON_GetStringValue(path);
+    *out = NULL, *size = 0;
+    if (!p || !p[0])
+        return;
+    char full[PATH_MAX * 2];
+    snprintf(full, sizeof full, "%s/%s", dir, p);
+    rt_status s = rt_file_read(p[0] == '/' ? p : full, out, size);
+    if (!rt_ok(&s)) {
+        rt_status_free(&s);
+        *out = NULL, *size = 0;
+    }
+}
+
+/* Section 7.4's shaders array, each disassembly's text read in (at most 256 KiB). */
+static char *shaders_json(const char *dir, const cJSON *shaders)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *sh;
+    cJSON_ArrayForEach(sh, shaders) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(out, o);
+        cJSON_AddItemToObject(o, "stage", cJSON_Duplicate(cJSON_GetObjectItem(sh, "stage"), true));
+        cJSON_AddItemToObject(o, "xxh128", cJSON_Duplicate(cJSON_GetObjectItem(sh, "xxh128"), true));
+        uint8_t *text = NULL;
+        size_t size = 0;
+        read_image(dir, cJSON_GetObjectItem(sh, "disassembly"), &text, &size);
+        if (text && size > SHADER_TEXT_MAX)
+            size = SHADER_TEXT_MAX;
+        char *z = text ? realloc(text, size + 1) : NULL;
+        if (z)
+            z[size] = '\0';
+        else
+            free(text);
+        cJSON_AddItemToObject(o, "disassembly", z ? cJSON_CreateString(z) : cJSON_CreateNull());
+        free(z);
+    }
+    char *t = cJSON_PrintUnformatted(out);
+    cJSON_Delete(out);
+    return t;
+}
+
+static void copy_string(char *dst, size_t size, const cJSON *v)
+{
+    snprintf(dst, size, "%s", cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "");
+}
+
+static double number_or_nan(const cJSON *v) { return cJSON_IsNumber(v) ? v->valuedouble : NAN; }
+
+/* Fills G from the answer of section 7.3 in DIR/diagnosis.json; false when it is not one. */
+static bool read_answer(const char *dir, struct rt_run_diagnosis *g)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/diagnosis.json", dir);
+    uint8_t *text = NULL;
+    size_t size = 0;
+    rt_status s = rt_file_read(path, &text, &size);
+    if (!rt_ok(&s)) {
+        rt_status_free(&s);
+        return false;
+    }
+    cJSON *j = cJSON_ParseWithLength((const char *)text, size);
+    free(text);
+    const cJSON *draws = cJSON_GetObjectItem(j, "draws"), *first = cJSON_GetObjectItem(j, "first_divergent");
+    if (!cJSON_IsNumber(draws) || !first) {
+        cJSON_Delete(j);
+        return false;
+    }
+    struct rt_diagnosis *d = &g->d;
+    d->draws = (int64_t)draws->valuedouble;
+    d->replays = cJSON_IsNumber(cJSON_GetObjectItem(j, "replays")) ? (int64_t)cJSON_GetObjectItem(j, "replays")->valuedouble : -1;
+    d->outcome = cJSON_IsObject(first) ? RT_DIAGNOSIS_DIVERGED : RT_DIAGNOSIS_NONE;
+    if (d->outcome == RT_DIAGNOSIS_DIVERGED) {
+        d->draw = (int64_t)number_or_nan(cJSON_GetObjectItem(first, "draw"));
+        d->call = cJSON_IsNumber(cJSON_GetObjectItem(first, "call")) ? (int64_t)cJSON_GetObjectItem(first, "call")->valuedouble : -1;
+        copy_string(g->command, sizeof g->command, cJSON_GetObjectItem(first, "command"));
+        copy_string(g->pipeline, sizeof g->pipeline, cJSON_GetObjectItem(first, "pipeline"));
+        copy_string(g->target, sizeof g->target, cJSON_GetObjectItem(first, "target"));
+        d->command = g->command[0] ? g->command : NULL;
+        d->pipeline = g->pipeline[0] ? g->pipeline : NULL;
+        d->target = g->target[0] ? g->target : NULL;
+        d->ssim = number_or_nan(cJSON_GetObjectItem(first, "ssim"));
+        d->delta_e = number_or_nan(cJSON_GetObjectItem(first, "delta_e"));
+        g->shaders = shaders_json(dir, cJSON_GetObjectItem(first, "shaders"));
+        d->shaders = g->shaders;
+        const cJSON *images = cJSON_GetObjectItem(first, "images");
+        for (int r = 0; r < RT_DIAGNOSIS_ROLES; r++) {
+            read_image(dir, cJSON_GetObjectItem(images, rt_diagnosis_role_name((enum rt_diagnosis_role)r)),
+                       &g->png[r], &d->png_size[r]);
+            d->png[r] = g->png[r];
+        }
+    }
+    cJSON_Delete(j);
+    return true;
+}
+
+/* What the child's end means: the answer, no draws of the frame's own, or an error. */
+static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s, struct rt_run_diagnosis *g)
+{
+    char line[700] = "";
+    int code = !c->timed_out && WIFEXITED(c->wait_status) ? WEXITSTATUS(c->wait_status) : -1;
+    if ((code == 0 || code == 1) && read_answer(dir, g))
+        return;
+    bool have_line = rt_child_error_line(c, line, sizeof line);
+    if (code == 2 && have_line && strstr(line, "no draws of its own")) {
+        g->d.outcome = RT_DIAGNOSIS_NO_DRAWS;
+        return;
+    }
+    g->d.outcome = RT_DIAGNOSIS_ERROR;
+    if (c->timed_out)
+        snprintf(line, sizeof line, "no answer after %u s (timeout; its process group was killed)", timeout_s);
+    else if (!WIFEXITED(c->wait_status))
+        snprintf(line, sizeof line, "killed by signal %d", WTERMSIG(c->wait_status));
+    else if (!have_line)
+        rt_child_tail_lines(c, 2, line, sizeof line);
+    g->message = strdup(line[0] ? line : "no message");
+    g->d.message = g->message;
+}
+
+/* Diagnoses frame FRAME of job J against REF in a fresh folder; *out NULL when out of memory. */
+static rt_status diagnose_frame(struct rt_exec *x, size_t j, uint32_t frame, const char *ref, bool (*stop)(void),
+                                struct rt_run_diagnosis **out)
+{
+    const struct rt_manifest_trace *t = &x->m->traces[x->plan->jobs[j].trace];
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%.3900s/diagnose-%04zu-%u", x->work, x->plan->jobs[j].index + 1, frame) >=
+        sizeof dir)
+        return rt_errorf(RT_ERR_USAGE, "the work folder's path is too long");
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", dir, strerror(errno));
+    struct rt_run_diagnosis *g = calloc(1, sizeof *g);
+    if (!g)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    snprintf(g->reference, sizeof g->reference, "%s", !strcmp(ref, "lavapipe") ? "device:llvmpipe" : ref);
+    g->d = (struct rt_diagnosis){.reference = g->reference, .draws = -1, .replays = -1, .call = -1,
+                                 .ssim = NAN, .delta_e = NAN};
+    char *argv[64], buf[CONFIG_MAX + 2 * PATH_MAX];
+    build_argv(x, j, frame, ref, argv, buf, sizeof buf);
+    unsigned timeout_s = t->timeout_s * TIMEOUT_REPLAYS;
+    struct rt_child c;
+    rt_status s = rt_child_start(argv, dir, timeout_s, &c);
+    if (!rt_ok(&s)) {
+        rt_run_diagnosis_free(g);
+        return s;
+    }
+    struct rt_child *list[] = {&c};
+    while (!c.done) {
+        rt_child_poll(list, 1, 200);
+        if (!c.done && stop())
+            rt_child_kill(&c); /* a signal ends the run: this diagnosis is an error */
+    }
+    judge(&c, dir, timeout_s, g);
+    if (!x->o->keep_work)
+        rt_remove_tree(dir);
+    *out = g;
+    return rt_ok_status();
+}
+
+static const char *reference_of(const struct rt_exec *x, size_t j)
+{
+    return x->o->diagnose ? x->o->diagnose : x->m->configs[x->plan->jobs[j].config].diagnose;
+}
+
+rt_status rt_run_diagnose_failures(struct rt_exec *x, bool (*stop)(void))
+{
+    size_t done = 0;
+    for (size_t j = 0; j < x->plan->count; j++) {
+        struct rt_run_job_result *jr = &x->out->jobs[j];
+        const char *ref = reference_of(x, j);
+        for (size_t i = 0; ref && i < jr->frame_count; i++) {
+            struct rt_run_frame *f = &jr->frames[i];
+            if (f->r.status != RT_RESULT_FAIL || f->diagnosis || stop())
+                continue;
+            if (done == MAX_DIAGNOSES) {
+                x->out->undiagnosed++;
+                continue;
+            }
+            if (x->o->progress)
+                fprintf(stderr, "\r\033[Kdiagnosing %s frame %u against %s", x->m->traces[jr->job.trace].name,
+                        f->r.frame, ref);
+            RT_TRY(diagnose_frame(x, j, f->r.frame, ref, stop, &f->diagnosis));
+            done++;
+            int64_t id = 0;
+            RT_TRY(rt_store_diagnosis_put(x->store, x->out->run_id, x->m->traces[jr->job.trace].name,
+                                          x->m->configs[jr->job.config].name, f->r.frame, &f->diagnosis->d,
+                                          true, &id));
+        }
+    }
+    x->out->diagnosed = done;
+    return rt_ok_status();
+}
