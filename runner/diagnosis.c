@@ -21,6 +21,7 @@
 
 #include "diagnosis.h"
 #include "file.h"
+#include "wire.h"
 
 /* A run diagnoses at most this many frames: each costs about 2 log16(draws) + 1 replays. */
 #define MAX_DIAGNOSES 32
@@ -332,4 +333,50 @@ rt_status rt_run_diagnose_failures(struct rt_exec *x, bool (*stop)(void))
     }
     x->out->diagnosed = done;
     return rt_ok_status();
+}
+
+static cJSON *count_or_null(int64_t v, int64_t none) { return v == none ? cJSON_CreateNull() : cJSON_CreateNumber((double)v); }
+
+static cJSON *text_or_null(const char *t) { return t ? cJSON_CreateString(t) : cJSON_CreateNull(); }
+
+/* "images": each PNG as base64 while *BUDGET lasts (all of them or none). */
+static cJSON *images_json(const struct rt_diagnosis *d, size_t *budget)
+{
+    size_t bytes = 0;
+    for (int r = 0; r < RT_DIAGNOSIS_ROLES; r++)
+        bytes += d->png[r] ? d->png_size[r] : 0;
+    bool send = bytes <= *budget;
+    *budget -= send ? bytes : 0;
+    cJSON *images = cJSON_CreateObject();
+    for (int r = 0; images && r < RT_DIAGNOSIS_ROLES; r++) {
+        char *b64 = send && d->png[r] ? rt_wire_base64_encode(d->png[r], d->png_size[r]) : NULL;
+        cJSON_AddItemToObject(images, rt_diagnosis_role_name((enum rt_diagnosis_role)r), text_or_null(b64));
+        free(b64);
+    }
+    return images;
+}
+
+cJSON *rt_run_diagnosis_json(const struct rt_run_diagnosis *g, size_t *budget)
+{
+    const struct rt_diagnosis *d = &g->d;
+    bool diverged = d->outcome == RT_DIAGNOSIS_DIVERGED;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "reference", d->reference);
+    cJSON_AddStringToObject(o, "outcome", rt_diagnosis_outcome_name(d->outcome));
+    cJSON_AddItemToObject(o, "draws", count_or_null(d->draws, -1));
+    cJSON_AddItemToObject(o, "replays", count_or_null(d->replays, -1));
+    cJSON_AddStringToObject(o, "message", d->message ? d->message : "");
+    if (!diverged)
+        return o;
+    cJSON_AddNumberToObject(o, "draw", (double)d->draw);
+    cJSON_AddItemToObject(o, "call", count_or_null(d->call, -1));
+    cJSON_AddItemToObject(o, "command", text_or_null(d->command));
+    cJSON_AddItemToObject(o, "pipeline", text_or_null(d->pipeline));
+    cJSON_AddItemToObject(o, "target", text_or_null(d->target));
+    cJSON *shaders = d->shaders ? cJSON_Parse(d->shaders) : NULL;
+    cJSON_AddItemToObject(o, "shaders", shaders ? shaders : cJSON_CreateArray());
+    cJSON_AddItemToObject(o, "ssim", isfinite(d->ssim) ? cJSON_CreateNumber(d->ssim) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "delta_e", isfinite(d->delta_e) ? cJSON_CreateNumber(d->delta_e) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "images", images_json(d, budget));
+    return o;
 }

@@ -15,6 +15,10 @@
  */
 RT_MUST_CHECK rt_status rt_run_diagnose_failures(struct rt_exec *x, bool (*stop)(void));
 
+struct cJSON;
+/** The upload's "diagnosis" member (docs/FORMATS.md 7.4), its images while *BUDGET (PNG bytes) lasts. */
+struct cJSON *rt_run_diagnosis_json(const struct rt_run_diagnosis *diagnosis, size_t *budget);
+
 void rt_run_diagnosis_free(struct rt_run_diagnosis *diagnosis);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diagnosis.h"
 #include "internal.h"
 #include "wire.h"
 
@@ -169,6 +170,36 @@ static rt_status build(const struct rt_manifest *m, const struct rt_run_result *
     return rt_ok_status();
 }
 
+/* Each diagnosed result's "diagnosis" member (docs/FORMATS.md 7.4) added to the
+ * encoded upload *JSON, images from what is left of the budget. */
+static rt_status add_diagnoses(const struct rt_run_result *r, size_t budget, char **json)
+{
+    bool any = false;
+    for (size_t j = 0; j < r->job_count && !any; j++)
+        for (size_t i = 0; i < r->jobs[j].frame_count && !any; i++)
+            any = r->jobs[j].frames[i].diagnosis != NULL;
+    if (!any)
+        return rt_ok_status();
+    cJSON *root = cJSON_Parse(*json);
+    cJSON *results = cJSON_GetObjectItem(root, "results");
+    if (!cJSON_IsArray(results)) {
+        cJSON_Delete(root);
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    }
+    cJSON *item = results->child;
+    for (size_t j = 0; j < r->job_count; j++)
+        for (size_t i = 0; i < r->jobs[j].frame_count && item; i++, item = item->next)
+            if (r->jobs[j].frames[i].diagnosis)
+                cJSON_AddItemToObject(item, "diagnosis", rt_run_diagnosis_json(r->jobs[j].frames[i].diagnosis, &budget));
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    free(*json);
+    *json = text;
+    return rt_ok_status();
+}
+
 rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result *r,
                          const struct rt_upload_options *o, char **json_out)
 {
@@ -193,6 +224,8 @@ rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result
         s = build(m, r, &u, goldens, golden_count, &budget);
     if (rt_ok(&s))
         s = rt_upload_encode(&u, json_out);
+    if (rt_ok(&s))
+        s = add_diagnoses(r, budget.left, json_out);
     for (size_t i = 0; goldens && i < golden_count; i++)
         rt_golden_finish(&goldens[i]);
     free(goldens);
