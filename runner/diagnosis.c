@@ -239,6 +239,27 @@ static bool read_answer(const char *dir, struct rt_run_diagnosis *g)
     return true;
 }
 
+/* The message of `--json`'s error object ({"error": {"message"}}) in DIR/diagnosis.json, if any. */
+static bool read_error(const char *dir, char *buf, size_t size)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/diagnosis.json", dir);
+    uint8_t *text = NULL;
+    size_t n = 0;
+    rt_status s = rt_file_read(path, &text, &n);
+    if (!rt_ok(&s)) {
+        rt_status_free(&s);
+        return false;
+    }
+    cJSON *j = cJSON_ParseWithLength((const char *)text, n);
+    free(text);
+    const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "message"));
+    if (msg)
+        snprintf(buf, size, "%s", msg);
+    cJSON_Delete(j);
+    return msg != NULL;
+}
+
 /* What the child's end means: the answer, no draws of the frame's own, or an error. */
 static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s, struct rt_run_diagnosis *g)
 {
@@ -246,7 +267,7 @@ static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s,
     int code = !c->timed_out && WIFEXITED(c->wait_status) ? WEXITSTATUS(c->wait_status) : -1;
     if ((code == 0 || code == 1) && read_answer(dir, g))
         return;
-    bool have_line = rt_child_error_line(c, line, sizeof line);
+    bool have_line = read_error(dir, line, sizeof line) || rt_child_error_line(c, line, sizeof line);
     if (code == 2 && have_line && strstr(line, "no draws of its own")) {
         g->d.outcome = RT_DIAGNOSIS_NO_DRAWS;
         return;

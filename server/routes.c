@@ -2,6 +2,7 @@
  * server/routes.c — which handler answers a request: /api/... to the JSON
  * API (reads, images, writes), anything else to the static pages.
  */
+#include "api_diagnosis.h"
 #include "server_internal.h"
 
 #include <stdio.h>
@@ -51,10 +52,12 @@ static enum MHD_Result route_api(struct rt_request *req)
         if (!strcmp(segments[0], "images"))
             return rt_api_image(req, segments, count);
         enum MHD_Result result = MHD_NO;
-        if (rt_api_read(req, segments, count, &result))
+        if (rt_api_diagnosis_read(req, segments, count, &result) || rt_api_read(req, segments, count, &result))
             return result;
         return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such API path");
     }
+    if (!strcmp(req->method, MHD_HTTP_METHOD_POST) && count == 1 && !strcmp(segments[0], "runs"))
+        return rt_api_diagnosis_upload(req, segments, count); /* the run, then its diagnoses */
     if (!strcmp(req->method, MHD_HTTP_METHOD_POST))
         return rt_api_write(req, segments, count);
     return method_not_allowed(req, "GET, HEAD, POST");
