@@ -13,8 +13,8 @@ golden. A configuration with a seeded break (`skip-draws: "2:136"`) and
     /api/results/ID/diagnosis (the same draw) and each image (ETag, 304);
   - `--diagnose config:skip-draws=2:1` (every configuration, over the
     manifest's) finds draw 1: the reference skips it, the test side does not;
-  - a failing frame with no draws of its own (vkcube frame 3) is recorded as
-    "no-draws"; a bad REF is a usage error (2) or a manifest error (3); a
+  - a frame failing against a wrong golden whose draws agree with the
+    reference (vkcube frame 3) is recorded as "none"; a bad REF is a usage error (2) or a manifest error (3); a
     server refuses an upload whose diagnosis is wrong (400 naming the field)
     and records none of it.
 Captures run windowed (DISPLAY; exit 77 without one)."""
@@ -182,13 +182,13 @@ r = env.run(["run", bad, "--db", env.db])
 expect(r.returncode == 3 and "bad.yml:3" in r.stderr and "diagnose 'sideways'" in r.stderr,
        f"a bad diagnose: is a manifest error: {r.returncode} {r.stderr.strip()}")
 
-# vkcube records its command buffers in frame 1: a failing frame 3 has no draws of its own.
+# A frame that fails against its golden but draws the same as the reference: "none" is recorded.
 env.copy_trace("vkcube", "vkcube")
 env.add_golden("vkcube", 3, env.golden("modern", 1))
 cube = env.write("cube.yml", "label: cube\ntraces:\n  - {path: vkcube.rtrace, frames: [3]}\n")
 r = env.run(["run", cube, "--db", env.db, "--diagnose", "lavapipe"])
 rows = env.query("SELECT d.outcome FROM diagnoses d JOIN results c ON c.id = d.result_id JOIN runs u ON u.id = c.run_id"
                  " WHERE u.label = 'cube'")
-expect(r.returncode == 1 and rows == [("no-draws",)] and "no draws of its own" in r.stdout,
-       f"vkcube frame 3: no-draws recorded: {rows} {r.stdout}")
+expect(r.returncode == 1 and rows == [("none",)] and "no draw of" in r.stdout and "diverges against device:llvmpipe" in r.stdout,
+       f"vkcube frame 3 against another trace's golden: none recorded: {rows} {r.stdout}")
 finish()
