@@ -53,6 +53,17 @@ static void add_shot(struct capture_trace *t, const char *text, size_t length)
     t->shots[t->shot_count++] = frame;
 }
 
+/* The layer's note naming the memory-tracking path it took (capture/record.c:
+ * "memory tracking: HOW"), kept for the summary. */
+static void note_tracking(struct capture_trace *t, const char *text, size_t length)
+{
+    static const char prefix[] = "memory tracking: ";
+    size_t n = sizeof prefix - 1;
+    if (t->tracking[0] || length <= n || memcmp(text, prefix, n) != 0)
+        return;
+    snprintf(t->tracking, sizeof t->tracking, "%.*s", (int)(length - n), text + n);
+}
+
 /* Reads the whole trace: its frames and calls, and how far it is good. */
 static void read_trace(struct capture_trace *t)
 {
@@ -70,6 +81,9 @@ static void read_trace(struct capture_trace *t)
         if (rt_ok(&s) && packet.type == RT_TRACE_PACKET_ANNOTATION &&
             packet.u.annotation.kind == RT_TRACE_ANNOTATION_SCREENSHOT)
             add_shot(t, packet.u.annotation.text, packet.u.annotation.length);
+        if (rt_ok(&s) && packet.type == RT_TRACE_PACKET_ANNOTATION &&
+            packet.u.annotation.kind == RT_TRACE_ANNOTATION_NOTE)
+            note_tracking(t, packet.u.annotation.text, packet.u.annotation.length);
     } while (rt_ok(&s) && packet.type != RT_TRACE_PACKET_END);
     rt_trace_reader_progress(reader, &t->progress);
     rt_trace_reader_destroy(reader);
@@ -205,6 +219,8 @@ static cJSON *trace_json(const struct capture_trace *t, cJSON *o)
     cJSON_AddNumberToObject(o, "calls", (double)t->progress.calls);
     cJSON_AddNumberToObject(o, "bytes", (double)t->bytes);
     cJSON_AddNumberToObject(o, "raw_bytes", (double)t->progress.raw_bytes);
+    if (t->tracking[0])
+        cJSON_AddStringToObject(o, "memory_tracking", t->tracking);
     return o;
 }
 
@@ -244,6 +260,8 @@ static void print_text(const struct capture_trace *t)
     printf("trace: %s\nframes: %llu  calls: %llu  bytes: %lld (raw %llu)\n", t->path,
            (unsigned long long)t->progress.frames, (unsigned long long)t->progress.calls, t->bytes,
            (unsigned long long)t->progress.raw_bytes);
+    if (t->tracking[0])
+        printf("memory tracking: %s\n", t->tracking);
 }
 
 static void print_warning(const struct capture_trace *t)

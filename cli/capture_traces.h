@@ -26,6 +26,7 @@ struct capture_trace {
     struct rt_trace_progress progress;
     long long bytes;
     uint64_t *shots;                 /* frames of its capture-time screenshots (malloc'd) */
+    char tracking[128];              /* the memory-tracking path its note names, or "" */
     size_t shot_count;
     char warning[512];               /* "" or why the trace is good only up to a point */
 };

@@ -7,7 +7,8 @@ page-guard through userfaultfd's asynchronous write-protect and PAGEMAP_SCAN
 userfaultfd write-protect faults (RETRACE_USERFAULTFD=sync; both skipped
 where the kernel refuses them to us), page-guard through SIGSEGV and
 mprotect (RETRACE_USERFAULTFD=0) and full copies (--memory-tracking full);
-the trace's note must name the path taken. Then:
+the trace's note must name the path taken, and so must the summary
+`retrace capture` prints (text and --json). Then:
   - the calls are identical in every trace (`retrace dump`, which numbers
     handles by first use; sequence numbers dropped, since the paths record
     different numbers of memory updates between the calls, and pointers and
@@ -18,6 +19,7 @@ the trace's note must name the path taken. Then:
 Exit 0 on success, 1 on a failure (with the reason), 77 to skip (no display).
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -65,6 +67,19 @@ def dump(retrace, trace):
     return calls, memory, notes
 
 
+def check_summary(a, name, out, env, extra, note):
+    """The capture's printed summary names the path its trace's note names."""
+    said = note[note.index("memory tracking:"):]
+    if said not in out.splitlines():
+        fail(f"{name}: the capture's summary does not say '{said}'", out)
+    trace = os.path.join(tempfile.mkdtemp(prefix="rt_paths_json_"), "j.rtrace")
+    rc, text = run([a.retrace, "capture", "--json", "-o", trace] + extra + ["--"] + a.program, env)
+    shutil.rmtree(os.path.dirname(trace), ignore_errors=True)
+    last = json.loads(text.strip().splitlines()[-1]) if rc == 0 and text.strip() else {}
+    if last.get("memory_tracking") != said[len("memory tracking: "):]:
+        fail(f"{name}: capture --json does not give memory_tracking '{said}'", text)
+
+
 def capture(a, work, name):
     extra, env, note = PATHS[name]
     trace = os.path.join(work, name + ".rtrace")
@@ -76,6 +91,7 @@ def capture(a, work, name):
     calls, memory, notes = dump(a.retrace, trace)
     if len(notes) != 1:
         fail(f"{name}: the trace does not name its memory-tracking path once", "\n".join(notes))
+    check_summary(a, name, out, env, extra, notes[0])
     if note not in notes[0]:
         if name == "async" and "userfaultfd write-protect faults" in notes[0] or \
                 name in ("async", "userfaultfd") and "SIGSEGV" in notes[0]:
