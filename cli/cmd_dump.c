@@ -270,6 +270,7 @@ static size_t snapshot_text(struct dump *d, const struct rt_trace_packet *p, cha
     struct rt_trace_buffer_content bc;
     struct rt_trace_image_content ic;
     struct rt_trace_sync_state ss;
+    struct rt_trace_query_state qs;
     if (rt_trace_snapshot_begin_decode(p, &b))
         return (size_t)snprintf(text, size, "snapshot begin: state at frame %" PRIu64 " of %.*s, then its frames %"
                                 PRIu64 "-%" PRIu64, b.first_frame, (int)b.source_length, b.source, b.first_frame,
@@ -288,6 +289,14 @@ static size_t snapshot_text(struct dump *d, const struct rt_trace_packet *p, cha
     if (rt_trace_sync_state_decode(p, &ss))
         return (size_t)snprintf(text, size, "sync object type %u <%" PRIu64 "> value=%" PRIu64, ss.object_type,
                                 symbolic_handle(d, (VkObjectType)ss.object_type, ss.object_id), ss.value);
+    if (rt_trace_query_state_decode(p, &qs)) {
+        uint32_t available = 0;
+        for (uint32_t i = 0; i < qs.count; i++)
+            available += qs.available[i] != 0;
+        return (size_t)snprintf(text, size, "queries <VkQueryPool %" PRIu64 "> type=%u available=%u of %u",
+                                symbolic_handle(d, VK_OBJECT_TYPE_QUERY_POOL, qs.pool_id), qs.query_type, available,
+                                qs.count);
+    }
     return (size_t)snprintf(text, size, "snapshot packet that does not decode");
 }
 
@@ -324,6 +333,7 @@ static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, c
     case RT_TRACE_PACKET_BUFFER_CONTENT:
     case RT_TRACE_PACKET_IMAGE_CONTENT:
     case RT_TRACE_PACKET_SYNC_STATE:
+    case RT_TRACE_PACKET_QUERY_STATE:
         n = snapshot_text(d, p, text, sizeof text);
         break;
     default:

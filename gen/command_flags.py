@@ -55,7 +55,8 @@ NOT_TRANSFER_READS = {
 }
 
 # Each has an RT_VK_CMD_CAT_<name> in gen/vkcodec_desc.h (the build fails otherwise).
-CATEGORIES = ["CREATES_PIPELINE", "EXECUTES", "PRESENTS", "ACQUIRES", "BEGINS_RECORDING", "READS_QUERIES", "DRAWS"]
+CATEGORIES = ["CREATES_PIPELINE", "EXECUTES", "PRESENTS", "ACQUIRES", "BEGINS_RECORDING", "READS_QUERIES", "DRAWS",
+              "RESETS_QUERIES"]
 
 # Of vk.xml's plain action commands, those that write nothing a draw dump could
 # show: they mark a point for tools (retrace diagnose numbers the others, DRAWS).
@@ -243,6 +244,10 @@ def categories(reg, name):
         "READS_QUERIES": not name.startswith("vkCmd") and any(p.type == "VkQueryPool" for p in t.params) and any(
             p.type == "void" and p.depth == 1 and not p.pointee_const(0) for p in t.params),
         "DRAWS": draws(reg, name),
+        # resets a range of queries (recorded or from the host): a dispatchable
+        # handle, then (queryPool, firstQuery, queryCount), in that order
+        "RESETS_QUERIES": t.name.startswith(("vkReset", "vkCmdReset")) and [p.type for p in t.params[1:]] == [
+            "VkQueryPool", "uint32_t", "uint32_t"],
     }
     return [c for c in CATEGORIES if have[c]]
 
@@ -296,7 +301,7 @@ TRIM_ARGS = ["NONE", "SUBMIT", "SUBMIT2", "ACQUIRE", "ACQUIRE_INFO", "PRESENT", 
              "SWAPCHAIN_IMAGES", "SWAPCHAIN_INFO", "VIEW_INFO", "RENDER_PASS_INFO", "RENDER_PASS2_INFO",
              "FRAMEBUFFER_INFO", "BUFFER_INFO", "SEMAPHORE_INFO", "ALLOCATE_COMMAND_BUFFERS", "BARRIER",
              "WAIT_EVENTS", "DEPENDENCY", "DEPENDENCIES", "RENDER_PASS_BEGIN", "RENDER_PASS_BEGIN2",
-             "EXECUTE_COMMANDS"]
+             "EXECUTE_COMMANDS", "QUERY_POOL_INFO"]
 
 
 def _param(t, type_name, name=None):
@@ -379,6 +384,7 @@ def trim_args(reg, name):
         ("RENDER_PASS_BEGIN", recorded and _param(t, "VkRenderPassBeginInfo") and not _param(t, "VkSubpassBeginInfo")),
         ("RENDER_PASS_BEGIN2", recorded and _param(t, "VkRenderPassBeginInfo") and _param(t, "VkSubpassBeginInfo")),
         ("EXECUTE_COMMANDS", recorded and execute is not None),
+        ("QUERY_POOL_INFO", creates and _param(t, "VkQueryPoolCreateInfo", "pCreateInfo")),
     ]
     return next((shape for shape, holds in rules if holds), "NONE")
 

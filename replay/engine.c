@@ -300,6 +300,7 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
     case RT_TRACE_PACKET_BUFFER_CONTENT:
     case RT_TRACE_PACKET_IMAGE_CONTENT:
     case RT_TRACE_PACKET_SYNC_STATE:
+    case RT_TRACE_PACKET_QUERY_STATE:
         return replay_snapshot_packet(r, p);
     default:
         return rt_ok_status();

@@ -219,6 +219,9 @@ rt_status replay_verify_packet(struct replay *r, const struct rt_trace_packet *p
 void replay_verify_annotation(struct replay *r, const struct rt_trace_packet *p);
 void replay_verify_before_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t captured_result);
 rt_status replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const void *args, uint64_t seq) RT_MUST_CHECK;
+/* Queries a snapshot made available (MADE[i] = 1) in live query pool POOL:
+ * --verify does not compare their results until the frames reset them. */
+rt_status replay_verify_made_queries(struct replay *r, uint64_t pool, uint32_t count, const uint8_t *made) RT_MUST_CHECK;
 /* Query pools whose type --verify keeps (the live ones). */
 size_t replay_verify_query_pools(const struct replay *r);
 void replay_verify_finish(struct replay *r);

@@ -3,13 +3,16 @@
  * (trace/FORMAT.md "State snapshots"): the guard call is skipped, buffer and
  * image contents are copied in through staging buffers (images moved to
  * their recorded layouts), fences, semaphores and events are put in their
- * recorded states. While trimming, and inside a snapshot, buffers and images
+ * recorded states, and query pools reset with the queries that were
+ * available made available again (their results may differ: a replay
+ * needs them available, as the frames may wait for them). While trimming, and inside a snapshot, buffers and images
  * get the transfer usage those copies need.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "formats.h"
+#include "log.h"
 #include "replay_trim.h"
 #include "snapshot_staging.h"
 #include "trace_snapshot.h"
@@ -145,11 +148,53 @@ static rt_status apply_sync(struct replay *r, const struct rt_trace_sync_state *
     return rt_ok_status();
 }
 
+/* An empty begin/end or a timestamp makes a query available; its result
+ * (zero samples, a new time) is not the capture's, which is what a replay of
+ * the frames can have. Types written by other commands are only reset. */
+static bool make_available(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkQueryPool pool,
+                           uint32_t type, uint32_t query)
+{
+    if (type == VK_QUERY_TYPE_TIMESTAMP) {
+        d->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, query);
+        return true;
+    }
+    if (type != VK_QUERY_TYPE_OCCLUSION && type != VK_QUERY_TYPE_PIPELINE_STATISTICS &&
+        type != VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT && type != VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT &&
+        type != VK_QUERY_TYPE_MESH_PRIMITIVES_GENERATED_EXT)
+        return false;
+    d->vkCmdBeginQuery(cmd, pool, query, 0);
+    d->vkCmdEndQuery(cmd, pool, query);
+    return true;
+}
+
+static rt_status apply_queries(struct replay *r, const struct rt_trace_query_state *q)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_QUERY_POOL, q->pool_id, &live));
+    VkQueryPool pool = (VkQueryPool)(uintptr_t)live;
+    struct snapshot_staging s;
+    RT_TRY(snapshot_staging_begin(r, 16, &s));
+    const struct rt_vk_device_dispatch *d = &s.dev->dispatch.device;
+    d->vkCmdResetQueryPool(s.cmd, pool, 0, q->count);
+    uint32_t left = 0;
+    for (uint32_t i = 0; i < q->count; i++)
+        left += q->available[i] && !make_available(d, s.cmd, pool, q->query_type, i);
+    rt_status st = snapshot_staging_submit(&s);
+    snapshot_staging_end(&s);
+    if (rt_ok(&st))
+        st = replay_verify_made_queries(r, live, q->count, q->available);
+    if (left)
+        rt_log(RT_LOG_WARN, "snapshot: %u queries of query pool 0x%" PRIx64 " (type %u) were available and are "
+               "only reset: a replay cannot write queries of that type", left, q->pool_id, q->query_type);
+    return st;
+}
+
 rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet *p)
 {
     struct rt_trace_buffer_content b;
     struct rt_trace_image_content i;
     struct rt_trace_sync_state s;
+    struct rt_trace_query_state q;
     rt_status st = rt_ok_status();
     if (p->type == RT_TRACE_PACKET_SNAPSHOT_BEGIN)
         r->in_snapshot = true;
@@ -161,6 +206,8 @@ rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet 
         st = apply_image(r, &i);
     else if (rt_trace_sync_state_decode(p, &s))
         st = apply_sync(r, &s);
+    else if (rt_trace_query_state_decode(p, &q))
+        st = apply_queries(r, &q);
     const struct rt_replay_trim_hooks *t = r->opts->trim;
     if (rt_ok(&st) && t && t->snapshot)
         st = t->snapshot(t->user, p);

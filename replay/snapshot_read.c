@@ -74,3 +74,28 @@ rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, 
                          type, object, replay_result_name(res));
     return rt_ok_status();
 }
+
+/* One query at a time: a pool's queries may be in any state, and a call
+ * over several returns only one VkResult. */
+rt_status rt_replay_read_queries(struct replay *r, uint64_t pool, uint32_t count, uint32_t values,
+                                 uint8_t *available)
+{
+    uint64_t live;
+    RT_TRY(replay_live(r, VK_OBJECT_TYPE_QUERY_POOL, pool, &live));
+    struct replay_device *dev = r->device;
+    if (!dev || values == 0 || values > 31)
+        return rt_errorf(RT_ERR_BAD_INPUT, "a query pool without a device, or with %u values a query", values);
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkResult res = d->vkDeviceWaitIdle(dev->handle);
+    uint64_t data[32];
+    for (uint32_t i = 0; i < count && res >= 0; i++) {
+        memset(data, 0, sizeof data);
+        res = d->vkGetQueryPoolResults(dev->handle, (VkQueryPool)(uintptr_t)live, i, 1, sizeof data, data, sizeof data,
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+        available[i] = data[values] != 0;
+    }
+    if (res < 0)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "reading the availability of query pool 0x%" PRIx64 " failed (%s)",
+                         pool, replay_result_name(res));
+    return rt_ok_status();
+}

@@ -6,7 +6,8 @@
  * are hashed and compared; every vkGetQueryPoolResults the capture saw ready
  * is compared with the results the replay gets (the call's captured output
  * is in the trace), except timestamp and performance queries, which differ
- * from run to run. Each divergence is printed with the call before it, the
+ * from run to run, and queries a trimmed trace's snapshot made available
+ * (their results are the snapshot's) until the frames reset them. Each divergence is printed with the call before it, the
  * memory object, offset, length and the bytes that differ. Whether a
  * divergence fails the replay is the CLI's decision (same kind of device). */
 #include <inttypes.h>
@@ -31,6 +32,7 @@ struct replay_verify {
     uint64_t last_call_seq;
     enum rt_vk_cmd last_call;
     struct rt_hashmap query_types; /* live VkQueryPool -> VkQueryType */
+    struct rt_hashmap made_queries; /* live VkQueryPool -> struct made_queries *: made by a snapshot */
     uint64_t captured_query_hash;  /* of the captured vkGetQueryPoolResults output */
     uint8_t captured_query_head[8]; /* its first bytes, to show */
     bool query_pending;
@@ -41,11 +43,30 @@ struct replay_verify {
     size_t differs_size;
 };
 
+/* Queries a trimmed trace's snapshot made available (snapshot_apply.c):
+ * their results are the snapshot's empty begin/end or new timestamp, not
+ * the capture's, until the frames reset them. */
+struct made_queries {
+    uint32_t count;
+    uint8_t made[];
+};
+
 static struct replay_verify *state(struct replay *r)
 {
-    if (!r->verify && (r->verify = calloc(1, sizeof *r->verify)))
+    if (!r->verify && (r->verify = calloc(1, sizeof *r->verify))) {
         rt_hashmap_init(&r->verify->query_types);
+        rt_hashmap_init(&r->verify->made_queries);
+    }
     return r->verify;
+}
+
+static void forget_made(struct replay_verify *v, uint64_t pool)
+{
+    uint64_t value;
+    if (rt_hashmap_get(&v->made_queries, pool, &value)) {
+        free((void *)(uintptr_t)value);
+        rt_hashmap_remove(&v->made_queries, pool);
+    }
 }
 
 void replay_verify_finish(struct replay *r)
@@ -53,6 +74,12 @@ void replay_verify_finish(struct replay *r)
     if (!r->verify)
         return;
     rt_hashmap_finish(&r->verify->query_types);
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &r->verify->made_queries);
+    while (rt_hashmap_iter_next(&it, &key, &value))
+        free((void *)(uintptr_t)value);
+    rt_hashmap_finish(&r->verify->made_queries);
     free(r->verify->buffer);
     free(r->verify->covered);
     free(r->verify->differs);
@@ -264,6 +291,7 @@ static rt_status track_query_pool(struct replay_verify *v, enum rt_vk_cmd cmd, c
     if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_DESTROYS) {
         const struct rt_vk_args_vkDestroyQueryPool *a = args;
         rt_hashmap_remove(&v->query_types, (uint64_t)(uintptr_t)a->queryPool);
+        forget_made(v, (uint64_t)(uintptr_t)a->queryPool);
         return rt_ok_status();
     }
     const struct rt_vk_args_vkCreateQueryPool *a = args;
@@ -272,6 +300,53 @@ static rt_status track_query_pool(struct replay_verify *v, enum rt_vk_cmd cmd, c
     if (!rt_hashmap_put(&v->query_types, (uint64_t)(uintptr_t)*a->pQueryPool, (uint64_t)a->pCreateInfo->queryType))
         return rt_errorf(RT_ERR_INTERNAL, "verify: out of memory recording a query pool");
     return rt_ok_status();
+}
+
+rt_status replay_verify_made_queries(struct replay *r, uint64_t pool, uint32_t count, const uint8_t *made)
+{
+    struct replay_verify *v = r->opts->verify ? state(r) : NULL;
+    if (!v)
+        return rt_ok_status();
+    forget_made(v, pool);
+    struct made_queries *m = malloc(sizeof *m + count);
+    if (!m || !rt_hashmap_put(&v->made_queries, pool, (uint64_t)(uintptr_t)m)) {
+        free(m);
+        return rt_errorf(RT_ERR_INTERNAL, "verify: out of memory recording a snapshot's queries");
+    }
+    m->count = count;
+    memcpy(m->made, made, count);
+    return rt_ok_status();
+}
+
+/* A reset (recorded or from the host) ends the snapshot's results: what the
+ * frames write next is theirs. Cleared when recorded, not when run: a
+ * program reads a query before it records the next reset of it. */
+static void reset_made(struct replay_verify *v, enum rt_vk_cmd cmd, const void *args)
+{
+    if (!(rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_RESETS_QUERIES))
+        return;
+    /* vkCmdResetQueryPool's block has vkResetQueryPool's layout (a dispatchable
+     * handle, then pool, first, count): the category promises it */
+    const struct rt_vk_args_vkResetQueryPool *a = args;
+    uint64_t value;
+    if (!rt_hashmap_get(&v->made_queries, (uint64_t)(uintptr_t)a->queryPool, &value))
+        return;
+    struct made_queries *m = (struct made_queries *)(uintptr_t)value;
+    uint32_t first = a->firstQuery, count = a->queryCount;
+    for (uint32_t i = first; i < m->count && i - first < count; i++)
+        m->made[i] = 0;
+}
+
+static bool reads_made(const struct replay_verify *v, const struct rt_vk_args_vkGetQueryPoolResults *a)
+{
+    uint64_t value;
+    if (!rt_hashmap_get(&v->made_queries, (uint64_t)(uintptr_t)a->queryPool, &value))
+        return false;
+    const struct made_queries *m = (const struct made_queries *)(uintptr_t)value;
+    for (uint32_t i = a->firstQuery; i < m->count && i - a->firstQuery < a->queryCount; i++)
+        if (m->made[i])
+            return true;
+    return false;
 }
 
 size_t replay_verify_query_pools(const struct replay *r)
@@ -288,12 +363,15 @@ rt_status replay_verify_after_call(struct replay *r, enum rt_vk_cmd cmd, const v
     v->last_call = cmd;
     if (query_pool_lifetime(cmd))
         return track_query_pool(v, cmd, args);
+    reset_made(v, cmd, args);
     if (!reads_queries(cmd) || !v->query_pending)
         return rt_ok_status();
     const struct rt_vk_args_vkGetQueryPoolResults *a = args;
     uint64_t type = 0;
     if (rt_hashmap_get(&v->query_types, (uint64_t)(uintptr_t)a->queryPool, &type) && query_type_varies(type))
         return rt_ok_status();
+    if (reads_made(v, a))
+        return rt_ok_status(); /* the snapshot's results, not the capture's */
     r->result->verify_queries++;
     r->result->verify_same_kind = replay_verify_same_kind(r);
     if (rt_trace_hash(a->pData, a->dataSize) != v->captured_query_hash) {

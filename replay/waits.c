@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "log.h"
 #include "replay_internal.h"
 
 static bool observed_ready(uint64_t captured_result)
@@ -112,5 +113,11 @@ rt_status replay_get_query_pool_results(struct replay *r, void *args, uint64_t c
     /* The capture read them ready: read them only once they are ready here too. */
     VkResult result = d->vkGetQueryPoolResults(a->device, a->queryPool, a->firstQuery, a->queryCount, a->dataSize,
                                                a->pData, a->stride, a->flags | VK_QUERY_RESULT_WAIT_BIT);
+    /* A driver that does not wait for queries nothing wrote (lavapipe) says
+     * so; another waits forever there: name the call while it can be named. */
+    if (result == VK_NOT_READY)
+        rt_log(RT_LOG_WARN, "call %" PRIu64 ": vkGetQueryPoolResults: queries %u-%u, which the capture read ready, "
+               "were never written in this replay (a device that waits for them would wait forever)", r->call_seq,
+               a->firstQuery, a->firstQuery + a->queryCount - 1);
     return replay_check_result(r, RT_VK_CMD_vkGetQueryPoolResults, VK_SUCCESS, result);
 }

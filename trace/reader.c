@@ -259,6 +259,7 @@ static const size_t fixed_sizes[] = {
     [RT_FORMAT_PACKET_BUFFER_CONTENT] = RT_FORMAT_BUFFER_CONTENT_FIXED,
     [RT_FORMAT_PACKET_IMAGE_CONTENT] = RT_FORMAT_IMAGE_CONTENT_FIXED,
     [RT_FORMAT_PACKET_SYNC_STATE] = RT_FORMAT_SYNC_STATE_FIXED,
+    [RT_FORMAT_PACKET_QUERY_STATE] = RT_FORMAT_QUERY_STATE_FIXED,
 };
 #define KNOWN_TYPES (sizeof fixed_sizes / sizeof fixed_sizes[0])
 
@@ -417,6 +418,7 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
     case RT_FORMAT_PACKET_BUFFER_CONTENT:
     case RT_FORMAT_PACKET_IMAGE_CONTENT:
     case RT_FORMAT_PACKET_SYNC_STATE:
+    case RT_FORMAT_PACKET_QUERY_STATE:
         out->u.snapshot.body = b;
         out->u.snapshot.size = size;
         break;

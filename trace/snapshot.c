@@ -97,9 +97,25 @@ bool rt_trace_sync_state_decode(const struct rt_trace_packet *p, struct rt_trace
     return !dec.failed;
 }
 
+static bool query_body(const uint8_t *b, size_t size, struct rt_trace_query_state *out)
+{
+    struct rt_dec dec;
+    rt_dec_init(&dec, b, size, NULL);
+    out->pool_id = rt_dec_u64(&dec);
+    out->query_type = rt_dec_u32(&dec);
+    out->count = rt_dec_u32(&dec);
+    out->available = dec.pos;
+    return !dec.failed && rt_dec_left(&dec) == out->count;
+}
+
+bool rt_trace_query_state_decode(const struct rt_trace_packet *p, struct rt_trace_query_state *out)
+{
+    return p->type == RT_TRACE_PACKET_QUERY_STATE && query_body(p->u.snapshot.body, p->u.snapshot.size, out);
+}
+
 bool rt_trace_packet_is_snapshot(enum rt_trace_packet_type type)
 {
-    return type >= RT_TRACE_PACKET_SNAPSHOT_BEGIN && type <= RT_TRACE_PACKET_SYNC_STATE;
+    return type >= RT_TRACE_PACKET_SNAPSHOT_BEGIN && type <= RT_TRACE_PACKET_QUERY_STATE;
 }
 
 /* -------------------------------------------------------------- the rules */
@@ -108,6 +124,7 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
 {
     struct rt_trace_snapshot_begin begin;
     struct rt_trace_image_content image;
+    struct rt_trace_query_state query;
     switch (type) {
     case RT_FORMAT_PACKET_SNAPSHOT_BEGIN:
         return begin_body(body, size, &begin) ? NULL : "malformed snapshot begin";
@@ -117,6 +134,8 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
         return image_body(body, size, &image) ? NULL : "image content with an empty region or no data";
     case RT_FORMAT_PACKET_SYNC_STATE:
         return size == RT_FORMAT_SYNC_STATE_FIXED ? NULL : "malformed sync state";
+    case RT_FORMAT_PACKET_QUERY_STATE:
+        return query_body(body, size, &query) ? NULL : "query state whose size is not its query count";
     default:
         return NULL;
     }
@@ -125,7 +144,7 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
 const char *rt_trace_snapshot_check(uint16_t type, const uint8_t *body, size_t size, uint64_t frames_before,
                                     uint8_t *stage)
 {
-    if (type > RT_FORMAT_PACKET_SYNC_STATE)
+    if (type < RT_FORMAT_PACKET_SNAPSHOT_BEGIN || type > RT_FORMAT_PACKET_QUERY_STATE)
         return NULL; /* not a snapshot packet */
     const char *why = check_body(type, body, size);
     if (why)

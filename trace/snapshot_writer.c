@@ -73,3 +73,14 @@ rt_status rt_trace_writer_sync_state(struct rt_trace_writer *w, const struct rt_
     rt_enc_u64(&enc, s->value);
     return append(w, RT_FORMAT_PACKET_SYNC_STATE, &enc);
 }
+
+rt_status rt_trace_writer_query_state(struct rt_trace_writer *w, const struct rt_trace_query_state *q)
+{
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_enc_u64(&enc, q->pool_id);
+    rt_enc_u32(&enc, q->query_type);
+    rt_enc_u32(&enc, q->count);
+    rt_enc_bytes(&enc, q->available, q->count);
+    return append(w, RT_FORMAT_PACKET_QUERY_STATE, &enc);
+}

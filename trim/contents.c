@@ -3,7 +3,9 @@
  * every live image subresource's texels as the device holds them at frame
  * A (read through staging copies: replay_trim.h), and the state of every
  * signaled fence, set event, signaled binary semaphore and timeline
- * semaphore. Images in UNDEFINED or PREINITIALIZED layout, multisampled,
+ * semaphore, and which queries of every query pool are available (a
+ * replay makes those available again and resets the rest: the frames may
+ * wait on what they read). Images in UNDEFINED or PREINITIALIZED layout, multisampled,
  * transient, sparse, planar and swapchain images carry none (their content
  * is undefined, cannot be copied to a buffer, or is the presentation
  * engine's). What a snapshot cannot carry and the frames after A would
@@ -140,8 +142,47 @@ static rt_status sync_state(struct sink *k, const struct trim_object *o)
     return rt_ok_status();
 }
 
+/* The query types a replay can make available again with an empty begin/end
+ * or a timestamp (snapshot_apply.c); the others (acceleration structure
+ * properties, performance, video) it can only reset. */
+static bool remade(uint32_t type)
+{
+    return type == VK_QUERY_TYPE_OCCLUSION || type == VK_QUERY_TYPE_PIPELINE_STATISTICS ||
+           type == VK_QUERY_TYPE_TIMESTAMP || type == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT ||
+           type == VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT || type == VK_QUERY_TYPE_MESH_PRIMITIVES_GENERATED_EXT;
+}
+
+static rt_status query_state(struct sink *k, const struct trim_object *o)
+{
+    if (!o->query_count || o->query_type == VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR)
+        return rt_ok_status(); /* its results need a profiling lock: left as created */
+    uint8_t *available = calloc(o->query_count, 1);
+    if (!available)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    rt_status s = rt_replay_read_queries(k->r, o->id, o->query_count, o->query_values, available);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < o->query_count; i++)
+        n += available[i];
+    if (rt_ok(&s) && n && !remade(o->query_type))
+        rt_log(RT_LOG_WARN, "trim: %u queries of query pool 0x%" PRIx64 " (type %u) are available at the first "
+               "frame, and a replay cannot make queries of that type available again: the trimmed frames wait "
+               "forever if they read them with VK_QUERY_RESULT_WAIT_BIT", n, o->id, o->query_type);
+    struct rt_trace_query_state q = {o->id, o->query_type, o->query_count, available};
+    if (rt_ok(&s))
+        s = rt_trace_writer_query_state(k->w, &q);
+    free(available);
+    RT_TRY(s);
+    *k->packets += 1;
+    *k->bytes += PACKET_OVERHEAD + 16 + o->query_count;
+    k->result->query_pools++;
+    k->result->queries_available += n;
+    return rt_ok_status();
+}
+
 static rt_status one(struct sink *k, const struct trim_state *t, const struct trim_object *o)
 {
+    if (o->type == VK_OBJECT_TYPE_QUERY_POOL)
+        return query_state(k, o);
     if (o->type == VK_OBJECT_TYPE_BUFFER && bound(t, o) && !o->sparse)
         return buffer_contents(k, o);
     if (o->type == VK_OBJECT_TYPE_IMAGE && o->info != TRIM_NONE)

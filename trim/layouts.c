@@ -113,6 +113,18 @@ static bool timeline_type(const void *next)
     return false;
 }
 
+/* A query pool's shape: what reading its availability needs. */
+static void query_pool_created(struct trim_object *o, const VkQueryPoolCreateInfo *c)
+{
+    if (!c)
+        return;
+    o->query_type = (uint32_t)c->queryType;
+    o->query_count = c->queryCount;
+    o->query_values = c->queryType == VK_QUERY_TYPE_PIPELINE_STATISTICS
+                          ? (uint32_t)__builtin_popcount(c->pipelineStatistics | 1u)
+                      : c->queryType == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT ? 2 : 1;
+}
+
 static void cmdbuf_created(struct trim_state *t, uint32_t object)
 {
     uint32_t i = add_info((void **)&t->cmdbufs, &t->cmdbuf_count, &t->cmdbuf_cap, sizeof *t->cmdbufs);
@@ -178,6 +190,9 @@ void trim_layouts_created(struct trim_state *t, enum rt_vk_cmd cmd, const void *
         break;
     case RT_VK_TRIM_ARGS_ALLOCATE_COMMAND_BUFFERS:
         cmdbuf_created(t, object);
+        break;
+    case RT_VK_TRIM_ARGS_QUERY_POOL_INFO:
+        query_pool_created(o, ((const struct rt_vk_args_vkCreateQueryPool *)args)->pCreateInfo);
         break;
     default:
         break;

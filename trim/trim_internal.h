@@ -77,6 +77,7 @@ struct trim_object {
     bool alive, needed;
     bool timeline, signaled; /* semaphores: timeline type; binary signaled by submitted work */
     bool sparse;      /* buffers: sparse binding (contents not read) */
+    uint32_t query_type, query_count, query_values; /* query pools: VkQueryType, queries, result values each */
 };
 
 struct trim_view {
@@ -150,7 +151,7 @@ void trim_layouts_submit(struct trim_state *t, uint32_t cmdbuf);
 void trim_layouts_created(struct trim_state *t, enum rt_vk_cmd cmd, const void *args, uint32_t object,
                           uint32_t index);
 
-/* contents.c: the snapshot's BUFFER_CONTENT, IMAGE_CONTENT and SYNC_STATE packets. */
+/* contents.c: the snapshot's BUFFER_CONTENT, IMAGE_CONTENT, SYNC_STATE and QUERY_STATE packets. */
 struct replay;
 struct rt_trace_writer;
 rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w,

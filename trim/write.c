@@ -118,6 +118,7 @@ static rt_status inner_snapshot(struct trim_writer *tw, const struct rt_trace_pa
     struct rt_trace_buffer_content b;
     struct rt_trace_image_content i;
     struct rt_trace_sync_state s;
+    struct rt_trace_query_state q;
     if (p->type == RT_TRACE_PACKET_SNAPSHOT_BEGIN || p->type == RT_TRACE_PACKET_SNAPSHOT_END)
         return rt_ok_status(); /* this trim writes its own */
     tw->snapshot_packets++;
@@ -128,6 +129,8 @@ static rt_status inner_snapshot(struct trim_writer *tw, const struct rt_trace_pa
         return rt_trace_writer_image_content(tw->w, &i);
     if (rt_trace_sync_state_decode(p, &s))
         return rt_trace_writer_sync_state(tw->w, &s);
+    if (rt_trace_query_state_decode(p, &q))
+        return rt_trace_writer_query_state(tw->w, &q);
     return rt_ok_status();
 }
 

@@ -134,6 +134,7 @@ enum rt_vk_cmd_category {
     RT_VK_CMD_CAT_BEGINS_RECORDING = 1u << 4, /* starts a command buffer's recording */
     RT_VK_CMD_CAT_READS_QUERIES = 1u << 5,    /* copies query results into host memory */
     RT_VK_CMD_CAT_DRAWS = 1u << 6,            /* a draw, dispatch, clear, copy, blit or resolve (numbered by --dump-draws) */
+    RT_VK_CMD_CAT_RESETS_QUERIES = 1u << 7,   /* vkCmdResetQueryPool, vkResetQueryPool: (pool, first, count) after the handle */
 };
 
 /* The injected-delay event a command belongs to (replay/config.h's
@@ -191,6 +192,7 @@ enum rt_vk_trim_args {
     RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN,        /* vkCmdBeginRenderPass */
     RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN2,       /* vkCmdBeginRenderPass2 */
     RT_VK_TRIM_ARGS_EXECUTE_COMMANDS,         /* vkCmdExecuteCommands */
+    RT_VK_TRIM_ARGS_QUERY_POOL_INFO,          /* vkCreateQueryPool */
 };
 
 /* A recorded copy or blit that reads with the transfer stage: what it writes. */

@@ -51,4 +51,11 @@ rt_status rt_replay_read_image(struct replay *r, uint64_t image, const struct rt
  * semaphore's counter, of OBJECT (VkObjectType TYPE, a trace id). */
 rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, uint64_t *value_out) RT_MUST_CHECK;
 
+/** Which of the COUNT queries of query pool POOL (a trace id) are available
+ * (AVAILABLE[i] = 1) once the device is idle; VALUES is how many result
+ * values one query of the pool has (a pipeline statistics pool: one per
+ * statistic). */
+rt_status rt_replay_read_queries(struct replay *r, uint64_t pool, uint32_t count, uint32_t values,
+                                 uint8_t *available) RT_MUST_CHECK;
+
 #endif

@@ -2,7 +2,8 @@
  * trace (trace/trace_snapshot.h): every packet round-trips through the writer
  * and the reader; the header flag marks the file; the reader refuses header
  * flags it does not know, snapshot packets after a frame, a second snapshot,
- * content outside one, and an image region that is empty. */
+ * content outside one, an image region that is empty, and a query state
+ * whose size is not its query count. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,9 @@ static void write_snapshot(struct rt_trace_writer *w)
     OK(rt_trace_writer_image_content(w, &ic));
     struct rt_trace_sync_state ss = {.object_type = 5, .timeline = 1, .object_id = 0x99, .value = 42};
     OK(rt_trace_writer_sync_state(w, &ss));
+    static const uint8_t available[3] = {1, 0, 1};
+    struct rt_trace_query_state qs = {.pool_id = 0xaa, .query_type = 2, .count = 3, .available = available};
+    OK(rt_trace_writer_query_state(w, &qs));
     struct rt_trace_snapshot_end e = {.packet_count = 5, .bytes = 1234};
     OK(rt_trace_writer_snapshot_end(w, &e));
 }
@@ -72,7 +76,7 @@ Test(trace_snapshot, every_packet_round_trips)
     struct rt_trace_reader *r;
     OK(rt_trace_reader_open(path, &r));
     cr_assert_eq(rt_trace_reader_header(r)->flags, RT_FORMAT_FLAG_SNAPSHOT);
-    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 2);
+    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 3);
     struct rt_trace_packet p;
     struct rt_trace_snapshot_begin b;
     next(r, &p, RT_TRACE_PACKET_SNAPSHOT_BEGIN);
@@ -99,6 +103,12 @@ Test(trace_snapshot, every_packet_round_trips)
     next(r, &p, RT_TRACE_PACKET_SYNC_STATE);
     cr_assert(rt_trace_sync_state_decode(&p, &ss));
     cr_assert(ss.object_type == 5 && ss.timeline == 1 && ss.object_id == 0x99 && ss.value == 42);
+    struct rt_trace_query_state qs;
+    next(r, &p, RT_TRACE_PACKET_QUERY_STATE);
+    cr_assert(rt_trace_query_state_decode(&p, &qs));
+    cr_assert(qs.pool_id == 0xaa && qs.query_type == 2 && qs.count == 3);
+    cr_assert(qs.available[0] == 1 && qs.available[1] == 0 && qs.available[2] == 1);
+    cr_assert(rt_trace_packet_is_snapshot(RT_TRACE_PACKET_QUERY_STATE));
     struct rt_trace_snapshot_end e;
     next(r, &p, RT_TRACE_PACKET_SNAPSHOT_END);
     cr_assert(rt_trace_snapshot_end_decode(&p, &e));
@@ -174,5 +184,21 @@ Test(trace_snapshot, an_empty_image_region_is_refused)
     OK(rt_trace_writer_close(w, NULL));
     const char *why = read_all(path);
     cr_assert(strstr(why, "image content with an empty region"), "%s", why);
+    unlink(path);
+}
+
+Test(trace_snapshot, a_query_state_shorter_than_its_count_is_refused)
+{
+    char *path = tmp_path("query.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_FORMAT_FLAG_SNAPSHOT);
+    struct rt_trace_snapshot_begin b = {.first_frame = 1, .last_frame = 1, .source = "x", .source_length = 1};
+    OK(rt_trace_writer_snapshot_begin(w, &b));
+    uint8_t body[RT_FORMAT_QUERY_STATE_FIXED + 2] = {0};
+    body[8] = 1;  /* occlusion */
+    body[12] = 3; /* three queries, two bytes follow */
+    OK(rt_trace_writer_raw_packet(w, RT_FORMAT_PACKET_QUERY_STATE, body, sizeof body));
+    OK(rt_trace_writer_close(w, NULL));
+    const char *why = read_all(path);
+    cr_assert(strstr(why, "query state whose size is not its query count"), "%s", why);
     unlink(path);
 }

@@ -21,7 +21,7 @@
 
 /* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
 #define RT_FORMAT_VERSION_MAJOR 1
-#define RT_FORMAT_VERSION_MINOR 2
+#define RT_FORMAT_VERSION_MINOR 3
 
 /* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
 #define RT_FORMAT_FILE_HEADER_SIZE 28
@@ -71,7 +71,8 @@ enum rt_format_packet_type {
     RT_FORMAT_PACKET_BUFFER_CONTENT = 10, /* 1.2: bytes of a buffer at the snapshot */
     RT_FORMAT_PACKET_IMAGE_CONTENT = 11,  /* 1.2: texels of an image subresource region */
     RT_FORMAT_PACKET_SYNC_STATE = 12,     /* 1.2: a fence, semaphore or event's state */
-    /* next: 13 (planned: memory update by reference) */
+    RT_FORMAT_PACKET_QUERY_STATE = 13,    /* 1.3: which queries of a query pool are available */
+    /* next: 14 (planned: memory update by reference) */
 };
 
 /* File header flags (u32). APPEND-ONLY. A reader refuses bits it does not know. */
@@ -96,5 +97,6 @@ enum rt_format_packet_type {
 #define RT_FORMAT_BUFFER_CONTENT_FIXED 16 /* buffer id u64, offset u64 */
 #define RT_FORMAT_IMAGE_CONTENT_FIXED 48  /* image id u64, aspect mip layer layout x y z w h d u32 */
 #define RT_FORMAT_SYNC_STATE_FIXED 24     /* object type u32, timeline u32, id u64, value u64 */
+#define RT_FORMAT_QUERY_STATE_FIXED 16    /* pool id u64, query type u32, query count u32; then u8 per query */
 
 #endif

@@ -5,7 +5,8 @@
  * codec for both directions, so the two cannot drift.
  *
  * Owns: the bytes of SNAPSHOT_BEGIN, SNAPSHOT_END, BUFFER_CONTENT,
- * IMAGE_CONTENT and SYNC_STATE bodies, and where in a trace they may come.
+ * IMAGE_CONTENT, SYNC_STATE and QUERY_STATE (1.3) bodies, and where in a
+ * trace they may come.
  * Must not touch: Vulkan (values are plain integers: VkObjectType,
  * VkImageLayout, VkImageAspectFlags as u32), what a replay does with them.
  * Decoders are safe on untrusted input (the reader validates every packet
@@ -59,6 +60,15 @@ struct rt_trace_sync_state {
     uint64_t value;       /* 1 = signaled / set; a timeline semaphore's counter */
 };
 
+/* Which queries of a pool are available at the snapshot (1.3): the rest are
+ * reset (unavailable). */
+struct rt_trace_query_state {
+    uint64_t pool_id;
+    uint32_t query_type;     /* VkQueryType */
+    uint32_t count;          /* the pool's queries */
+    const uint8_t *available; /* count bytes: 1 available, 0 not */
+};
+
 /* Writers: each appends one packet (the writer's own lock and sequence). */
 RT_MUST_CHECK rt_status rt_trace_writer_snapshot_begin(struct rt_trace_writer *w,
                                                        const struct rt_trace_snapshot_begin *b);
@@ -70,6 +80,8 @@ RT_MUST_CHECK rt_status rt_trace_writer_image_content(struct rt_trace_writer *w,
                                                       const struct rt_trace_image_content *c);
 RT_MUST_CHECK rt_status rt_trace_writer_sync_state(struct rt_trace_writer *w,
                                                    const struct rt_trace_sync_state *s);
+RT_MUST_CHECK rt_status rt_trace_writer_query_state(struct rt_trace_writer *w,
+                                                    const struct rt_trace_query_state *q);
 
 /** The largest data a content packet may carry (it must fit one block). */
 size_t rt_trace_snapshot_max_data(void);
@@ -81,6 +93,7 @@ bool rt_trace_snapshot_end_decode(const struct rt_trace_packet *p, struct rt_tra
 bool rt_trace_buffer_content_decode(const struct rt_trace_packet *p, struct rt_trace_buffer_content *out);
 bool rt_trace_image_content_decode(const struct rt_trace_packet *p, struct rt_trace_image_content *out);
 bool rt_trace_sync_state_decode(const struct rt_trace_packet *p, struct rt_trace_sync_state *out);
+bool rt_trace_query_state_decode(const struct rt_trace_packet *p, struct rt_trace_query_state *out);
 
 /** Whether a packet type is one of the snapshot's. */
 bool rt_trace_packet_is_snapshot(enum rt_trace_packet_type type);

@@ -36,6 +36,7 @@ struct rt_trim_result {
     uint64_t source_frames;             /* frames IN has (its good part, when damaged) */
     uint64_t kept_calls, dropped_calls; /* of IN's calls before A */
     uint64_t buffers, images, sync_objects; /* contents and states in the snapshot */
+    uint64_t query_pools, queries_available;
     uint64_t snapshot_packets, snapshot_bytes, content_bytes;
     uint64_t frames;                    /* frames written */
     uint64_t out_bytes;
