@@ -3,7 +3,6 @@
  * database must give — plus concurrent writers in separate processes. */
 #include <criterion/criterion.h>
 #include <limits.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,41 +12,7 @@
 #include <unistd.h>
 
 #include "png_io.h"
-#include "store_internal.h"
-
-#define ASSERT_OK(expr)                                              \
-    do {                                                             \
-        rt_status s_ = (expr);                                       \
-        cr_assert(rt_ok(&s_), "%s: %s", #expr, s_.msg);              \
-    } while (0)
-
-#define ASSERT_CODE(expr, want, needle)                                          \
-    do {                                                                         \
-        rt_status s_ = (expr);                                                   \
-        cr_assert_eq(s_.code, (want), "%s: code %d (%s)", #expr, s_.code, s_.msg); \
-        cr_assert(strstr(s_.msg, (needle)), "message '%s' lacks '%s'", s_.msg, (needle)); \
-        rt_status_free(&s_);                                                     \
-    } while (0)
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static char tmp_root[64];
-
-static void make_tmp(void)
-{
-    snprintf(tmp_root, sizeof tmp_root, "/tmp/rt_store_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp_root));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmp(void) { nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+#include "store_fixture.h"
 
 TestSuite(schema, .init = make_tmp, .fini = remove_tmp);
 TestSuite(errors, .init = make_tmp, .fini = remove_tmp);
@@ -58,45 +23,7 @@ TestSuite(io, .init = make_tmp, .fini = remove_tmp);
 TestSuite(concurrency, .init = make_tmp, .fini = remove_tmp);
 TestSuite(cli, .init = make_tmp, .fini = remove_tmp);
 
-static const char *tmp_path(const char *name)
-{
-    static char paths[8][256];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 256, "%s/%s", tmp_root, name);
-    return p;
-}
-
-/* A small PNG whose pixels depend on SEED, so different seeds differ. */
-struct png_bytes {
-    uint8_t *data;
-    size_t size;
-};
-
-static struct png_bytes make_png(uint32_t w, uint32_t h, unsigned seed)
-{
-    struct rt_image img;
-    ASSERT_OK(rt_image_init(&img, w, h));
-    uint32_t x = seed * 2654435761u + 1; /* xorshift: noise does not compress */
-    for (size_t i = 0; i < (size_t)w * h * 4; i++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        img.rgba[i] = (uint8_t)x;
-    }
-    struct png_bytes p = {0};
-    ASSERT_OK(rt_png_write_memory(&img, &p.data, &p.size));
-    rt_image_finish(&img);
-    return p;
-}
-
-static struct rt_store *open_store(const char *path, enum rt_store_mode mode)
-{
-    struct rt_store *store = NULL;
-    ASSERT_OK(rt_store_open(path, mode, &store));
-    cr_assert_not_null(store);
-    return store;
-}
+/* ---- helpers (the shared ones are store_fixture.h's) ------------------ */
 
 static int64_t put(struct rt_store *store, const char *trace, uint32_t frame,
                    const char *device, struct png_bytes png, bool *created)
@@ -108,17 +35,6 @@ static int64_t put(struct rt_store *store, const char *trace, uint32_t frame,
     ASSERT_OK(rt_store_golden_put(store, &g, &id, created));
     cr_assert_gt(id, 0);
     return id;
-}
-
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK, "%s: %s", sql,
-                 sqlite3_errmsg(db));
-    cr_assert_eq(sqlite3_step(stmt), SQLITE_ROW, "%s", sql);
-    int64_t v = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return v;
 }
 
 static size_t golden_count(struct rt_store *store)
@@ -949,7 +865,7 @@ static int golden_cli_env(const char *env, const char *args)
     cr_assert_not_null(build, "RT_BUILD_ROOT is not set (run through meson test)");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "cd %s && env -u RETRACE_DB %s %s/cli/retrace golden %s"
-             " >out.txt 2>err.txt", tmp_root, env, build, args);
+             " >out.txt 2>err.txt", tmp_dir(), env, build, args);
     int status = system(cmd);
     cr_assert(WIFEXITED(status), "%s", cmd);
     return WEXITSTATUS(status);

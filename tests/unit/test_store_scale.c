@@ -4,7 +4,6 @@
  * and removing old runs (rt_store_gc). The speed itself is bench/store_scale.sh's;
  * the query plans are tests/server/test_server_plans.c's. */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,73 +15,9 @@
 #include <cjson/cJSON.h>
 
 #include "png_io.h"
-#include "store_internal.h"
-
-#define ASSERT_OK(expr)                                              \
-    do {                                                             \
-        rt_status s_ = (expr);                                       \
-        cr_assert(rt_ok(&s_), "%s: %s", #expr, s_.msg ? s_.msg : ""); \
-    } while (0)
-
-static char tmp_root[64];
-
-static void make_tmp(void)
-{
-    snprintf(tmp_root, sizeof tmp_root, "/tmp/rt_scale_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp_root));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmp(void) { nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+#include "store_fixture.h"
 
 TestSuite(scale, .init = make_tmp, .fini = remove_tmp);
-
-static const char *tmp_path(const char *name)
-{
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp_root, name);
-    return path;
-}
-
-struct png_bytes {
-    uint8_t *data;
-    size_t size;
-};
-
-static struct png_bytes make_png(unsigned seed)
-{
-    struct rt_image img;
-    ASSERT_OK(rt_image_init(&img, 8, 8));
-    for (size_t i = 0; i < 8 * 8 * 4; i++)
-        img.rgba[i] = (uint8_t)(i * 7 + seed * 31);
-    struct png_bytes p = {0};
-    ASSERT_OK(rt_png_write_memory(&img, &p.data, &p.size));
-    rt_image_finish(&img);
-    return p;
-}
-
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *stmt = NULL;
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK, "%s: %s", sql,
-                 sqlite3_errmsg(db));
-    cr_assert_eq(sqlite3_step(stmt), SQLITE_ROW, "%s", sql);
-    int64_t v = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return v;
-}
-
-static struct rt_store *open_store(const char *path, enum rt_store_mode mode)
-{
-    struct rt_store *store = NULL;
-    ASSERT_OK(rt_store_open(path, mode, &store));
-    return store;
-}
 
 static int64_t begin_run(struct rt_store *store, const char *device_key, const char *started_at)
 {
@@ -105,7 +40,7 @@ static struct rt_result failure(uint32_t frame, struct png_bytes actual, struct 
 Test(scale, an_image_failing_every_night_is_stored_once_and_a_pass_keeps_none)
 {
     struct rt_store *store = open_store(tmp_path("s.db"), RT_STORE_CREATE);
-    struct png_bytes broken = make_png(1), diff = make_png(2);
+    struct png_bytes broken = make_png(8, 8, 1), diff = make_png(8, 8, 2);
     for (int night = 0; night < 3; night++) {
         char at[32];
         snprintf(at, sizeof at, "2026-11-0%dT02:00:00Z", night + 1);
@@ -198,7 +133,7 @@ static void make_v6_db(const char *path, struct png_bytes png)
 
 Test(scale, version_6_store_is_migrated_to_7_with_its_images_once)
 {
-    struct png_bytes png = make_png(3);
+    struct png_bytes png = make_png(8, 8, 3);
     make_v6_db(tmp_path("v6.db"), png);
     struct rt_store *store = open_store(tmp_path("v6.db"), RT_STORE_READ_WRITE);
     cr_assert_eq(raw_int(store->db, "PRAGMA user_version"), rt_store_schema_version());
@@ -264,7 +199,7 @@ static const char *days_ago(int days, char out[32])
 Test(scale, gc_removes_old_runs_and_only_their_images_never_goldens)
 {
     struct rt_store *store = open_store(tmp_path("gc.db"), RT_STORE_CREATE);
-    struct png_bytes shared = make_png(10), only_old = make_png(11), diff = make_png(12);
+    struct png_bytes shared = make_png(8, 8, 10), only_old = make_png(8, 8, 11), diff = make_png(8, 8, 12);
     char at[32];
     int64_t old1 = begin_run(store, "dev", days_ago(40, at));
     int64_t old2 = begin_run(store, "dev", days_ago(35, at));

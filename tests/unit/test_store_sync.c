@@ -6,7 +6,6 @@
  * goes from the cache; what is out of scope stays; a bad set leaves the cache
  * as it was. */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,39 +13,22 @@
 #include <cjson/cJSON.h>
 
 #include "png_io.h"
-#include "store_internal.h"
+#include "store_fixture.h"
 
-#define ASSERT_OK(expr)                                              \
-    do {                                                             \
-        rt_status s_ = (expr);                                       \
-        cr_assert(rt_ok(&s_), "%s: %s", #expr, s_.msg);              \
-    } while (0)
-
-static char tmp_root[64];
 static struct rt_store *server, *runner;
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 static void open_both(void)
 {
-    snprintf(tmp_root, sizeof tmp_root, "/tmp/rt_store_sync_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp_root));
-    char path[128];
-    snprintf(path, sizeof path, "%s/server.db", tmp_root);
-    ASSERT_OK(rt_store_open(path, RT_STORE_CREATE, &server));
-    snprintf(path, sizeof path, "%s/runner.db", tmp_root);
-    ASSERT_OK(rt_store_open(path, RT_STORE_CREATE, &runner));
+    make_tmp();
+    server = open_store(tmp_path("server.db"), RT_STORE_CREATE);
+    runner = open_store(tmp_path("runner.db"), RT_STORE_CREATE);
 }
 
 static void close_both(void)
 {
     rt_store_close(server);
     rt_store_close(runner);
-    nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_tmp();
 }
 
 TestSuite(sync, .init = open_both, .fini = close_both);
@@ -54,28 +36,10 @@ TestSuite(sync, .init = open_both, .fini = close_both);
 #define KEY "10de:2335/580.95"
 #define TRACES "[\"cube\",\"gears\"]"
 
-struct png_bytes {
-    uint8_t *data;
-    size_t size;
-};
-
-/* A small PNG whose pixels depend on SEED. */
-static struct png_bytes make_png(unsigned seed)
-{
-    struct rt_image img;
-    ASSERT_OK(rt_image_init(&img, 8, 8));
-    for (size_t i = 0; i < 8 * 8 * 4; i++)
-        img.rgba[i] = (uint8_t)(seed * 31 + i * 7);
-    struct png_bytes p = {0};
-    ASSERT_OK(rt_png_write_memory(&img, &p.data, &p.size));
-    rt_image_finish(&img);
-    return p;
-}
-
 static int64_t put(struct rt_store *store, const char *trace, uint32_t frame, const char *key,
                    unsigned seed, enum rt_golden_status status)
 {
-    struct png_bytes png = make_png(seed);
+    struct png_bytes png = make_png(8, 8, seed);
     struct rt_golden_new g = {.trace = trace, .frame = frame, .device_key = key, .png = png.data,
                               .png_size = png.size, .approved_by = "alice", .status = status};
     int64_t id = 0;
@@ -238,7 +202,7 @@ Test(sync, only_the_new_image_travels_and_one_the_runner_holds_is_reused)
     cr_assert_eq(gears.count, 1, "the golden whose bytes the runner had is stored from them");
     struct rt_golden g;
     ASSERT_OK(rt_store_golden_get(runner, gears.items[0].id, true, &g));
-    struct png_bytes want = make_png(1);
+    struct png_bytes want = make_png(8, 8, 1);
     cr_assert(g.png_size == want.size && !memcmp(g.png, want.data, want.size), "with the same bytes");
     free(want.data);
     rt_golden_finish(&g);
