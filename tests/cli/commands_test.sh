@@ -3,25 +3,7 @@
 # output of retrace, capture, replay and dump, per error class. Prints TAP.
 set -u
 retrace=$1 traces=$2 make_trace=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-
-# check NAME EXPECTED_EXIT PATTERN(or '') -- COMMAND...
-check() {
-    name=$1 want=$2 pattern=$3
-    shift 4
-    out=$("$@" 2>&1)
-    rc=$?
-    n=$((n + 1))
-    if [ "$rc" -eq "$want" ] && { [ -z "$pattern" ] || printf '%s' "$out" | grep -q -- "$pattern"; }; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name (exit $rc, wanted $want and /$pattern/)"
-        printf '%s\n' "$out" | head -n 5 | sed 's/^/# /'
-    fi
-}
+. "$(dirname "$0")/tap.sh"
 
 head -c 30000 "$traces/textured.rtrace" > "$work/cut.rtrace"
 "$make_trace" "$work/synthetic.rtrace" --frames 2 >/dev/null

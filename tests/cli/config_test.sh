@@ -3,25 +3,7 @@
 # configuration options of `retrace replay`: exit codes and key output. TAP.
 set -u
 retrace=$1 traces=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-
-# check NAME EXPECTED_EXIT PATTERN(or '') -- COMMAND...
-check() {
-    name=$1 want=$2 pattern=$3
-    shift 4
-    out=$("$@" 2>&1)
-    rc=$?
-    n=$((n + 1))
-    if [ "$rc" -eq "$want" ] && { [ -z "$pattern" ] || printf '%s' "$out" | grep -q -- "$pattern"; }; then
-        echo "ok $n - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok $n - $name (exit $rc, wanted $want and /$pattern/)"
-        printf '%s\n' "$out" | head -n 5 | sed 's/^/# /'
-    fi
-}
+. "$(dirname "$0")/tap.sh"
 
 cube=$traces/vkcube.rtrace
 printf '# mine: for the test\ninclude race-hunt\nzero-init\n' > "$work/mine.set"

@@ -5,22 +5,7 @@
 # and a read-only golden store that can still be read. Prints TAP.
 set -u
 retrace=$1 traces=$2 make_hostile=$3 python=$4
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; printf '%s\n' "$2" | head -n 5 | sed 's/^/# /'; }
-
-# check NAME EXPECTED_EXIT PATTERN -- COMMAND... (pattern on stdout + stderr)
-check() {
-    name=$1 want=$2 pattern=$3
-    shift 4
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$want" ] && printf '%s' "$out" | grep -q -- "$pattern"; then ok "$name"
-    else not_ok "$name (exit $rc, wanted $want and /$pattern/)" "$out"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # json_error NAME CODE -- COMMAND...: stdout is exactly one JSON object whose
 # error.code is CODE, and the exit code is CODE.
