@@ -206,11 +206,8 @@ static rt_status memory_record(struct rt_app *app, void *user, struct rt_app_fra
     struct memory_app *m = user;
     RT_TRY(write_cells(app, m, f));
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = m->pass,
-                                   .framebuffer = m->framebuffers[f->image_index],
-                                   .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1,
-                                   .pClearValues = &clear};
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, m->pass, m->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     grid_draw(&m->grid, f->cmd, app->extent);
     vkCmdEndRenderPass(f->cmd);
     return rt_ok_status();

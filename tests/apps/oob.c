@@ -73,16 +73,7 @@ static rt_status create_copy(struct rt_app *app, struct oob *o)
                                          .setLayoutCount = 1, .pSetLayouts = &o->set_layout,
                                          .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
     RT_VK(vkCreatePipelineLayout(app->device, &layout, NULL, &o->layout));
-    VkComputePipelineCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .pName = "main"},
-        .layout = o->layout,
-    };
-    RT_TRY(rt_app_shader(app, oob_comp, sizeof oob_comp, &info.stage.module));
-    VkResult r = vkCreateComputePipelines(app->device, VK_NULL_HANDLE, 1, &info, NULL, &o->copy);
-    vkDestroyShaderModule(app->device, info.stage.module, NULL);
-    RT_VK(r);
+    RT_TRY(rt_app_compute_pipeline(app, oob_comp, sizeof oob_comp, o->layout, &o->copy));
     return rt_ok_status();
 }
 
@@ -110,11 +101,8 @@ static rt_status oob_record(struct rt_app *app, void *user, struct rt_app_frame 
     rt_app_memory_barrier(app, f->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                           VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = o->pass,
-                                   .framebuffer = o->framebuffers[f->image_index],
-                                   .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1,
-                                   .pClearValues = &clear};
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, o->pass, o->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     grid_draw(&o->grid, f->cmd, app->extent);
     vkCmdEndRenderPass(f->cmd);
     return rt_ok_status();

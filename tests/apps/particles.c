@@ -102,16 +102,7 @@ static rt_status create_sim(struct rt_app *app, struct particles *p)
         .pSetLayouts = &p->set_layout, .pushConstantRangeCount = 1, .pPushConstantRanges = &range,
     };
     RT_VK(vkCreatePipelineLayout(app->device, &layout, NULL, &p->sim_layout));
-    VkComputePipelineCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .pName = "main"},
-        .layout = p->sim_layout,
-    };
-    RT_TRY(rt_app_shader(app, particles_comp, sizeof particles_comp, &info.stage.module));
-    VkResult r = vkCreateComputePipelines(app->device, VK_NULL_HANDLE, 1, &info, NULL, &p->sim);
-    vkDestroyShaderModule(app->device, info.stage.module, NULL);
-    RT_VK(r);
+    RT_TRY(rt_app_compute_pipeline(app, particles_comp, sizeof particles_comp, p->sim_layout, &p->sim));
     return rt_ok_status();
 }
 
@@ -203,15 +194,8 @@ static rt_status particles_record(struct rt_app *app, void *user, struct rt_app_
     struct particles *p = user;
     record_step(app, f->cmd, p, PREWARM + f->number - 1);
     VkClearValue clear = {.color = {{0.02f, 0.02f, 0.05f, 1.0f}}};
-    VkRenderPassBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-        .renderPass = p->pass,
-        .framebuffer = p->framebuffers[f->image_index],
-        .renderArea = {{0, 0}, app->extent},
-        .clearValueCount = 1,
-        .pClearValues = &clear,
-    };
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, p->pass, p->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->draw);
     rt_app_set_viewport(app, f->cmd);
     float aspect = (float)app->extent.width / (float)app->extent.height;

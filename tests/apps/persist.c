@@ -88,15 +88,7 @@ static rt_status create_sets(struct rt_app *app, struct persist *p)
 
 static rt_status create_pipelines(struct rt_app *app, struct persist *p)
 {
-    VkComputePipelineCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .pName = "main"},
-        .layout = p->layouts[0]};
-    RT_TRY(rt_app_shader(app, persist_comp, sizeof persist_comp, &info.stage.module));
-    VkResult r = vkCreateComputePipelines(app->device, VK_NULL_HANDLE, 1, &info, NULL, &p->draw_stamp);
-    vkDestroyShaderModule(app->device, info.stage.module, NULL);
-    RT_VK(r);
+    RT_TRY(rt_app_compute_pipeline(app, persist_comp, sizeof persist_comp, p->layouts[0], &p->draw_stamp));
     RT_TRY(rt_app_render_pass(app, VK_FORMAT_UNDEFINED, &p->pass));
     RT_TRY(rt_app_framebuffers(app, p->pass, VK_NULL_HANDLE, p->framebuffers));
     struct rt_app_pipeline_desc d = {.layout = p->layouts[1], .render_pass = p->pass};
@@ -180,10 +172,8 @@ static rt_status persist_record(struct rt_app *app, void *user, struct rt_app_fr
     for (uint32_t l = 0; l < 2; l++)
         layer_barrier(cmd, p->acc, l, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = p->pass,
-                                   .framebuffer = p->framebuffers[f->image_index], .renderArea = {{0, 0}, app->extent},
-                                   .clearValueCount = 1, .pClearValues = &clear};
-    vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, cmd, p->pass, p->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->show);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p->layouts[1], 0, 1, &p->sets[1], 0, NULL);
     rt_app_set_viewport(app, cmd);

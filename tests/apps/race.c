@@ -109,10 +109,8 @@ static rt_status draw(struct rt_app *app, struct race *rc, uint32_t frame)
         cells[i] = grid_color(i, frame);
     RT_TRY(begin(rc->draw_cmd));
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo rp = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rc->pass,
-                                .framebuffer = rc->framebuffer, .renderArea = {{0, 0}, app->extent},
-                                .clearValueCount = 1, .pClearValues = &clear};
-    vkCmdBeginRenderPass(rc->draw_cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, rc->draw_cmd, rc->pass, rc->framebuffer,
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     grid_draw(&rc->grid, rc->draw_cmd, app->extent);
     vkCmdEndRenderPass(rc->draw_cmd);
     return submit(app, rc->draw_cmd, rc->draw_fence);
@@ -156,10 +154,8 @@ static rt_status check(struct rt_app *app, struct race *rc, uint32_t frame)
 static void draw_frame(struct rt_app *app, struct race *rc, struct rt_app_frame *f)
 {
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo rp = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rc->frame_pass,
-                                .framebuffer = rc->frame_framebuffers[f->image_index],
-                                .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1, .pClearValues = &clear};
-    vkCmdBeginRenderPass(f->cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, rc->frame_pass, rc->frame_framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     grid_draw(&rc->frame_grid, f->cmd, app->extent);
     vkCmdEndRenderPass(f->cmd);
 }

@@ -94,15 +94,8 @@ static rt_status readback_record(struct rt_app *app, void *user, struct rt_app_f
 {
     struct readback *rb = user;
     VkClearValue clear = {.color = {{0x10 / 255.0f, 0x20 / 255.0f, 0x30 / 255.0f, 1.0f}}};
-    VkRenderPassBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-        .renderPass = rb->pass,
-        .framebuffer = rb->framebuffers[f->image_index],
-        .renderArea = {{0, 0}, app->extent},
-        .clearValueCount = 1,
-        .pClearValues = &clear,
-    };
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, rb->pass, rb->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rb->pipeline);
     rt_app_set_viewport(app, f->cmd);
     draw_objects(app, rb, f->cmd, f->number);
@@ -110,21 +103,7 @@ static rt_status readback_record(struct rt_app *app, void *user, struct rt_app_f
     /* The copy goes in a later submission: only the barrier below, recorded
      * there, orders it after the drawing submitted here. */
     RT_TRY(rt_app_frame_split(app, f));
-    rt_app_image_barrier(app, f->cmd, f->image, VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, f->layout,
-                         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, f->stage, f->access,
-                         VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-    VkBufferImageCopy region = {
-        .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-        .imageExtent = {app->extent.width, app->extent.height, 1},
-    };
-    vkCmdCopyImageToBuffer(f->cmd, f->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           rb->host.buffer, 1, &region);
-    rt_app_memory_barrier(app, f->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                          VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                          VK_ACCESS_HOST_READ_BIT);
-    f->layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    f->stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    f->access = VK_ACCESS_TRANSFER_READ_BIT;
+    rt_app_frame_copy_to_buffer(app, f, rb->host.buffer);
     return rt_ok_status();
 }
 

@@ -321,15 +321,8 @@ static rt_status textured_record(struct rt_app *app, void *user, struct rt_app_f
                    (float)app->extent.width / (float)app->extent.height);
     VkClearValue clear[2] = {{.color = {{0.09f, 0.12f, 0.16f, 1.0f}}},
                              {.depthStencil = {1.0f, 0}}};
-    VkRenderPassBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-        .renderPass = t->pass,
-        .framebuffer = t->framebuffers[f->image_index],
-        .renderArea = {{0, 0}, app->extent},
-        .clearValueCount = 2,
-        .pClearValues = clear,
-    };
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, t->pass, t->framebuffers[f->image_index],
+                             clear, 2, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->pipeline);
     rt_app_set_viewport(app, f->cmd);
     vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->layout, 0, 1,

@@ -193,15 +193,8 @@ static rt_status threads_record(struct rt_app *app, void *user, struct rt_app_fr
         secondaries[i] = t->workers[i].cmd[f->slot];
     }
     VkClearValue clear = {.color = {{0.05f, 0.05f, 0.05f, 1.0f}}};
-    VkRenderPassBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-        .renderPass = t->pass,
-        .framebuffer = t->framebuffers[f->image_index],
-        .renderArea = {{0, 0}, app->extent},
-        .clearValueCount = 1,
-        .pClearValues = &clear,
-    };
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+    rt_app_begin_render_pass(app, f->cmd, t->pass, t->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
     vkCmdExecuteCommands(f->cmd, (uint32_t)t->thread_count, secondaries);
     vkCmdEndRenderPass(f->cmd);
     return rt_ok_status();

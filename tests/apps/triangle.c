@@ -82,15 +82,8 @@ static rt_status triangle_record(struct rt_app *app, void *user, struct rt_app_f
 {
     struct triangle *t = user;
     VkClearValue clear = {.color = {{0.08f, 0.08f, 0.12f, 1.0f}}};
-    VkRenderPassBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-        .renderPass = t->pass,
-        .framebuffer = t->framebuffers[f->image_index],
-        .renderArea = {{0, 0}, app->extent},
-        .clearValueCount = 1,
-        .pClearValues = &clear,
-    };
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, t->pass, t->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, t->pipeline);
     rt_app_set_viewport(app, f->cmd);
     VkDeviceSize offset = 0;

@@ -44,11 +44,8 @@ static rt_status uninit_record(struct rt_app *app, void *user, struct rt_app_fra
 {
     struct uninit *u = user;
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = u->pass,
-                                   .framebuffer = u->framebuffers[f->image_index],
-                                   .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1,
-                                   .pClearValues = &clear};
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, u->pass, u->framebuffers[f->image_index],
+                             &clear, 1, VK_SUBPASS_CONTENTS_INLINE);
     grid_draw(&u->grid, f->cmd, app->extent);
     vkCmdEndRenderPass(f->cmd);
     return rt_ok_status();

@@ -248,6 +248,20 @@ RT_MUST_CHECK rt_status rt_app_framebuffers(struct rt_app *app, VkRenderPass pas
                                             VkFramebuffer framebuffers_out[RT_APP_MAX_IMAGES]);
 void rt_app_framebuffers_destroy(struct rt_app *app, VkFramebuffer fbs[RT_APP_MAX_IMAGES]);
 
+/** Begins PASS on FRAMEBUFFER over the whole target, with CLEAR_COUNT clear values. */
+void rt_app_begin_render_pass(struct rt_app *app, VkCommandBuffer cmd, VkRenderPass pass,
+                              VkFramebuffer framebuffer, const VkClearValue *clears,
+                              uint32_t clear_count, VkSubpassContents contents);
+
+/** A compute pipeline of the SPIR-V CODE (SIZE bytes, entry point "main") with LAYOUT. */
+RT_MUST_CHECK rt_status rt_app_compute_pipeline(struct rt_app *app, const uint32_t *code,
+                                                size_t size, VkPipelineLayout layout,
+                                                VkPipeline *pipeline_out);
+
+/** Copies the frame's target image into BUFFER (tightly packed) for the host
+ * to read after the frame's fence: the image is left a transfer source. */
+void rt_app_frame_copy_to_buffer(struct rt_app *app, struct rt_app_frame *f, VkBuffer buffer);
+
 /* --- internals shared by the framework's files ---------------------------- */
 
 RT_MUST_CHECK rt_status rt_app_parse_args(const struct rt_app_desc *desc, int argc,

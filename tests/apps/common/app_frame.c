@@ -143,25 +143,25 @@ rt_status rt_app_frame_split(struct rt_app *app, struct rt_app_frame *frame)
     return begin_cmd(frame->cmd);
 }
 
-/* Copies the target image into the screenshot buffer, leaving it a copy source. */
-static void record_screenshot(struct rt_app *app, struct rt_app_frame *f)
+void rt_app_frame_copy_to_buffer(struct rt_app *app, struct rt_app_frame *f, VkBuffer buffer)
 {
+    /* Legacy stage and access bits: they have the same values in sync2. */
     if (f->layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
         rt_app_image_barrier(app, f->cmd, f->image, VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, f->layout,
                              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, f->stage, f->access,
-                             VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferImageCopy region = {
         .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
         .imageExtent = {app->extent.width, app->extent.height, 1},
     };
-    vkCmdCopyImageToBuffer(f->cmd, f->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                           app->shot.buffer, 1, &region);
-    rt_app_memory_barrier(app, f->cmd, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-                          VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                          VK_ACCESS_2_HOST_READ_BIT);
+    vkCmdCopyImageToBuffer(f->cmd, f->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
+                           &region);
+    rt_app_memory_barrier(app, f->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                          VK_ACCESS_HOST_READ_BIT);
     f->layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    f->stage = VK_PIPELINE_STAGE_2_TRANSFER_BIT;
-    f->access = VK_ACCESS_2_TRANSFER_READ_BIT;
+    f->stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    f->access = VK_ACCESS_TRANSFER_READ_BIT;
 }
 
 static rt_status present(struct rt_app *app, struct rt_app_frame *f)
@@ -184,7 +184,7 @@ static rt_status frame_end(struct rt_app *app, struct rt_app_frame *f)
 {
     bool shot = rt_app_wants_screenshot(&app->args, f->number);
     if (shot)
-        record_screenshot(app, f);
+        rt_app_frame_copy_to_buffer(app, f, app->shot.buffer);
     if (app->swapchain) {
         /* Presentation is outside any pipeline stage: no destination scope. */
         VkPipelineStageFlags2 dst = app->desc->sync2 ? VK_PIPELINE_STAGE_2_NONE

@@ -185,3 +185,34 @@ void rt_app_framebuffers_destroy(struct rt_app *app, VkFramebuffer fbs[RT_APP_MA
         fbs[i] = VK_NULL_HANDLE;
     }
 }
+
+void rt_app_begin_render_pass(struct rt_app *app, VkCommandBuffer cmd, VkRenderPass pass,
+                              VkFramebuffer framebuffer, const VkClearValue *clears,
+                              uint32_t clear_count, VkSubpassContents contents)
+{
+    VkRenderPassBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+        .renderPass = pass,
+        .framebuffer = framebuffer,
+        .renderArea = {{0, 0}, app->extent},
+        .clearValueCount = clear_count,
+        .pClearValues = clears,
+    };
+    vkCmdBeginRenderPass(cmd, &begin, contents);
+}
+
+rt_status rt_app_compute_pipeline(struct rt_app *app, const uint32_t *code, size_t size,
+                                  VkPipelineLayout layout, VkPipeline *pipeline_out)
+{
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .pName = "main"},
+        .layout = layout,
+    };
+    RT_TRY(rt_app_shader(app, code, size, &info.stage.module));
+    VkResult r = vkCreateComputePipelines(app->device, VK_NULL_HANDLE, 1, &info, NULL, pipeline_out);
+    vkDestroyShaderModule(app->device, info.stage.module, NULL);
+    RT_VK(r);
+    return rt_ok_status();
+}
