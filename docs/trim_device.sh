@@ -12,6 +12,10 @@
 #           traces/list.txt: one line per replay, "NAME FIRST COUNT REF REF_FIRST":
 #           replay traces/NAME.rtrace's frames FIRST..FIRST+COUNT-1 against
 #           refs/REF/frame_N.png, N from REF_FIRST on
+#   The device machine has no Vulkan loader: unpack libvulkan1 and libglvnd's
+#   packages (libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2, from
+#   `apt-get download`) there with dpkg -x first, and export
+#   VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json.
 #   OUTDIR: summary.txt (one line per trace and mode: exit, wall ms, each
 #           frame's SSIM and worst 32x32 tile) and logs.tgz (every replay's output)
 set -u
