@@ -19,7 +19,7 @@
 
 enum { OPT_DEVICE = 1, OPT_SCREENSHOTS, OPT_FRAMES, OPT_END_FRAME, OPT_READBACKS, OPT_LOOP,
        OPT_VALIDATE, OPT_STATS, OPT_MEMORY, OPT_WINDOW, OPT_VERIFY, OPT_JSON, OPT_VALIDATE_SYNC,
-       OPT_VALIDATE_IGNORE, OPT_DUMP_DRAWS, OPT_DUMP_DIR, OPT_DUMP_ONLY,
+       OPT_VALIDATE_IGNORE, OPT_DUMP_DRAWS, OPT_DUMP_DIR, OPT_DUMP_ONLY, OPT_DUMP_BUFFERS,
        OPT_CONFIG = 1000 /* and up: the configuration's options (replay_config_args.c) */ };
 
 /* The options, in the order the usage text lists them. */
@@ -64,6 +64,8 @@ static const struct cli_option options[] = {
      "into --dump-dir, with an index draws.json"},
     {"dump-dir", 0, CLI_VALUE, OPT_DUMP_DIR, "DIR", "where --dump-draws writes (made if missing)"},
     {"dump-only", 0, CLI_VALUE, OPT_DUMP_ONLY, "N[,N]", "with --dump-draws: save only these draws"},
+    {"dump-buffers", 0, CLI_FLAG, OPT_DUMP_BUFFERS, NULL, "with --dump-draws: also the storage buffers a draw or "
+     "dispatch may write and the buffers copies, fills and updates write (raw .bin + .json)"},
     {"memory", 0, CLI_VALUE, OPT_MEMORY, "auto|direct|rebind",
      "direct: the capture's allocations as they were; rebind: an allocation per buffer and image, for devices "
      "whose memory layout differs (auto picks by comparing devices)"},
@@ -123,6 +125,7 @@ static int parse_dump(struct cli_args *p, int id, struct dump_args *d)
     case OPT_DUMP_DRAWS: return cli_args_u64(p, 1, UINT64_MAX, &d->draws.frame);
     case OPT_DUMP_DIR: d->draws.dir = p->value; return 0;
     case OPT_DUMP_ONLY: return parse_dump_only(p, d);
+    case OPT_DUMP_BUFFERS: d->draws.buffers = true; return 0;
     }
     return 0;
 }
@@ -131,8 +134,8 @@ static int check_dump(const struct rt_command *self, struct dump_args *d, struct
 {
     if (d->draws.frame && !d->draws.dir)
         return cli_usage_error(self, "--dump-draws needs --dump-dir DIR");
-    if (!d->draws.frame && (d->draws.dir || d->draws.only))
-        return cli_usage_error(self, "--dump-dir and --dump-only need --dump-draws FRAME");
+    if (!d->draws.frame && (d->draws.dir || d->draws.only || d->draws.buffers))
+        return cli_usage_error(self, "--dump-dir, --dump-only and --dump-buffers need --dump-draws FRAME");
     o->draws = d->draws.frame ? &d->draws : NULL;
     return 0;
 }
@@ -217,7 +220,7 @@ static int parse_args(int argc, char **argv, struct rt_replay_options *o, struct
             o->trace_path = p.value;
         else if (id == OPT_VALIDATE_IGNORE)
             rc = add_ignored(self, p.value, ignore);
-        else if (id >= OPT_DUMP_DRAWS && id <= OPT_DUMP_ONLY)
+        else if (id >= OPT_DUMP_DRAWS && id <= OPT_DUMP_BUFFERS)
             rc = parse_dump(&p, id, dump);
         else if (id >= OPT_CONFIG || id == OPT_VALIDATE_SYNC) /* the configuration's (replay_config_args.c) */
             rc = cli_replay_config_option(self, id == OPT_VALIDATE_SYNC ? "validate" : p.option + 2,

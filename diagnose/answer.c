@@ -40,13 +40,15 @@ rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_re
                       const struct diag_dump *before_test, const struct diag_dump *before_ref)
 {
     struct rt_diagnose_images *im = &res->images;
-    diag_file(after_test, n, res->role, im->after_test, sizeof im->after_test);
-    diag_file(after_ref, n, res->role, im->after_reference, sizeof im->after_reference);
+    char probe[PATH_MAX];
+    const char *ext = diag_file(after_test, n, res->role, probe, sizeof probe) ? ".png" : ".bin"; /* a buffer's */
+    diag_file_of(after_test, n, res->role, ext, im->after_test, sizeof im->after_test);
+    diag_file_of(after_ref, n, res->role, ext, im->after_reference, sizeof im->after_reference);
     if (n > 1) {
-        diag_file(before_test, n - 1, res->role, im->before_test, sizeof im->before_test);
-        diag_file(before_ref, n - 1, res->role, im->before_reference, sizeof im->before_reference);
+        diag_file_of(before_test, n - 1, res->role, ext, im->before_test, sizeof im->before_test);
+        diag_file_of(before_ref, n - 1, res->role, ext, im->before_reference, sizeof im->before_reference);
     }
-    if (im->after_test[0] && im->after_reference[0]) {
+    if (im->after_test[0] && im->after_reference[0] && !strcmp(ext, ".png")) {
         snprintf(im->diff, sizeof im->diff, "%s/diff_draw_%04" PRIu32 "_%s.png", o->out_dir, n, res->role);
         rt_status s = diag_diff(im->after_reference, im->after_test, im->diff);
         if (!rt_ok(&s)) { /* a size mismatch has no diff: said by its empty path */

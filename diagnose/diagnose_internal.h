@@ -24,7 +24,7 @@ struct diag_thresholds {
 struct diag_verdict {
     bool compared, diverges;
     double ssim, tile, delta_e; /* of its worst image */
-    uint64_t diff_pixels;
+    uint64_t diff_pixels; /* for a buffer: the bytes that differ */
     char role[16];
 };
 
@@ -37,6 +37,9 @@ void diag_dump_finish(struct diag_dump *d);
 cJSON *diag_entry(const struct diag_dump *d, uint32_t n);
 /** The path of ROLE's PNG of draw N in D (false where there is none). */
 bool diag_file(const struct diag_dump *d, uint32_t n, const char *role, char *path, size_t size);
+/** As diag_file, for the file ending EXT (".png", ".bin": a buffer's bytes). */
+bool diag_file_of(const struct diag_dump *d, uint32_t n, const char *role, const char *ext, char *path,
+                  size_t size);
 /** Runs PROGRAM ARGS... (NULL-terminated) with its output in LOG; its exit status, or -1. */
 int diag_spawn(const char *const *argv, const char *log, const char *icd);
 

@@ -68,6 +68,8 @@ rt_status diag_replay(const struct rt_diagnose_options *o, const struct rt_diagn
     const char *argv[RT_DIAGNOSE_MAX_ARGS + 16] = {o->retrace, "replay", o->trace, "--end-frame", frame,
                                                    "--dump-draws", frame, "--dump-dir", dir, "--dump-only", list};
     uint32_t n = 11;
+    if (rt_diagnose_exact(o)) /* buffers are compared byte for byte, so only when judged exactly */
+        argv[n++] = "--dump-buffers";
     for (uint32_t i = 0; i < side->arg_count; i++)
         argv[n++] = side->args[i];
     argv[n] = NULL;
@@ -94,12 +96,17 @@ cJSON *diag_entry(const struct diag_dump *d, uint32_t n)
 
 bool diag_file(const struct diag_dump *d, uint32_t n, const char *role, char *path, size_t size)
 {
+    return diag_file_of(d, n, role, ".png", path, size);
+}
+
+bool diag_file_of(const struct diag_dump *d, uint32_t n, const char *role, const char *ext, char *path, size_t size)
+{
     const cJSON *f, *entry = d && d->index ? diag_entry(d, n) : NULL;
     cJSON_ArrayForEach(f, cJSON_GetObjectItem(entry, "files")) {
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(f, "path"));
         const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(f, "role"));
         size_t len = name ? strlen(name) : 0;
-        if (r && !strcmp(r, role) && len > 4 && !strcmp(name + len - 4, ".png")) {
+        if (r && !strcmp(r, role) && len > 4 && !strcmp(name + len - 4, ext)) {
             snprintf(path, size, "%s/%s", d->dir, name);
             return true;
         }

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "compare.h"
+#include "file.h"
 #include "diagnose_internal.h"
 #include "png_io.h"
 
@@ -51,13 +54,51 @@ static rt_status compare_role(const char *ref_png, const char *test_png, const s
     return s;
 }
 
+/* A buffer's bytes (--dump-buffers), judged exactly only: *diverges, *bytes that differ. */
+static rt_status compare_raw(const char *ref_bin, const char *test_bin, bool *diverges, uint64_t *bytes)
+{
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    rt_status s = rt_file_read(ref_bin, &a, &na);
+    if (rt_ok(&s))
+        s = rt_file_read(test_bin, &b, &nb);
+    *bytes = na > nb ? na - nb : nb - na;
+    for (size_t i = 0; rt_ok(&s) && i < na && i < nb; i++)
+        *bytes += a[i] != b[i];
+    *diverges = *bytes != 0;
+    free(a);
+    free(b);
+    return s;
+}
+
+/* A buffer role of draw N (both sides' .bin), when judged exactly. */
+static rt_status judge_raw(const struct diag_dump *test, const struct diag_dump *ref, uint32_t n, const char *role,
+                           struct diag_verdict *v)
+{
+    char tp[PATH_MAX], rp[PATH_MAX];
+    bool diverges = !diag_file_of(ref, n, role, ".bin", rp, sizeof rp);
+    uint64_t bytes = 0;
+    if (!diag_file_of(test, n, role, ".bin", tp, sizeof tp))
+        return rt_ok_status();
+    if (!diverges)
+        RT_TRY(compare_raw(rp, tp, &diverges, &bytes));
+    if (!v->compared || (diverges && !v->diverges)) {
+        v->ssim = v->tile = v->delta_e = NAN; /* no image metrics for bytes */
+        v->diff_pixels = bytes;
+        snprintf(v->role, sizeof v->role, "%s", role);
+    }
+    v->compared = true;
+    v->diverges = v->diverges || diverges;
+    return rt_ok_status();
+}
+
 /* One role of draw N: compared where both sides saved it, divergent where only the test side did. */
 static rt_status judge_role(const struct diag_dump *test, const struct diag_dump *ref, uint32_t n, const char *role,
                             const struct diag_thresholds *t, struct diag_verdict *v)
 {
     char tp[PATH_MAX], rp[PATH_MAX];
     if (!diag_file(test, n, role, tp, sizeof tp))
-        return rt_ok_status();
+        return t->exact ? judge_raw(test, ref, n, role, v) : rt_ok_status(); /* bytes only compare exactly */
     bool diverges = !diag_file(ref, n, role, rp, sizeof rp);
     double ssim = 0, tile = 0, de = INFINITY;
     uint64_t pixels = 0;

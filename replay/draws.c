@@ -78,7 +78,8 @@ rt_status replay_draws_begin(struct replay *r)
     if (skip)
         d->skip = r->opts->config->skip_draws;
     struct rt_hashmap *maps[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
-                                 &d->pipelines, &d->modules, &d->swapchains, &d->dump_early, &d->skip_early};
+                                 &d->pipelines, &d->modules, &d->swapchains, &d->dump_early, &d->skip_early,
+                                 &d->buffers, &d->sets, &d->layouts};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         rt_hashmap_init(maps[i]);
     d->next_stand_in = 0xd7a3000000000000ull;
@@ -352,6 +353,7 @@ static rt_status destroy_device(struct replay *r, void *args)
 
 static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCreateImage] = create_image,
+    [RT_VK_CMD_vkCreateBuffer] = replay_draws_create_buffer,
     [RT_VK_CMD_vkCreateShaderModule] = create_shader_module,
     [RT_VK_CMD_vkCreateGraphicsPipelines] = create_graphics_pipelines,
     [RT_VK_CMD_vkCreateComputePipelines] = create_compute_pipelines,
@@ -667,6 +669,11 @@ static rt_status begun_recording(struct replay *r, void *args)
 static const draw_hook after_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCreateImage] = created_image,
     [RT_VK_CMD_vkDestroyImage] = destroyed_image,
+    [RT_VK_CMD_vkCreateBuffer] = replay_draws_created_buffer,
+    [RT_VK_CMD_vkDestroyBuffer] = replay_draws_destroyed_buffer,
+    [RT_VK_CMD_vkAllocateDescriptorSets] = replay_draws_allocated_sets,
+    [RT_VK_CMD_vkCreateDescriptorSetLayout] = replay_draws_created_set_layout,
+    [RT_VK_CMD_vkUpdateDescriptorSets] = replay_draws_updated_sets,
     [RT_VK_CMD_vkGetSwapchainImagesKHR] = got_swapchain_images,
     [RT_VK_CMD_vkCreateImageView] = created_view,
     [RT_VK_CMD_vkDestroyImageView] = destroyed_view,
@@ -756,7 +763,7 @@ rt_status replay_draws_finish(struct replay *r)
     while (rt_hashmap_iter_next(&it, &k, &v))
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
     struct rt_hashmap *plain[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
-                                  &d->modules, &d->swapchains};
+                                  &d->modules, &d->swapchains, &d->buffers, &d->sets, &d->layouts};
     rt_hashmap_finish(&d->dump_early);
     rt_hashmap_finish(&d->skip_early);
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)

@@ -32,6 +32,33 @@ struct draw_image {
     uint64_t captured;
 };
 
+/* A buffer (live handle -> this): what a copy of it needs. */
+struct draw_buffer {
+    VkDeviceSize size;
+    VkBufferUsageFlags usage;
+    uint64_t captured;
+};
+
+/* One storage descriptor of a set (live handles), as vkUpdateDescriptorSets wrote it. */
+struct draw_descriptor {
+    uint32_t binding, element;
+    VkDescriptorType type;
+    VkImageView view;
+    VkImageLayout layout;
+    VkBuffer buffer;
+    VkDeviceSize offset, range;
+};
+
+#define DRAW_MAX_DESCRIPTORS 32
+struct draw_set {
+    uint32_t count;
+    struct draw_descriptor d[DRAW_MAX_DESCRIPTORS]; /* storage images and buffers only */
+    uint32_t binding_count; /* its layout's bindings (a write past one binding's end goes on in the next) */
+    struct {
+        uint32_t binding, count;
+    } bindings[DRAW_MAX_DESCRIPTORS];
+};
+
 struct draw_view {
     VkImage image;
     VkFormat format;
@@ -56,7 +83,7 @@ struct draw_render_pass {
 /* One image copied out after a draw, saved after its submission. */
 struct draw_copy {
     struct cJSON *entry; /* the draw's object in the index */
-    char role[16];
+    char role[32];
     VkBuffer buffer;
     VkDeviceMemory memory;
     VkFormat format;
@@ -65,6 +92,20 @@ struct draw_copy {
     uint64_t image; /* captured id */
     uint64_t bytes; /* of its staging buffer */
     bool saved;
+    bool raw;               /* a buffer's bytes (role bufferS.B or dst), saved as .bin + .json */
+    uint64_t source;        /* a buffer copy's: the buffer's captured id */
+    VkDeviceSize source_offset;
+    int set, binding;       /* a storage descriptor's, or -1 */
+};
+
+/* One image a draw wrote, as the copy sees it. */
+struct draw_target {
+    VkImage image;
+    VkFormat format;
+    uint32_t mip, layer, width, height;
+    VkImageLayout layout;
+    VkImageAspectFlags only; /* the aspects to save (0: all the format has) */
+    const char *role;        /* "color0", "dst"; depth and stencil aspects are named so */
 };
 
 enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
@@ -110,6 +151,10 @@ struct replay_draws {
     struct rt_hashmap pipelines; /* captured pipeline -> struct cJSON * (its "shaders" array) */
     struct rt_hashmap modules;   /* captured shader module -> XXH3-128 hex (malloc'd) */
     struct rt_hashmap swapchains; /* captured swapchain -> struct draw_image * (format, extent) */
+    struct rt_hashmap buffers;    /* live buffer -> struct draw_buffer * */
+    struct rt_hashmap sets;       /* live descriptor set -> struct draw_set * */
+    struct rt_hashmap layouts;    /* live descriptor set layout -> struct draw_set * (its bindings only) */
+    uint64_t buffer_captured;     /* vkCreateBuffer's output id, between its hooks */
     uint64_t next_stand_in;
     uint64_t image_captured;      /* vkCreateImage's output id, between its hooks */
     struct cJSON *index;          /* {"frame", "draws": [...]} */
@@ -148,6 +193,30 @@ rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk
 rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
                                             struct draw_render_pass *rp) RT_MUST_CHECK;
 void replay_draws_render_pass_free(struct replay *r, struct draw_render_pass *rp);
+
+/** Copies TARGET out after P's draw (into staging, saved after the submission). */
+rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                const struct draw_target *t) RT_MUST_CHECK;
+/** Copies SIZE bytes of BUFFER from OFFSET out after P's draw, as ROLE. */
+rt_status replay_draws_copy_buffer(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                   VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, const char *role,
+                                   int set, int binding) RT_MUST_CHECK;
+/** "ROLE: WHY" into P's not_saved list. */
+rt_status replay_draws_not_saved(struct replay *r, struct cJSON *entry, const char *role, const char *why) RT_MUST_CHECK;
+
+/* draws_storage.c: storage descriptors and buffers */
+rt_status replay_draws_create_buffer(struct replay *r, void *args) RT_MUST_CHECK;  /* before */
+rt_status replay_draws_created_buffer(struct replay *r, void *args) RT_MUST_CHECK; /* after */
+rt_status replay_draws_destroyed_buffer(struct replay *r, void *args) RT_MUST_CHECK;
+rt_status replay_draws_allocated_sets(struct replay *r, void *args) RT_MUST_CHECK;
+rt_status replay_draws_created_set_layout(struct replay *r, void *args) RT_MUST_CHECK;
+rt_status replay_draws_updated_sets(struct replay *r, void *args) RT_MUST_CHECK;
+/** After P's draw or dispatch: the storage images (and, with --dump-buffers, buffers) its sets at POINT hold. */
+rt_status replay_draws_dump_storage(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                    int point) RT_MUST_CHECK;
+/** With --dump-buffers: the buffer a copy, fill or update wrote (false where CMD writes none). */
+bool replay_draws_buffer_dst(enum rt_vk_cmd cmd, const void *args, VkBuffer *buffer, VkDeviceSize *offset,
+                             VkDeviceSize *size);
 
 /* draws_save.c */
 rt_status replay_draws_add_copy(struct replay *r, struct draw_cmdbuf *cb, const struct draw_copy *c) RT_MUST_CHECK;

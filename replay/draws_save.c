@@ -57,6 +57,40 @@ static bool add_file(cJSON *entry, const struct draw_copy *c, const char *writte
            cJSON_AddNumberToObject(f, "width", c->width) && cJSON_AddNumberToObject(f, "height", c->height);
 }
 
+/* A buffer's bytes: STEM.bin and its sidecar STEM.json (which buffer, where, how much). */
+static rt_status save_raw(const struct draw_copy *c, const void *bytes, const char *stem, char *written,
+                          size_t size)
+{
+    char side[PATH_MAX + 8];
+    snprintf(written, size, "%s.bin", stem);
+    snprintf(side, sizeof side, "%s.json", stem);
+    FILE *f = fopen(written, "wb");
+    bool ok = f && fwrite(bytes, 1, c->bytes, f) == c->bytes;
+    if (f && fclose(f))
+        ok = false;
+    FILE *j = ok ? fopen(side, "w") : NULL;
+    ok = j && fprintf(j, "{\"buffer\": \"0x%" PRIx64 "\", \"offset\": %" PRIu64 ", \"size\": %" PRIu64
+                      ", \"set\": %d, \"binding\": %d}\n", c->source, (uint64_t)c->source_offset, c->bytes,
+                      c->set, c->binding) > 0;
+    if (j && fclose(j))
+        ok = false;
+    return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "cannot write %s: %s", written, strerror(errno));
+}
+
+static bool add_buffer_file(cJSON *entry, const struct draw_copy *c, const char *written)
+{
+    char id[24];
+    snprintf(id, sizeof id, "0x%" PRIx64, c->source);
+    cJSON *f = cJSON_CreateObject();
+    if (!f || !cJSON_AddItemToArray(cJSON_GetObjectItem(entry, "files"), f)) {
+        cJSON_Delete(f);
+        return false;
+    }
+    return cJSON_AddStringToObject(f, "path", base_name(written)) && cJSON_AddStringToObject(f, "role", c->role) &&
+           cJSON_AddStringToObject(f, "buffer", id) && cJSON_AddNumberToObject(f, "offset", (double)c->source_offset) &&
+           cJSON_AddNumberToObject(f, "size", (double)c->bytes);
+}
+
 static rt_status save_one(struct replay *r, const struct replay_device *dev, struct draw_copy *c)
 {
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
@@ -66,9 +100,10 @@ static rt_status save_one(struct replay *r, const struct replay_device *dev, str
     void *bytes = NULL;
     if (d->vkMapMemory(dev->handle, c->memory, 0, VK_WHOLE_SIZE, 0, &bytes) != VK_SUCCESS)
         return rt_errorf(RT_ERR_INTERNAL, "%s: cannot map the staging buffer", stem);
-    size_t size = rt_readback_copy_size(c->format, c->aspect, c->width, c->height, 0);
-    rt_status s = rt_readback_save(c->format, c->aspect, bytes, size, c->width, c->height, 0, stem, written,
-                                   sizeof written);
+    size_t size = c->raw ? c->bytes : rt_readback_copy_size(c->format, c->aspect, c->width, c->height, 0);
+    rt_status s = c->raw ? save_raw(c, bytes, stem, written, sizeof written)
+                         : rt_readback_save(c->format, c->aspect, bytes, size, c->width, c->height, 0, stem,
+                                            written, sizeof written);
     d->vkUnmapMemory(dev->handle, c->memory);
     c->saved = true;
     if (!rt_ok(&s)) { /* said in the index and as a warning; the replay goes on */
@@ -80,7 +115,8 @@ static rt_status save_one(struct replay *r, const struct replay_device *dev, str
         return rt_ok_status();
     }
     r->result->draw_images++;
-    return add_file(c->entry, c, written) ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    bool added = c->raw ? add_buffer_file(c->entry, c, written) : add_file(c->entry, c, written);
+    return added ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
 }
 
 rt_status replay_draws_save(struct replay *r, struct draw_cmdbuf *cb)

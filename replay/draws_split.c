@@ -23,7 +23,7 @@ static void *lookup(const struct rt_hashmap *m, uint64_t k)
 static uint64_t key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
 
 /* "color0: why" into the draw's not_saved list. */
-static rt_status not_saved(struct replay *r, cJSON *entry, const char *role, const char *why)
+rt_status replay_draws_not_saved(struct replay *r, struct cJSON *entry, const char *role, const char *why)
 {
     char text[256];
     snprintf(text, sizeof text, "%s: %s", role, why);
@@ -34,6 +34,11 @@ static rt_status not_saved(struct replay *r, cJSON *entry, const char *role, con
         return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
     }
     return rt_ok_status();
+}
+
+static rt_status not_saved(struct replay *r, cJSON *entry, const char *role, const char *why)
+{
+    return replay_draws_not_saved(r, entry, role, why);
 }
 
 static VkImageAspectFlags aspects_of(VkFormat format)
@@ -75,22 +80,12 @@ static void barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, 
                             0, NULL, 1, &b);
 }
 
-/* One image a draw wrote, as the copy sees it. */
-struct draw_target {
-    VkImage image;
-    VkFormat format;
-    uint32_t mip, layer, width, height;
-    VkImageLayout layout;
-    VkImageAspectFlags only; /* the aspects to save (0: all the format has) */
-    const char *role;        /* "color0", "dst"; depth and stencil aspects are named so */
-};
-
 static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
                              const struct draw_target *t, VkImageAspectFlags aspect, const char *role)
 {
     VkDeviceSize size = rt_readback_copy_size(t->format, aspect, t->width, t->height, 0);
     struct draw_copy c = {.entry = p->entry, .format = t->format, .aspect = aspect, .width = t->width,
-                          .height = t->height};
+                          .height = t->height, .set = -1, .binding = -1};
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
     c.image = im ? im->captured : 0;
     snprintf(c.role, sizeof c.role, "%s", role);
@@ -113,8 +108,54 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     return replay_draws_add_copy(r, p->cb, &c);
 }
 
-static rt_status copy_out(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
-                          const struct draw_target *t)
+/* Shader writes before the copy, and the copy's read before what follows. */
+static void buffer_barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkBuffer buffer)
+{
+    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                               .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                               .dstAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                               .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                               .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .buffer = buffer, .size = VK_WHOLE_SIZE};
+    d->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL,
+                            1, &b, 0, NULL);
+}
+
+rt_status replay_draws_copy_buffer(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                   VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, const char *role,
+                                   int set, int binding)
+{
+    const struct draw_buffer *b = lookup(&r->draws->buffers, key(buffer));
+    if (!b)
+        return not_saved(r, p->entry, role, "a buffer replay does not know");
+    if (!(b->usage & VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        return not_saved(r, p->entry, role, "a buffer made without transfer-source use");
+    if (offset >= b->size)
+        return not_saved(r, p->entry, role, "an empty range");
+    if (size == VK_WHOLE_SIZE || size > b->size - offset)
+        size = b->size - offset;
+    struct draw_copy c = {.entry = p->entry, .raw = true, .source = b->captured, .source_offset = offset,
+                          .bytes = size, .set = set, .binding = binding};
+    snprintf(c.role, sizeof c.role, "%s", role);
+    if (r->draws->staging_bytes + size > DRAW_MAX_STAGING)
+        return not_saved(r, p->entry, role, "1 GiB of copies already wait for their submission (--dump-only "
+                                            "fewer draws)");
+    if (!staging(r, dev, size, &c)) {
+        struct draw_cmdbuf tmp = {.handle = p->cb->handle, .dev = dev, .copies = &c, .copy_count = 1};
+        c.bytes = 0;
+        replay_draws_release(r, &tmp);
+        return not_saved(r, p->entry, role, "no host-visible staging buffer could be made");
+    }
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkBufferCopy region = {offset, 0, size};
+    buffer_barrier(d, p->cb->handle, buffer);
+    d->vkCmdCopyBuffer(p->cb->handle, buffer, c.buffer, 1, &region);
+    buffer_barrier(d, p->cb->handle, buffer);
+    r->draws->staging_bytes += size;
+    return replay_draws_add_copy(r, p->cb, &c);
+}
+
+rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                const struct draw_target *t)
 {
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
     if (im && im->samples > VK_SAMPLE_COUNT_1_BIT)
@@ -181,8 +222,10 @@ static rt_status split_render_pass(struct replay *r, struct draw_pending *p, con
         snprintf(role, sizeof role, "color%u", colour);
         colour += aspects_of(t.format) == VK_IMAGE_ASPECT_COLOR_BIT;
         t.role = role;
-        s = copy_out(r, p, dev, &t);
+        s = replay_draws_copy_out(r, p, dev, &t);
     }
+    if (rt_ok(&s))
+        s = replay_draws_dump_storage(r, p, dev, 0);
     VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp->resume,
                                    .framebuffer = cb->framebuffer, .renderArea = cb->area};
     d->vkCmdBeginRenderPass(cb->handle, &begin, cb->contents);
@@ -208,7 +251,7 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
         snprintf(role, sizeof role, "color%u", i);
         VkRenderingAttachmentInfo *a = &cb->dynamic.color[i];
         if (a->imageView && view_target(r, a->imageView, a->imageLayout, w, h, &t) && (t.role = role))
-            s = copy_out(r, p, dev, &t);
+            s = replay_draws_copy_out(r, p, dev, &t);
         a->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
     }
     VkRenderingAttachmentInfo *ds[2] = {info->pDepthAttachment ? &cb->dynamic.depth : NULL,
@@ -218,11 +261,13 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
         if (ds[k] && ds[k]->imageView && view_target(r, ds[k]->imageView, ds[k]->imageLayout, w, h, &t)) {
             t.only = k ? VK_IMAGE_ASPECT_STENCIL_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
             t.role = k ? "stencil" : "depth";
-            s = copy_out(r, p, dev, &t);
+            s = replay_draws_copy_out(r, p, dev, &t);
         }
         if (ds[k])
             ds[k]->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
     }
+    if (rt_ok(&s))
+        s = replay_draws_dump_storage(r, p, dev, 0);
     info->flags &= VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT;
     begin(cb->handle, info);
     return s;
@@ -320,6 +365,12 @@ static const dst_fn image_dsts[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCmdCopyBufferToImage2KHR] = dst_buffer_to_image2,
 };
 
+/* Commands that run a compute pipeline: their storage images and buffers are what they wrote. */
+static const bool dispatches[RT_VK_CMD_COUNT] = {
+    [RT_VK_CMD_vkCmdDispatch] = true, [RT_VK_CMD_vkCmdDispatchIndirect] = true,
+    [RT_VK_CMD_vkCmdDispatchBase] = true, [RT_VK_CMD_vkCmdDispatchBaseKHR] = true,
+};
+
 static rt_status dump_outside(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
                               enum rt_vk_cmd cmd, const void *args)
 {
@@ -327,15 +378,21 @@ static rt_status dump_outside(struct replay *r, struct draw_pending *p, const st
     if (p->cb->continues_pass)
         return not_saved(r, p->entry, "attachments", "a draw in a secondary command buffer, inside its primary's "
                                                      "render pass (not split by this build)");
+    VkBuffer buffer;
+    VkDeviceSize offset, size;
+    if (dispatches[cmd])
+        return replay_draws_dump_storage(r, p, dev, 1);
+    if (replay_draws_buffer_dst(cmd, args, &buffer, &offset, &size))
+        return r->draws->opts->buffers ? replay_draws_copy_buffer(r, p, dev, buffer, offset, size, "dst", -1, -1)
+                                       : not_saved(r, p->entry, "dst", "a buffer (saved with --dump-buffers)");
     if (!image_dsts[cmd] || !image_dsts[cmd](args, &t))
-        return not_saved(r, p->entry, "dst", "writes no image (a dispatch's storage images and the buffers "
-                                              "a command writes are not saved by this build)");
+        return not_saved(r, p->entry, "dst", "writes no image or buffer this build follows");
     const struct draw_image *im = lookup(&r->draws->images, key(t.image));
     if (!im)
         return not_saved(r, p->entry, "dst", "an image replay does not know");
     t.format = im->format;
     extent_of(r, t.image, t.mip, 0, 0, &t);
-    return copy_out(r, p, dev, &t);
+    return replay_draws_copy_out(r, p, dev, &t);
 }
 
 rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk_cmd cmd, const void *args)

@@ -26,6 +26,11 @@
         pipeline, judged pixel for pixel; without the variable the
         workaround refuses to run (the reference's replay fails: exit 4)
 
+  diagnose.py dispatch RETRACE PARTICLES
+        rt_app_particles against skip-draws that leave out its dispatch: found
+        at the dispatch itself (its storage buffers compared byte for byte),
+        not at the draw after it; the answer's images are the buffers' .bin
+
 Captures run windowed (DISPLAY; exit 77 without one).
 """
 import json
@@ -209,12 +214,28 @@ def flip(retrace, exes):
                  p.stdout + p.stderr)
 
 
+def dispatch(retrace, exe):
+    trace = capture(retrace, exe)
+    n = next(e["draw"] for e in full_dump(retrace, trace) if e["command"] == "vkCmdDispatch")
+    answer = diagnose(retrace, trace, "dispatch", "--against-config", f"skip-draws=2:{n}", want=1)
+    d = answer["first_divergent"]
+    if not d or d["draw"] != n or not d["target"].startswith("buffer") or not d["diff_pixels"]:
+        fail(f"skipped dispatch {n}: found {d and d['draw']} ({d and d['target']}), expected the dispatch's buffers",
+             json.dumps(answer))
+    if not all(d["images"][k] and d["images"][k].endswith(".bin") for k in ("after_test", "after_reference")):
+        fail("the dispatch's answer does not name its buffers", json.dumps(d))
+    print(f"{os.path.basename(exe)}: skipped dispatch found at draw {n} ({d['target']}, {d['diff_pixels']} bytes "
+          f"differ) in {answer['replays']} replays")
+
+
 def main():
     if not os.environ.get("DISPLAY"):
         print("SKIP: no DISPLAY for the windowed captures")
         return SKIP
     if sys.argv[1] == "seeded":
         seeded(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "dispatch":
+        dispatch(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "flip":
         flip(sys.argv[2], sys.argv[3:])
     else:

@@ -14,6 +14,15 @@
                                       image is frame 5's final image (not
                                       frame 4's), the frames are unchanged,
                                       and --skip-draws 5:1 changes frame 5
+  draws.py storage RETRACE PERSIST PARTICLES
+                                      a dispatch's storage image (rt_app_persist
+                                      frame 1: the stamp its shader draws, pixel
+                                      for pixel) and, with --dump-buffers, its
+                                      storage buffers (rt_app_particles frame 2:
+                                      the particle state and the indirect
+                                      arguments it wrote, raw + JSON sidecar) and
+                                      a fill's buffer; without --dump-buffers
+                                      the dispatch says why; frames unchanged
   draws.py skip RETRACE APP           APP (rt_app_readback: 300 draws a frame):
                                       one skipped draw changes frame 2 and only
                                       frame 2; a range past the frame's draws
@@ -23,6 +32,8 @@ Captures run windowed (DISPLAY; exit 77 without one), frames end at presents.
 """
 import json
 import os
+import struct
+import zlib
 import subprocess
 import sys
 import tempfile
@@ -144,6 +155,97 @@ def skip(retrace, exe):
     print("skip: one draw, a range, past the end, bad specs: as expected")
 
 
+def read_png(path):
+    """(width, height, rows of RGBA tuples) of an 8-bit RGBA or RGB PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or colour not in (2, 6):
+                fail(f"{path}: not 8-bit RGB(A)")
+            channels = 4 if colour == 6 else 3
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            pred = [0, a, b, (a + b) // 2, a + b - c][kind]
+            if kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            line[i] = (line[i] + pred) & 0xff
+        rows.append([tuple(line[x * channels:(x + 1) * channels]) + ((255,) if channels == 3 else ())
+                     for x in range(width)])
+        prev = line
+    return width, height, rows
+
+
+def storage(retrace, persist, particles):
+    trace = capture(retrace, "persist", persist)
+    d = os.path.join(WORK, "persist-draws")
+    plain, _ = replay(retrace, trace, "persist-plain")
+    shots, out = replay(retrace, trace, "persist-dumped", "--dump-draws", "1", "--dump-dir", d)
+    index, _ = check_index_frame(d, 1, out)
+    dispatch = next(e for e in index["draws"] if e["command"] == "vkCmdDispatch")
+    stamp = [f for f in dispatch["files"] if f["role"] == "storage0.0"]
+    if not stamp or not stamp[0]["path"].endswith(".png"):
+        fail("rt_app_persist: the dispatch's storage image was not saved", json.dumps(dispatch))
+    w, h, rows = read_png(os.path.join(d, stamp[0]["path"]))
+    for x, y in ((0, 0), (63, 0), (0, 63), (40, 17), (63, 63)):  # persist.comp: (x/63, y/63, ring, 1)
+        r, g, b, a = rows[y][x]
+        if abs(r - round(x * 255 / 63)) > 1 or abs(g - round(y * 255 / 63)) > 1 or b not in (0, 255) or a != 255:
+            fail(f"rt_app_persist: stamp pixel {x},{y} is {rows[y][x]}, not the shader's")
+    if (w, h) != (64, 64) or not all(identical(plain, shots, f) for f in (1, 2, 3)):
+        fail(f"rt_app_persist: stamp {w}x{h} or frames changed by the dump", out)
+    trace = capture(retrace, "particles", particles)
+    plain, _ = replay(retrace, trace, "particles-plain")
+    d = os.path.join(WORK, "particles-buffers")
+    shots, out = replay(retrace, trace, "particles-buffers", "--dump-draws", "2", "--dump-dir", d, "--dump-buffers")
+    index, _ = check_index_frame(d, 2, out)
+    dispatch = next(e for e in index["draws"] if e["command"] == "vkCmdDispatch")
+    files = {f["role"]: f for f in dispatch["files"]}
+    if set(files) != {"buffer0.0", "buffer0.1"} or files["buffer0.0"]["size"] != 4096 * 48:
+        fail("rt_app_particles: the dispatch's storage buffers (state, indirect arguments) not saved",
+             json.dumps(dispatch))
+    with open(os.path.join(d, files["buffer0.1"]["path"]), "rb") as f:
+        indirect = struct.unpack("<IIIiI", f.read())
+    with open(os.path.join(d, files["buffer0.1"]["path"][:-4] + ".json")) as f:
+        side = json.load(f)
+    if indirect[0] != 6 or not 0 < indirect[1] <= 4096 or side["size"] != 20 or side["binding"] != 1:
+        fail(f"rt_app_particles: indirect arguments {indirect}, sidecar {side}")
+    fills = [e for e in index["draws"] if e["command"] == "vkCmdFillBuffer"]
+    if fills and not any(f["path"].endswith(".bin") for f in fills[0]["files"]):
+        fail("rt_app_particles: the fill's buffer was not saved", json.dumps(fills[0]))
+    if not all(identical(plain, shots, f) for f in (1, 2, 3)):
+        fail("rt_app_particles: --dump-buffers changed the frames", out)
+    d = os.path.join(WORK, "particles-nobuffers")
+    replay(retrace, trace, "particles-nobuffers", "--dump-draws", "2", "--dump-dir", d)
+    index, _ = check_index_frame(d, 2, out)
+    dispatch = next(e for e in index["draws"] if e["command"] == "vkCmdDispatch")
+    if dispatch["files"] or not any("--dump-buffers" in n for n in dispatch["not_saved"]):
+        fail("rt_app_particles without --dump-buffers: the dispatch must save nothing and say why",
+             json.dumps(dispatch))
+    print(f"storage: persist's stamp (storage image of a dispatch) pixel-exact; particles' state and indirect "
+          f"arguments {indirect[:2]} saved raw; frames unchanged")
+
+
+def check_index_frame(d, frame, out):
+    with open(os.path.join(d, "draws.json")) as f:
+        index = json.load(f)
+    if index.get("frame") != frame:
+        fail(f"{d}: draws.json is not frame {frame}'s", out)
+    return index, len(index["draws"])
+
+
 def same_pixels(retrace, a, b):
     rc, out = run([retrace, "compare", "--threshold", "1", a, b])
     return rc == 0 and "diff_pixels=0 " in out
@@ -206,6 +308,8 @@ def main():
         dump(retrace, sys.argv[3:])
     elif mode == "manifest":
         manifest(retrace, sys.argv[3])
+    elif mode == "storage":
+        storage(retrace, sys.argv[3], sys.argv[4])
     elif mode == "resubmit":
         resubmit(retrace, sys.argv[3])
     elif mode == "skip":
