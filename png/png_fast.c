@@ -340,6 +340,15 @@ static void unfilter_row(int filter, const uint8_t *src, uint8_t *dst, const uin
     }
 }
 
+const char *rt_png_fast_inflater(void)
+{
+#if defined(RT_HAVE_ISAL)
+    return "isa-l";
+#else
+    return "libdeflate";
+#endif
+}
+
 /*
  * The zlib stream Z (N bytes) inflated into exactly OUT_SIZE bytes at OUT,
  * with nothing after it; false for anything else. ISA-L's igzip inflates
@@ -348,7 +357,8 @@ static void unfilter_row(int filter, const uint8_t *src, uint8_t *dst, const uin
  * the Adler-32 (ISAL_ZLIB). The header is checked here as well, as zlib
  * does: deflate, a window of at most 32K, no preset dictionary, FCHECK.
  * Unread input, in avail_in or still in its bit buffer, is data after the
- * stream. Built without ISA-L (meson finds no libisal), libdeflate does it.
+ * stream. Built without ISA-L (no libisal, or -Disal=disabled), libdeflate
+ * does it: `./run test` runs this file's tests so too (build-noisal).
  */
 static bool inflate_exact(const uint8_t *z, size_t n, uint8_t *out, size_t out_size)
 {

@@ -1,6 +1,7 @@
 /*
  * png/png_fast.h — the fast path of PNG decoding (png_fast.c): 8-bit RGB
- * and RGBA, not interlaced, fully validated, libdeflate for the inflate.
+ * and RGBA, not interlaced, fully validated; ISA-L or, built without it,
+ * libdeflate for the inflate.
  * Private to png/ (not in include/); png_io.c calls it before libpng.
  */
 #ifndef RT_PNG_FAST_H
@@ -42,6 +43,9 @@ size_t rt_png_fast_room(const uint8_t *head, size_t head_size, size_t file_size)
  * it); on false DATA is overwritten and still the caller's to free.
  */
 bool rt_png_fast_decode_within(uint8_t *data, size_t size, size_t cap, struct rt_image *out);
+
+/** Which library inflates: "isa-l" or "libdeflate" (meson's -Disal option). */
+const char *rt_png_fast_inflater(void);
 
 /** malloc, its pages faulted in at once when large (MADV_POPULATE_WRITE); free() frees it. */
 void *rt_png_big_alloc(size_t size);

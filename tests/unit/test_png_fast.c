@@ -312,3 +312,14 @@ Test(png_fast, every_filter_decodes_within_the_file_buffer)
     free(s.data);
     remove(path);
 }
+
+/* ./run test builds these tests a second time without ISA-L (build-noisal,
+ * -Disal=disabled) and says which inflater it wants: the build must give it,
+ * or the libdeflate path would again be compiled but never run. */
+Test(png_fast, the_inflater_is_the_one_the_build_was_asked_for)
+{
+    const char *want = getenv("RT_PNG_INFLATER");
+    if (!want)
+        cr_skip_test("RT_PNG_INFLATER is not set: any inflater will do");
+    cr_assert_str_eq(rt_png_fast_inflater(), want);
+}
