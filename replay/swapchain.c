@@ -102,7 +102,11 @@ rt_status replay_create_swapchain(struct replay *r, void *args, uint64_t capture
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D, .format = info->imageFormat,
         .extent = {info->imageExtent.width, info->imageExtent.height, 1}, .mipLevels = 1,
         .arrayLayers = info->imageArrayLayers, .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = info->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        /* screenshots copy from them; a trimmed trace's snapshot copies its
+         * images' contents in */
+        .usage = info->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                 (r->in_snapshot ? VK_IMAGE_USAGE_TRANSFER_DST_BIT : 0),
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
     if (!sc->dev)
         return rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a swapchain on an unknown device", r->call_seq);

@@ -5,10 +5,11 @@
  * signaled fence, set event, signaled binary semaphore and timeline
  * semaphore, and which queries of every query pool are available (a
  * replay makes those available again and resets the rest: the frames may
- * wait on what they read). Images in UNDEFINED or PREINITIALIZED layout, multisampled,
- * transient, sparse, planar and swapchain images carry none (their content
- * is undefined, cannot be copied to a buffer, or is the presentation
- * engine's). What a snapshot cannot carry and the frames after A would
+ * wait on what they read). Swapchain images are carried like any image (a
+ * frame may load what its image showed last time instead of clearing it).
+ * Images in UNDEFINED or PREINITIALIZED layout, multisampled, transient,
+ * sparse and planar images carry none (their content is undefined or cannot
+ * be copied to a buffer). What a snapshot cannot carry and the frames after A would
  * need is refused before anything is written (trim_check_contents).
  */
 #include <inttypes.h>
@@ -101,8 +102,9 @@ static rt_status image_contents(struct sink *k, const struct trim_state *t, cons
 {
     const struct trim_image *img = &t->images[o->info];
     VkImageAspectFlags aspects = aspects_of(img->format);
-    if (img->swapchain || img->transient || img->sparse || img->samples != VK_SAMPLE_COUNT_1_BIT || !aspects ||
-        !img->layouts || !bound(t, o))
+    /* a swapchain's images have no memory of their own to be bound to */
+    if (img->transient || img->sparse || img->samples != VK_SAMPLE_COUNT_1_BIT || !aspects || !img->layouts ||
+        (!img->swapchain && !bound(t, o)))
         return rt_ok_status();
     bool any = false;
     for (uint32_t m = 0; m < img->mips; m++)

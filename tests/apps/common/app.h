@@ -63,6 +63,7 @@ struct rt_app_frame {
     VkPipelineStageFlags2 stage;
     VkAccessFlags2 access;
     uint32_t submits; /* submissions already made for this frame */
+    bool kept;        /* desc->keeps_target: the image holds what it last showed */
 };
 
 struct rt_app_desc {
@@ -80,6 +81,9 @@ struct rt_app_desc {
     /* The framework itself synchronises with vkQueueSubmit2, barrier2 and one
      * timeline semaphore instead of fences (the modern app). */
     bool sync2;
+    /* Frames draw over what the target image last showed instead of
+     * discarding it (frame->kept says whether it showed anything yet). */
+    bool keeps_target;
     const struct rt_app_int_option *options;
     uint32_t option_count;
     rt_status (*setup)(struct rt_app *app, void *user);
@@ -135,6 +139,7 @@ struct rt_app {
     VkImageView views[RT_APP_MAX_IMAGES];
     VkDeviceMemory offscreen_memory[RT_APP_MAX_IMAGES];
     VkSemaphore rendered[RT_APP_MAX_IMAGES]; /* per image: present waits on it */
+    VkImageLayout shown[RT_APP_MAX_IMAGES];  /* per image: its layout after its last frame (UNDEFINED: none) */
     void *xcb;          /* xcb_connection_t *, kept opaque here */
     uint32_t window;    /* xcb_window_t */
     VkSurfaceKHR surface;

@@ -59,12 +59,15 @@ static rt_status frame_begin(struct rt_app *app, uint32_t number, struct rt_app_
         .layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
         .stage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
         .access = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+        .kept = app->desc->keeps_target && app->shown[index] != VK_IMAGE_LAYOUT_UNDEFINED,
     };
     RT_TRY(begin_cmd(f->cmd));
-    /* Old contents are discarded. The source stages chain with the acquire
-     * semaphore's wait stage and cover the last frame's screenshot copy. */
+    /* Old contents are discarded (unless the app keeps them). The source
+     * stages chain with the acquire semaphore's wait stage and cover the
+     * last frame's screenshot copy. */
     rt_app_image_barrier(app, f->cmd, f->image, VK_IMAGE_ASPECT_COLOR_BIT, 0, 1,
-                         VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                         f->kept ? app->shown[index] : VK_IMAGE_LAYOUT_UNDEFINED,
+                         VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT |
                              VK_PIPELINE_STAGE_2_TRANSFER_BIT,
                          0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -191,7 +194,9 @@ static rt_status frame_end(struct rt_app *app, struct rt_app_frame *f)
                                                      : VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT;
         rt_app_image_barrier(app, f->cmd, f->image, VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, f->layout,
                              VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, f->stage, f->access, dst, 0);
+        f->layout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
     }
+    app->shown[f->image_index] = f->layout;
     RT_TRY(submit(app, f, true));
     if (app->swapchain)
         RT_TRY(present(app, f));
