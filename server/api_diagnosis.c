@@ -340,6 +340,18 @@ static enum MHD_Result run_diagnoses(struct rt_request *req, struct rt_store *st
     return rt_http_json(req, MHD_HTTP_OK, json);
 }
 
+static enum MHD_Result no_content(struct rt_request *req)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!response)
+        return MHD_NO;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    rt_http_common_headers(response);
+    enum MHD_Result r = MHD_queue_response(req->conn, MHD_HTTP_NO_CONTENT, response);
+    MHD_destroy_response(response);
+    return r;
+}
+
 bool rt_api_diagnosis_read(struct rt_request *req, char **seg, int count, enum MHD_Result *result)
 {
     bool of_result = (count == 3 || count == 4) && !strcmp(seg[0], "results") && !strcmp(seg[2], "diagnosis");
@@ -366,12 +378,17 @@ bool rt_api_diagnosis_read(struct rt_request *req, char **seg, int count, enum M
         return true;
     }
     cJSON *json = NULL;
+    bool exists = false;
     s = rt_store_diagnosis_json(store, id, &json);
+    if (rt_ok(&s) && !json)
+        s = rt_store_diagnosis_result_exists(store, id, &exists);
     if (!rt_ok(&s))
         *result = rt_http_store_error(req, &s);
-    else if (!json)
-        *result = rt_http_error(req, MHD_HTTP_NOT_FOUND, "result %lld has no diagnosis", (long long)id);
-    else
+    else if (json)
         *result = rt_http_json(req, MHD_HTTP_OK, json);
+    else if (exists) /* a result that was not diagnosed: nothing to say, and no error for the page */
+        *result = no_content(req);
+    else
+        *result = rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such result: %lld", (long long)id);
     return true;
 }

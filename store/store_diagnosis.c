@@ -291,6 +291,17 @@ rt_status rt_store_diagnosis_json(struct rt_store *store, int64_t result_id, cJS
     return rt_ok_status();
 }
 
+rt_status rt_store_diagnosis_result_exists(struct rt_store *store, int64_t result_id, bool *exists_out)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "SELECT 1 FROM results WHERE id = ?1", &stmt));
+    sqlite3_bind_int64(stmt, 1, result_id);
+    int rc = sqlite3_step(stmt);
+    *exists_out = rc == SQLITE_ROW;
+    rt_store_stmt_done(stmt);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? rt_ok_status() : rt_store_sql_error(store, rc, "finding a result");
+}
+
 rt_status rt_store_diagnosis_image(struct rt_store *store, int64_t result_id, enum rt_diagnosis_role role,
                                    uint8_t **png_out, size_t *size_out, char hash_out[RT_STORE_HASH_HEX + 1])
 {

@@ -66,6 +66,9 @@ RT_MUST_CHECK rt_status rt_store_diagnosis_put(struct rt_store *store, int64_t r
 /** RESULT_ID's diagnosis as the JSON object of GET /api/results/ID/diagnosis; *out NULL when none. */
 RT_MUST_CHECK rt_status rt_store_diagnosis_json(struct rt_store *store, int64_t result_id, struct cJSON **out);
 
+/** Whether result RESULT_ID exists (a result without a diagnosis is not an unknown one). */
+RT_MUST_CHECK rt_status rt_store_diagnosis_result_exists(struct rt_store *store, int64_t result_id, bool *exists_out);
+
 /** The PNG of ROLE (malloc'd) and its content hash; *png_out NULL when there is none. */
 RT_MUST_CHECK rt_status rt_store_diagnosis_image(struct rt_store *store, int64_t result_id,
                                                  enum rt_diagnosis_role role, uint8_t **png_out,

@@ -141,7 +141,9 @@ try:
     status, body, _ = get(f"/api/results/{result_id}/diagnosis/nothing")
     expect(status == 404, f"an unknown role is 404: {status}")
     status, body, _ = get("/api/results/999999/diagnosis")
-    expect(status == 404 and b"no diagnosis" in body, f"a result without one is 404: {status} {body}")
+    expect(status == 404 and b"no such result" in body, f"an unknown result is 404: {status} {body}")
+    status, body, _ = get(f"/api/results/{result_id - 1}/diagnosis")
+    expect(status == 204 and body == b"", f"a result without a diagnosis is 204: {status} {body[:100]}")
 
     # A bad diagnosis: 400 naming the field, and nothing of the run is stored.
     bad_run = "0f0f0f0f-0000-4000-8000-000000000001"

@@ -11,7 +11,7 @@
 // grouped. Every page's screenshot is saved under BUILD/tests/server/screenshots/.
 // Exit 77 (skipped) when chromium or playwright-core is missing.
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
@@ -288,6 +288,52 @@ try {
   assert.equal(await page.locator("#results .card").first().getAttribute("data-status"), "fail");
   await shot("joined");
   ok("the shards of one pipeline joined on one page; the same failing image on two devices is one row");
+  // 7. a failing result carries its diagnosis (docs/FORMATS.md 7.4): uploaded as the runner does, the run page
+  // says where it diverges and the result page shows the draw on both sides, its pipeline and shaders
+  const pngs = readdirSync(join(source, "traces/golden")).filter((f) => f.endsWith(".png")).slice(0, 2)
+    .map((f) => readFileSync(join(source, "traces/golden", f)).toString("base64"));
+  const diagnosed = { format: "retrace-run", version: 1,
+    run: { id: "00000000-0000-4000-8000-0000000000d1", label: "diagnosed", host: "farm-09", device: "llvmpipe",
+      device_key: "10005:0000/22.3.6", started_at: "2026-11-30T03:00:00Z", finished_at: "2026-11-30T03:10:00Z",
+      outcome: "failed", configurations: [{ name: "broken", workarounds: [], delays: [] }] },
+    results: [{ trace: "gears", configuration: "broken", frame: 2, status: "fail", ssim: 0.97, threshold: 0.99,
+      actual_png: pngs[0], diff_png: pngs[1],
+      diagnosis: { reference: "device:llvmpipe", outcome: "diverged", draws: 64, replays: 5, message: "", draw: 17,
+        call: 9021, command: "vkCmdDrawIndexed", pipeline: "0x31", target: "color0", ssim: 0.871, delta_e: 14.2,
+        shaders: [{ stage: "VK_SHADER_STAGE_FRAGMENT_BIT", xxh128: "0123456789abcdef0123456789abcdef",
+          disassembly: "; SPIR-V\n OpCapability Shader" }],
+        images: { before_test: pngs[0], after_test: pngs[1], before_reference: pngs[0], after_reference: pngs[0], diff: pngs[1] } } },
+      { trace: "gears", configuration: "broken", frame: 3, status: "pass", ssim: 1, threshold: 0.99 }] };
+  const sent = await fetch(`${url}api/runs`, { method: "POST", body: JSON.stringify(diagnosed),
+    headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" } });
+  assert.equal(sent.status, 201);
+  const runId = (await sent.json()).run;
+  await page.goto(`${url}run.html?id=${runId}`);
+  await page.waitForSelector("#results .card");
+  assert.equal(await page.locator("#results .card .diagnosis").count(), 1);
+  assert.equal(await page.locator("#results .card").first().locator(".diagnosis").innerText(),
+    "diverges at draw 17 of 64 (vkCmdDrawIndexed)");
+  assert.doesNotMatch(await page.locator("main").innerText(), /\bnull\b/);
+  await shot("run-diagnosed");
+  await page.locator("#results .card").first().click();
+  await page.waitForSelector("#diagnosis");
+  assert.equal(await page.locator("#diagnosis-heading").innerText(), "Where it goes wrong: draw 17 of 64");
+  assert.match(await page.locator("#diagnosis").innerText(), /vkCmdDrawIndexed at call 9021, pipeline 0x31/);
+  assert.equal(await page.locator("#diagnosis .draws img").count(), 5);
+  await page.waitForFunction(() => [...document.querySelectorAll("#diagnosis img")].every((i) => i.complete && i.naturalWidth));
+  assert.match(await page.locator("#diagnosis-facts").innerText(), /SSIM of the draw's target\s+0\.8710/);
+  assert.match(await page.locator("#diagnosis-shaders").innerText(), /fragment\s+0123456789abcdef/);
+  await page.locator("#diagnosis-shaders summary").click();
+  assert.match(await page.locator("#diagnosis-shaders pre").innerText(), /OpCapability Shader/);
+  await shot("result-diagnosed");
+  // a result without a diagnosis has no section (and costs no failed request)
+  await page.goto(`${url}run.html?id=${runId}`);
+  await page.waitForSelector("#results .card");
+  await page.locator("#results .card[data-status=pass]").click();
+  await page.waitForSelector("#metrics");
+  assert.equal(await page.locator("#diagnosis").count(), 0);
+  assert.doesNotMatch(await page.locator("main").innerText(), /\bnull\b/); // no section, not the word null
+  ok("diagnosis: the run page says where a frame diverges, the result page shows the draw's images both sides, pipeline and shaders");
   assert.deepEqual(errors, []);
   ok("no script errors");
 } catch (error) {

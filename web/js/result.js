@@ -4,6 +4,7 @@
 import { get, post, images, ApiError } from "./api.js";
 import { h, page, badge, num, when, params, fail } from "./ui.js";
 import { worstTile } from "./tiles.js";
+import { diagnosisOf, diagnosisSection } from "./diagnosis.js";
 
 const FLICKER_MS = 450;
 
@@ -299,7 +300,7 @@ async function main() {
   const id = params().get("id");
   const main = page("Runs", h("p", { class: "crumbs" }, h("a", { href: "/" }, "Runs"), " › result"));
   try {
-    const r = await get(`/api/results/${encodeURIComponent(id)}`);
+    const [r, diagnosis] = await Promise.all([get(`/api/results/${encodeURIComponent(id)}`), diagnosisOf(id)]);
     const what = r.frame ? `frame ${r.frame}` : "whole trace"; /* frame 0: a trace-level result */
     document.title = `${r.trace} ${what} · retrace`;
     const goldenSrc = r.golden ? images.golden(r.golden.id) : null;
@@ -315,6 +316,7 @@ async function main() {
       h("div", { class: "triptych" },
         figure("Golden", goldenSrc, "golden image", comparedCaption(r.golden)), figure("Actual", actualSrc, "actual image"),
         figure("Diff", r.has_diff ? images.diff(r.id) : null, "difference heat map", null, r.has_diff ? diffLegend() : null)),
+      diagnosisSection(diagnosis) || "", /* replaceChildren writes null as text */
       h("div", { class: "row split" },
         goldenSrc && actualSrc ? viewer(goldenSrc, actualSrc, r)
           : h("p", { class: "muted" }, "The viewer needs both a golden and an actual image."),
@@ -322,7 +324,7 @@ async function main() {
           h("section", { class: "panel" }, h("h2", {}, "Metrics"), metrics(r)),
           h("section", {}, h("h2", {}, "Review"), actions(r)),
           h("section", {}, h("h2", {}, "Expectation"), expectationForm(r)))),
-      r.golden ? await goldenHistory(r.golden.id) : null,
+      r.golden ? await goldenHistory(r.golden.id) : "",
       h("h2", {}, "Goldens of this frame"), goldens(r),
       expectationList(r),
       h("p", { class: "keys" }, h("kbd", {}, "F"), " flicker, ", h("kbd", {}, "S"), " slider (",

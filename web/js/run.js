@@ -3,6 +3,10 @@
 // configuration and trace name.
 import { get, images } from "./api.js";
 import { h, page, badge, counts, num, when, params, fail, listKeys } from "./ui.js";
+import { diagnosesOfRun, diagnosisLine } from "./diagnosis.js";
+
+// The run's diagnoses by result id (docs/FORMATS.md 7.4): a card says where its frame goes wrong.
+let diagnoses = new Map();
 
 function configuration(run) {
   const rows = [
@@ -78,6 +82,7 @@ function card(result, joined) {
           : h("span", { class: result.delta_e > result.colour_threshold ? "bad" : null }, ` · ΔE ${num(result.delta_e, 2)}`)),
       h("div", { class: "muted" }, `${joined ? `run #${result.run_id} · ` : ""}${result.configuration || "default"}${result.attempts > 1 ? ` · ${result.attempts} attempts` : ""}`),
       triage(result),
+      diagnoses.has(result.id) ? h("div", { class: "diagnosis" }, diagnosisLine(diagnoses.get(result.id))) : null,
       result.message ? h("div", { class: "msg", title: result.message }, result.message) : null));
 }
 
@@ -155,7 +160,7 @@ async function joined(query) {
         h("span", { class: "muted" }, `${query.date || ""} · ${data.runs.length} runs joined`)),
       h("div", { id: "counts" }, counts(data.counts, { all: true })),
       h("h2", {}, "Runs (shards)"), shardTable(data.runs),
-      groups(data),
+      groups(data) || "",
       h("h2", {}, `Results (${data.results.length}), new failures first`),
       filterBar(data, cards), h("div", { class: "grid", id: "results" }, cards));
     listKeys(cards);
@@ -173,7 +178,8 @@ async function main() {
   try {
     // The server answers a page of a run's results (failures first); ?limit= here sets its size.
     const limit = q.get("limit") || undefined;
-    const run = await get(`/api/runs/${encodeURIComponent(id)}`, { limit });
+    const [run, found] = await Promise.all([get(`/api/runs/${encodeURIComponent(id)}`, { limit }), diagnosesOfRun(id)]);
+    diagnoses = found;
     document.title = `Run #${run.id} · retrace`;
     const cards = triageOrder(run.results).map((r) => card(r, false));
     main.append(
@@ -185,7 +191,7 @@ async function main() {
         : run.shard ? [h("p", { class: "muted" }, `Shard ${run.shard}; the run names no pipeline (retrace run --pipeline, or CI_PIPELINE_ID), so its shards cannot be joined.`)] : []),
       h("div", { id: "counts" }, counts(run.counts, { all: true })),
       h("h2", {}, "Configuration"), h("div", { class: "panel" }, configuration(run)),
-      groups(run),
+      groups(run) || "", /* append writes null as text */
       h("h2", { id: "results-heading" }, resultsHeading(cards.length, run.results_total)),
       filterBar(run, cards),
       h("div", { class: "grid", id: "results" }, cards),
