@@ -298,8 +298,21 @@ static rt_status begin_render_pass2(struct replay *r, void *args)
 static rt_status next_subpass(struct replay *r, void *args)
 {
     struct draw_cmdbuf *cb = recording(r, args);
-    if (cb)
+    if (cb) {
         cb->subpass++;
+        cb->contents = ((struct rt_vk_args_vkCmdNextSubpass *)args)->contents;
+    }
+    return rt_ok_status();
+}
+
+static rt_status next_subpass2(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdNextSubpass2 *a = args;
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (cb) {
+        cb->subpass++;
+        cb->contents = a->pSubpassBeginInfo ? a->pSubpassBeginInfo->contents : VK_SUBPASS_CONTENTS_INLINE;
+    }
     return rt_ok_status();
 }
 
@@ -363,8 +376,8 @@ static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCmdBeginRenderPass2] = begin_render_pass2,
     [RT_VK_CMD_vkCmdBeginRenderPass2KHR] = begin_render_pass2,
     [RT_VK_CMD_vkCmdNextSubpass] = next_subpass,
-    [RT_VK_CMD_vkCmdNextSubpass2] = next_subpass,
-    [RT_VK_CMD_vkCmdNextSubpass2KHR] = next_subpass,
+    [RT_VK_CMD_vkCmdNextSubpass2] = next_subpass2,
+    [RT_VK_CMD_vkCmdNextSubpass2KHR] = next_subpass2,
     [RT_VK_CMD_vkCmdEndRenderPass] = end_rendering,
     [RT_VK_CMD_vkCmdEndRenderPass2] = end_rendering,
     [RT_VK_CMD_vkCmdEndRenderPass2KHR] = end_rendering,
@@ -537,19 +550,71 @@ static void free_render_pass(struct replay *r, uint64_t pass)
     drop(&r->draws->render_passes, pass);
 }
 
+/* A subpass's attachment indices, from either version of its description. */
+static void subpass_refs(struct draw_subpass *dst, uint32_t colours, const uint32_t *colour, uint32_t depth)
+{
+    dst->colour_count = colours < DRAW_MAX_ATTACHMENTS ? colours : DRAW_MAX_ATTACHMENTS;
+    for (uint32_t k = 0; k < dst->colour_count; k++)
+        dst->colour[k] = colour[k];
+    dst->depth = depth;
+}
+
+static void subpass_of(struct draw_subpass *dst, const VkSubpassDescription *s)
+{
+    uint32_t colour[DRAW_MAX_ATTACHMENTS];
+    for (uint32_t k = 0; k < s->colorAttachmentCount && k < DRAW_MAX_ATTACHMENTS; k++)
+        colour[k] = s->pColorAttachments[k].attachment;
+    subpass_refs(dst, s->colorAttachmentCount, colour,
+                 s->pDepthStencilAttachment ? s->pDepthStencilAttachment->attachment : VK_ATTACHMENT_UNUSED);
+}
+
+static void subpass2_of(struct draw_subpass *dst, const VkSubpassDescription2 *s)
+{
+    uint32_t colour[DRAW_MAX_ATTACHMENTS];
+    for (uint32_t k = 0; k < s->colorAttachmentCount && k < DRAW_MAX_ATTACHMENTS; k++)
+        colour[k] = s->pColorAttachments[k].attachment;
+    subpass_refs(dst, s->colorAttachmentCount, colour,
+                 s->pDepthStencilAttachment ? s->pDepthStencilAttachment->attachment : VK_ATTACHMENT_UNUSED);
+}
+
+static struct draw_render_pass *new_render_pass(struct replay *r, VkRenderPass pass, uint32_t attachments,
+                                                uint32_t subpasses)
+{
+    free_render_pass(r, key(pass));
+    struct draw_render_pass *rp = put_new(&r->draws->render_passes, key(pass), sizeof *rp);
+    if (rp) {
+        rp->subpasses = subpasses;
+        rp->count = attachments < DRAW_MAX_ATTACHMENTS ? attachments : DRAW_MAX_ATTACHMENTS;
+    }
+    return rp;
+}
+
 static rt_status created_render_pass(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCreateRenderPass *a = args;
-    free_render_pass(r, key(*a->pRenderPass));
-    struct draw_render_pass *rp = put_new(&r->draws->render_passes, key(*a->pRenderPass), sizeof *rp);
+    const VkRenderPassCreateInfo *info = a->pCreateInfo;
+    struct draw_render_pass *rp = new_render_pass(r, *a->pRenderPass, info->attachmentCount, info->subpassCount);
     if (!rp)
         return oom(r);
-    rp->subpasses = a->pCreateInfo->subpassCount;
-    rp->count = a->pCreateInfo->attachmentCount < DRAW_MAX_ATTACHMENTS ? a->pCreateInfo->attachmentCount
-                                                                       : DRAW_MAX_ATTACHMENTS;
     for (uint32_t i = 0; i < rp->count; i++)
-        rp->final_layout[i] = a->pCreateInfo->pAttachments[i].finalLayout;
-    return dumping(r) ? replay_draws_render_pass_variants(r, a->device, a->pCreateInfo, rp) : rt_ok_status();
+        rp->final_layout[i] = info->pAttachments[i].finalLayout;
+    for (uint32_t i = 0; i < info->subpassCount && i < DRAW_MAX_SUBPASSES; i++)
+        subpass_of(&rp->sub[i], &info->pSubpasses[i]);
+    return dumping(r) ? replay_draws_render_pass_variants(r, a->device, info, rp) : rt_ok_status();
+}
+
+static rt_status created_render_pass2(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateRenderPass2 *a = args;
+    const VkRenderPassCreateInfo2 *info = a->pCreateInfo;
+    struct draw_render_pass *rp = new_render_pass(r, *a->pRenderPass, info->attachmentCount, info->subpassCount);
+    if (!rp)
+        return oom(r);
+    for (uint32_t i = 0; i < rp->count; i++)
+        rp->final_layout[i] = info->pAttachments[i].finalLayout;
+    for (uint32_t i = 0; i < info->subpassCount && i < DRAW_MAX_SUBPASSES; i++)
+        subpass2_of(&rp->sub[i], &info->pSubpasses[i]);
+    return dumping(r) ? replay_draws_render_pass2_variants(r, a->device, info, rp) : rt_ok_status();
 }
 
 static rt_status destroyed_render_pass(struct replay *r, void *args)
@@ -680,6 +745,8 @@ static const draw_hook after_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCreateFramebuffer] = created_framebuffer,
     [RT_VK_CMD_vkDestroyFramebuffer] = destroyed_framebuffer,
     [RT_VK_CMD_vkCreateRenderPass] = created_render_pass,
+    [RT_VK_CMD_vkCreateRenderPass2] = created_render_pass2,
+    [RT_VK_CMD_vkCreateRenderPass2KHR] = created_render_pass2,
     [RT_VK_CMD_vkDestroyRenderPass] = destroyed_render_pass,
     [RT_VK_CMD_vkCmdBeginRendering] = began_rendering,
     [RT_VK_CMD_vkCmdBeginRenderingKHR] = began_rendering,
@@ -757,8 +824,12 @@ rt_status replay_draws_finish(struct replay *r)
     struct rt_hashmap_iter it;
     uint64_t k, v;
     rt_hashmap_iter_init(&it, &d->render_passes);
-    while (rt_hashmap_iter_next(&it, &k, &v))
-        replay_draws_render_pass_free(r, (struct draw_render_pass *)(uintptr_t)v);
+    while (rt_hashmap_iter_next(&it, &k, &v)) {
+        struct draw_render_pass *rp = (struct draw_render_pass *)(uintptr_t)v;
+        if (rp->dev) /* a replay that stops at --end-frame may still run a pass of ours */
+            rp->dev->dispatch.device.vkDeviceWaitIdle(rp->device);
+        replay_draws_render_pass_free(r, rp);
+    }
     rt_hashmap_iter_init(&it, &d->cmdbufs);
     while (rt_hashmap_iter_next(&it, &k, &v))
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);

@@ -71,11 +71,21 @@ struct draw_framebuffer {
     VkImageView views[DRAW_MAX_ATTACHMENTS];
 };
 
+#define DRAW_MAX_SUBPASSES 8
+
+/* A subpass's attachments (indices into the render pass's; VK_ATTACHMENT_UNUSED for none). */
+struct draw_subpass {
+    uint32_t colour_count;
+    uint32_t colour[DRAW_MAX_ATTACHMENTS];
+    uint32_t depth;
+};
+
 struct draw_render_pass {
     VkDevice device;
     const struct replay_device *dev;
     uint32_t subpasses, count;
     VkImageLayout final_layout[DRAW_MAX_ATTACHMENTS];
+    struct draw_subpass sub[DRAW_MAX_SUBPASSES];
     VkRenderPass store, resume; /* variants: every store STORE; every load LOAD from the final layout */
     uint64_t store_id;          /* the stand-in captured id that maps to store */
 };
@@ -96,6 +106,9 @@ struct draw_copy {
     uint64_t source;        /* a buffer copy's: the buffer's captured id */
     VkDeviceSize source_offset;
     int set, binding;       /* a storage descriptor's, or -1 */
+    VkImage temp;           /* a multisampled image's resolve, copied from (ours: freed with the copy) */
+    VkDeviceMemory temp_memory;
+    uint32_t samples;       /* of the image it was resolved from (1: not resolved) */
 };
 
 /* One image a draw wrote, as the copy sees it. */
@@ -106,6 +119,9 @@ struct draw_target {
     VkImageLayout layout;
     VkImageAspectFlags only; /* the aspects to save (0: all the format has) */
     const char *role;        /* "color0", "dst"; depth and stencil aspects are named so */
+    VkImage temp;            /* set by the resolve of a multisampled image: what is copied */
+    VkDeviceMemory temp_memory;
+    uint32_t samples;
 };
 
 enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
@@ -192,6 +208,9 @@ rt_status replay_draws_dump(struct replay *r, struct draw_pending *p, enum rt_vk
 /** The store and resume variants of a render pass the program made. */
 rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
                                             struct draw_render_pass *rp) RT_MUST_CHECK;
+/** The same for a render pass made with vkCreateRenderPass2. */
+rt_status replay_draws_render_pass2_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo2 *info,
+                                             struct draw_render_pass *rp) RT_MUST_CHECK;
 void replay_draws_render_pass_free(struct replay *r, struct draw_render_pass *rp);
 
 /** Copies TARGET out after P's draw (into staging, saved after the submission). */

@@ -54,7 +54,8 @@ static bool add_file(cJSON *entry, const struct draw_copy *c, const char *writte
     return cJSON_AddStringToObject(f, "path", base_name(written)) && cJSON_AddStringToObject(f, "role", c->role) &&
            (c->image ? cJSON_AddStringToObject(f, "image", id) : cJSON_AddNullToObject(f, "image")) &&
            cJSON_AddStringToObject(f, "format", format_name(c->format)) &&
-           cJSON_AddNumberToObject(f, "width", c->width) && cJSON_AddNumberToObject(f, "height", c->height);
+           cJSON_AddNumberToObject(f, "width", c->width) && cJSON_AddNumberToObject(f, "height", c->height) &&
+           (c->samples <= 1 || cJSON_AddNumberToObject(f, "resolved_from_samples", c->samples));
 }
 
 /* A buffer's bytes: STEM.bin and its sidecar STEM.json (which buffer, where, how much). */
@@ -144,6 +145,10 @@ void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb)
             dev->dispatch.device.vkDestroyBuffer(dev->handle, cb->copies[i].buffer, NULL);
         if (cb->copies[i].memory)
             dev->dispatch.device.vkFreeMemory(dev->handle, cb->copies[i].memory, NULL);
+        if (cb->copies[i].temp)
+            dev->dispatch.device.vkDestroyImage(dev->handle, cb->copies[i].temp, NULL);
+        if (cb->copies[i].temp_memory)
+            dev->dispatch.device.vkFreeMemory(dev->handle, cb->copies[i].temp_memory, NULL);
     }
     for (size_t i = 0; r->draws && i < cb->copy_count; i++)
         r->draws->staging_bytes -= cb->copies[i].bytes;

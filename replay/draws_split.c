@@ -85,7 +85,8 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
 {
     VkDeviceSize size = rt_readback_copy_size(t->format, aspect, t->width, t->height, 0);
     struct draw_copy c = {.entry = p->entry, .format = t->format, .aspect = aspect, .width = t->width,
-                          .height = t->height, .set = -1, .binding = -1};
+                          .height = t->height, .set = -1, .binding = -1, .temp = t->temp,
+                          .temp_memory = t->temp_memory, .samples = t->samples ? t->samples : 1};
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
     c.image = im ? im->captured : 0;
     snprintf(c.role, sizeof c.role, "%s", role);
@@ -95,6 +96,8 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
         return not_saved(r, p->entry, role, "1 GiB of copies already wait for their submission (--dump-only "
                                             "fewer draws)");
     if (!staging(r, dev, size, &c)) {
+        c.temp = VK_NULL_HANDLE; /* the caller's to free: this copy is not kept */
+        c.temp_memory = VK_NULL_HANDLE;
         struct draw_cmdbuf tmp = {.handle = p->cb->handle, .dev = dev, .copies = &c, .copy_count = 1};
         replay_draws_release(r, &tmp);
         return not_saved(r, p->entry, role, "no host-visible staging buffer could be made");
@@ -102,10 +105,68 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
     VkBufferImageCopy region = {.imageSubresource = {aspect, t->mip, t->layer, 1},
                                 .imageExtent = {t->width, t->height, 1}};
-    d->vkCmdCopyImageToBuffer(p->cb->handle, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c.buffer, 1, &region);
+    d->vkCmdCopyImageToBuffer(p->cb->handle, t->temp ? t->temp : t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                              c.buffer, 1, &region);
     c.bytes = size;
     r->draws->staging_bytes += size;
     return replay_draws_add_copy(r, p->cb, &c);
+}
+
+/* A single-sample image of T's format and size in device memory, ours. */
+static bool temp_image(struct replay *r, const struct replay_device *dev, const struct draw_target *t, VkImage *image,
+                       VkDeviceMemory *memory)
+{
+    (void)r;
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+                              .format = t->format, .extent = {t->width, t->height, 1}, .mipLevels = 1,
+                              .arrayLayers = 1, .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+                              .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT};
+    if (d->vkCreateImage(dev->handle, &info, NULL, image) != VK_SUCCESS)
+        return false;
+    VkMemoryRequirements req;
+    d->vkGetImageMemoryRequirements(dev->handle, *image, &req);
+    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
+    while (alloc.memoryTypeIndex < 32 && !(req.memoryTypeBits & (1u << alloc.memoryTypeIndex)))
+        alloc.memoryTypeIndex++;
+    if (alloc.memoryTypeIndex < 32 && d->vkAllocateMemory(dev->handle, &alloc, NULL, memory) == VK_SUCCESS &&
+        d->vkBindImageMemory(dev->handle, *image, *memory, 0) == VK_SUCCESS)
+        return true;
+    if (*memory)
+        d->vkFreeMemory(dev->handle, *memory, NULL);
+    d->vkDestroyImage(dev->handle, *image, NULL);
+    *image = VK_NULL_HANDLE;
+    *memory = VK_NULL_HANDLE;
+    return false;
+}
+
+/* A multisampled colour image (in TRANSFER_SRC) is saved resolved: vkCmdResolveImage
+ * into a temporary image (the average of the samples), which is copied out. */
+static rt_status copy_resolved(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                               const struct draw_target *t, VkSampleCountFlagBits samples)
+{
+    struct draw_target one = *t;
+    if (!temp_image(r, dev, t, &one.temp, &one.temp_memory))
+        return not_saved(r, p->entry, t->role, "multisampled, and no image to resolve it into could be made");
+    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkImageResolve region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, t->mip, t->layer, 1},
+                             .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                             .extent = {t->width, t->height, 1}};
+    d->vkCmdResolveImage(p->cb->handle, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, one.temp,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    one.samples = (uint32_t)samples;
+    one.mip = one.layer = 0;
+    size_t kept = p->cb->copy_count;
+    rt_status s = copy_aspect(r, p, dev, &one, VK_IMAGE_ASPECT_COLOR_BIT, t->role);
+    if (p->cb->copy_count == kept) { /* not kept (said in not_saved): the image goes now */
+        d->vkDestroyImage(dev->handle, one.temp, NULL);
+        d->vkFreeMemory(dev->handle, one.temp_memory, NULL);
+    }
+    return s;
 }
 
 /* Shader writes before the copy, and the copy's read before what follows. */
@@ -158,8 +219,9 @@ rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const 
                                 const struct draw_target *t)
 {
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
-    if (im && im->samples > VK_SAMPLE_COUNT_1_BIT)
-        return not_saved(r, p->entry, t->role, "multisampled (its resolve, where there is one, is saved)");
+    if (im && im->samples > VK_SAMPLE_COUNT_1_BIT && aspects_of(t->format) != VK_IMAGE_ASPECT_COLOR_BIT)
+        return not_saved(r, p->entry, t->role, "multisampled depth or stencil (vkCmdResolveImage resolves colour "
+                                               "only)");
     if (im && !(im->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
         return not_saved(r, p->entry, t->role, "a transient attachment, which cannot be copied");
     if (!t->width || !t->height)
@@ -167,6 +229,11 @@ rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const 
     VkImageAspectFlags all = aspects_of(t->format), want = t->only ? t->only & all : all;
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
     barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, t->layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    if (im && im->samples > VK_SAMPLE_COUNT_1_BIT) {
+        rt_status s = copy_resolved(r, p, dev, t, im->samples);
+        barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->layout);
+        return s;
+    }
     rt_status s = rt_ok_status();
     if (want & VK_IMAGE_ASPECT_COLOR_BIT)
         s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_COLOR_BIT, t->role);
@@ -200,35 +267,54 @@ static bool view_target(struct replay *r, VkImageView view, VkImageLayout layout
     return true;
 }
 
+/* The current subpass's attachments of P's render pass, copied out (the pass ended). */
+static rt_status copy_subpass(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                              const struct draw_render_pass *rp, const struct draw_framebuffer *fb)
+{
+    const struct draw_subpass *sp = &rp->sub[p->cb->subpass];
+    rt_status s = rt_ok_status();
+    for (uint32_t k = 0; k <= sp->colour_count && rt_ok(&s); k++) { /* the colours, then depth/stencil */
+        uint32_t att = k < sp->colour_count ? sp->colour[k] : sp->depth;
+        char role[16];
+        struct draw_target t;
+        if (att >= fb->count || att >= rp->count ||
+            !view_target(r, fb->views[att], rp->final_layout[att], fb->width, fb->height, &t))
+            continue;
+        snprintf(role, sizeof role, "color%u", k);
+        t.role = role;
+        s = replay_draws_copy_out(r, p, dev, &t);
+    }
+    return s;
+}
+
+/* A render pass can only end in its last subpass: the split steps through the
+ * rest (empty), ends it, copies, begins the resume variant and steps back to
+ * the draw's subpass. Resolves of the skipped subpasses run early and again in
+ * their turn. */
 static rt_status split_render_pass(struct replay *r, struct draw_pending *p, const struct replay_device *dev)
 {
     struct draw_cmdbuf *cb = p->cb;
     const struct draw_render_pass *rp = lookup(&r->draws->render_passes, key(cb->pass));
     const struct draw_framebuffer *fb = lookup(&r->draws->framebuffers, key(cb->framebuffer));
-    const char *why = !rp ? "a render pass made with vkCreateRenderPass2 (not split by this build)"
-                      : rp->subpasses > 1 ? "a render pass of several subpasses (not split by this build)"
+    const char *why = !rp ? "a render pass replay does not know"
+                      : rp->subpasses > DRAW_MAX_SUBPASSES || cb->subpass >= rp->subpasses
+                          ? "a render pass of more than 8 subpasses (not split by this build)"
                       : !rp->resume ? "its store and resume variants could not be made"
                       : !fb || fb->imageless ? "an imageless framebuffer (not split by this build)" : NULL;
     if (why)
         return not_saved(r, p->entry, "attachments", why);
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
+    for (uint32_t i = cb->subpass + 1; i < rp->subpasses; i++)
+        d->vkCmdNextSubpass(cb->handle, VK_SUBPASS_CONTENTS_INLINE);
     d->vkCmdEndRenderPass(cb->handle);
-    rt_status s = rt_ok_status();
-    for (uint32_t i = 0, colour = 0; i < fb->count && i < rp->count && rt_ok(&s); i++) {
-        char role[16];
-        struct draw_target t;
-        if (!view_target(r, fb->views[i], rp->final_layout[i], fb->width, fb->height, &t))
-            continue;
-        snprintf(role, sizeof role, "color%u", colour);
-        colour += aspects_of(t.format) == VK_IMAGE_ASPECT_COLOR_BIT;
-        t.role = role;
-        s = replay_draws_copy_out(r, p, dev, &t);
-    }
+    rt_status s = copy_subpass(r, p, dev, rp, fb);
     if (rt_ok(&s))
         s = replay_draws_dump_storage(r, p, dev, 0);
     VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp->resume,
                                    .framebuffer = cb->framebuffer, .renderArea = cb->area};
-    d->vkCmdBeginRenderPass(cb->handle, &begin, cb->contents);
+    d->vkCmdBeginRenderPass(cb->handle, &begin, cb->subpass ? VK_SUBPASS_CONTENTS_INLINE : cb->contents);
+    for (uint32_t i = 1; i <= cb->subpass; i++)
+        d->vkCmdNextSubpass(cb->handle, i == cb->subpass ? cb->contents : VK_SUBPASS_CONTENTS_INLINE);
     return s;
 }
 
@@ -445,10 +531,50 @@ rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, c
     const struct replay_device *dev = replay_device_of(r, device);
     rp->device = device;
     rp->dev = dev;
-    if (!dev || info->subpassCount != 1 || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
+    if (!dev || info->subpassCount > DRAW_MAX_SUBPASSES || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
         return rt_ok_status(); /* not split: the dump says why */
     r->own_depth++;
     bool made = make_variant(dev, info, false, &rp->store) && make_variant(dev, info, true, &rp->resume);
+    r->own_depth--;
+    if (!made) {
+        replay_draws_render_pass_free(r, rp);
+        return rt_ok_status();
+    }
+    rp->store_id = r->draws->next_stand_in++;
+    return replay_remember(r, VK_OBJECT_TYPE_RENDER_PASS, rp->store_id, key(rp->store));
+}
+
+static bool make_variant2(const struct replay_device *dev, const VkRenderPassCreateInfo2 *info, bool resume,
+                          VkRenderPass *out)
+{
+    VkAttachmentDescription2 att[DRAW_MAX_ATTACHMENTS];
+    VkRenderPassCreateInfo2 copy = *info;
+    PFN_vkCreateRenderPass2 create = dev->dispatch.device.vkCreateRenderPass2 ? dev->dispatch.device.vkCreateRenderPass2
+                                                                             : dev->dispatch.device.vkCreateRenderPass2KHR;
+    if (info->attachmentCount > DRAW_MAX_ATTACHMENTS || !create)
+        return false;
+    for (uint32_t i = 0; i < info->attachmentCount; i++) {
+        att[i] = info->pAttachments[i];
+        att[i].storeOp = att[i].stencilStoreOp = VK_ATTACHMENT_STORE_OP_STORE;
+        if (resume) {
+            att[i].loadOp = att[i].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+            att[i].initialLayout = att[i].finalLayout;
+        }
+    }
+    copy.pAttachments = att;
+    return create(dev->handle, &copy, NULL, out) == VK_SUCCESS;
+}
+
+rt_status replay_draws_render_pass2_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo2 *info,
+                                             struct draw_render_pass *rp)
+{
+    const struct replay_device *dev = replay_device_of(r, device);
+    rp->device = device;
+    rp->dev = dev;
+    if (!dev || info->subpassCount > DRAW_MAX_SUBPASSES || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
+        return rt_ok_status(); /* not split: the dump says why */
+    r->own_depth++;
+    bool made = make_variant2(dev, info, false, &rp->store) && make_variant2(dev, info, true, &rp->resume);
     r->own_depth--;
     if (!made) {
         replay_draws_render_pass_free(r, rp);

@@ -26,6 +26,10 @@
         pipeline, judged pixel for pixel; without the variable the
         workaround refuses to run (the reference's replay fails: exit 4)
 
+  diagnose.py passes RETRACE PASSES
+        rt_app_passes (two subpasses of a vkCreateRenderPass2 pass, 4x MSAA)
+        against skip-draws of its second draw (subpass 0) and its third
+        (subpass 1): found at each exactly
   diagnose.py dispatch RETRACE PARTICLES
         rt_app_particles against skip-draws that leave out its dispatch: found
         at the dispatch itself (its storage buffers compared byte for byte),
@@ -214,6 +218,14 @@ def flip(retrace, exes):
                  p.stdout + p.stderr)
 
 
+def passes(retrace, exe):
+    trace = capture(retrace, exe)
+    for n in (2, 3):
+        answer = diagnose(retrace, trace, f"passes-{n}", "--against-config", f"skip-draws=2:{n}", want=1)
+        check_found(answer, n, f"rt_app_passes skip {n}")
+        print(f"rt_app_passes: skipped draw {n} (subpass {n // 3}) found in {answer['replays']} replays")
+
+
 def dispatch(retrace, exe):
     trace = capture(retrace, exe)
     n = next(e["draw"] for e in full_dump(retrace, trace) if e["command"] == "vkCmdDispatch")
@@ -234,6 +246,8 @@ def main():
         return SKIP
     if sys.argv[1] == "seeded":
         seeded(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "passes":
+        passes(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "dispatch":
         dispatch(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "flip":

@@ -23,6 +23,12 @@
                                       arguments it wrote, raw + JSON sidecar) and
                                       a fill's buffer; without --dump-buffers
                                       the dispatch says why; frames unchanged
+  draws.py passes RETRACE PASSES       rt_app_passes (vkCreateRenderPass2, two
+                                      subpasses, 4x MSAA resolved in the
+                                      second): every draw saves its colour,
+                                      resolved from 4 samples; each draw adds
+                                      its triangle; the last is the frame's
+                                      final image; frames unchanged
   draws.py skip RETRACE APP           APP (rt_app_readback: 300 draws a frame):
                                       one skipped draw changes frame 2 and only
                                       frame 2; a range past the frame's draws
@@ -238,6 +244,30 @@ def storage(retrace, persist, particles):
           f"arguments {indirect[:2]} saved raw; frames unchanged")
 
 
+def passes(retrace, exe):
+    trace = capture(retrace, "passes", exe)
+    plain, _ = replay(retrace, trace, "passes-plain")
+    d = os.path.join(WORK, "passes-draws")
+    shots, out = replay(retrace, trace, "passes-dumped", "--dump-draws", "2", "--dump-dir", d)
+    index, n = check_index_frame(d, 2, out)
+    colours = []
+    for e in index["draws"]:
+        files = [f for f in e["files"] if f["role"] == "color0"]
+        if not files or files[0].get("resolved_from_samples") != 4 or e["not_saved"]:
+            fail(f"rt_app_passes draw {e['draw']}: no resolved colour", json.dumps(e))
+        colours.append(os.path.join(d, files[0]["path"]))
+    if n != 3:
+        fail(f"rt_app_passes: {n} draws in frame 2, expected 3 (two in subpass 0, one in subpass 1)", out)
+    if any(same_pixels(retrace, a, b) for a, b in zip(colours, colours[1:])):
+        fail("rt_app_passes: a draw's colour is the one before it: the split lost a triangle", out)
+    if not same_pixels(retrace, colours[-1], os.path.join(shots, "frame_000002.png")):
+        fail("rt_app_passes: the last draw's resolved colour is not the frame's final image", out)
+    if not all(identical(plain, shots, f) for f in (1, 2, 3)):
+        fail("rt_app_passes: --dump-draws changed the frames", out)
+    print("passes: 3 draws over two subpasses of a vkCreateRenderPass2 pass, each resolved from 4 samples; "
+          "frames unchanged")
+
+
 def check_index_frame(d, frame, out):
     with open(os.path.join(d, "draws.json")) as f:
         index = json.load(f)
@@ -308,6 +338,8 @@ def main():
         dump(retrace, sys.argv[3:])
     elif mode == "manifest":
         manifest(retrace, sys.argv[3])
+    elif mode == "passes":
+        passes(retrace, sys.argv[3])
     elif mode == "storage":
         storage(retrace, sys.argv[3], sys.argv[4])
     elif mode == "resubmit":
