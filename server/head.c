@@ -3,7 +3,9 @@
  * (see head.h). The grammar is RFC 9112's, narrowed: lines end in CRLF
  * (a bare LF is refused), no obsolete line folding, an origin-form target
  * of visible ASCII, HTTP/1.0 or 1.1, at most one Host and Content-Length,
- * and a Transfer-Encoding, when given, of exactly "chunked".
+ * and no Transfer-Encoding: a body needs its Content-Length (411). A
+ * chunked body would be decoded by libmicrohttpd, whose answer to a
+ * malformed one is an HTML page of its own that no hook can replace.
  */
 #include "head.h"
 
@@ -23,7 +25,7 @@ struct fields {
     bool http11;
     int host, length, encoding;
     uint64_t content_length;
-    bool length_overflow, chunked;
+    bool length_overflow;
 };
 
 const char *rt_head_reason(unsigned status)
@@ -35,6 +37,7 @@ const char *rt_head_reason(unsigned status)
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
+    case 411: return "Length Required";
     case 413: return "Content Too Large";
     case 414: return "URI Too Long";
     case 429: return "Too Many Requests";
@@ -179,10 +182,8 @@ static enum rt_head_state field_line(const struct line *l, struct fields *f,
         f->host++;
     else if (is_field(l, name, "Content-Length"))
         note_length(f, value, size);
-    else if (is_field(l, name, "Transfer-Encoding")) {
+    else if (is_field(l, name, "Transfer-Encoding"))
         f->encoding++;
-        f->chunked = size == 7 && !strncasecmp(value, "chunked", 7);
-    }
     return RT_HEAD_INCOMPLETE;
 }
 
@@ -193,8 +194,8 @@ static enum rt_head_state semantics(const struct fields *f, const struct rt_head
         return refuse(v, 400, "a request needs exactly one Host field");
     if (f->length > 1 || (f->length && f->encoding))
         return refuse(v, 400, "conflicting body lengths");
-    if (f->encoding && (f->encoding > 1 || !f->chunked || !f->http11))
-        return refuse(v, 400, "the only transfer coding accepted is chunked (HTTP/1.1)");
+    if (f->encoding)
+        return refuse(v, 411, RT_HEAD_NO_CHUNKED);
     if (f->length && !f->length_overflow && f->content_length == UINT64_MAX)
         return refuse(v, 400, "Content-Length is not a number");
     if (f->length && (f->length_overflow || f->content_length > limits->max_body))

@@ -2,7 +2,8 @@
  * server/head.h — the check of a request's head (request line and header
  * fields, RFC 9112) that the front door (front.c) makes before libmicrohttpd
  * reads a byte of a new connection. It decides what libmicrohttpd would
- * otherwise answer with its own HTML (400, 413, 414, 431, 505), so that
+ * otherwise answer with its own HTML (400, 413, 414, 431, 505, and a
+ * malformed chunked body's 400: chunked bodies are refused, 411), so that
  * every such answer is the server's JSON (the token and the declared body
  * size are checked again, for every request of a connection, by server.c
  * before any body byte is taken). Pure: bytes in, a verdict out; safe on untrusted input
@@ -18,6 +19,8 @@
 
 #define RT_HEAD_MAX 8192       /* request line and header fields together */
 #define RT_HEAD_MAX_TARGET 4096 /* the request target (path and query) */
+/* The 411 for any Transfer-Encoding (front.c for first heads, server.c for later ones). */
+#define RT_HEAD_NO_CHUNKED "a request body needs a Content-Length (chunked bodies are not accepted)"
 
 struct rt_head_limits {
     uint64_t max_body; /* a declared Content-Length over this is 413 */

@@ -2,8 +2,8 @@
  * server/server.c — starting and stopping the daemon, the listening socket,
  * and each request's first look: what can be answered before a body byte is
  * taken (a declared body over the limit, a write without the token, any
- * request that has no body to wait for), and gathering the body within the
- * size limit whether or not its length was declared (see server.h). New
+ * request that has no body to wait for), and gathering the body within its
+ * declared length (a body without one is refused, 411: see head.h). New
  * connections come through the front door (front.c) first.
  */
 #include "server_internal.h"
@@ -145,6 +145,11 @@ static enum MHD_Result begin_request(struct rt_request *req)
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     req->answered = strlen(req->url) > RT_HEAD_MAX_TARGET ||
                     (head && head->header_size > RT_HEAD_MAX);
+    if (!req->answered && MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                      MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        req->answered = true; /* libmicrohttpd would decode it, and answer a bad one in HTML */
+        return rt_http_error(req, MHD_HTTP_LENGTH_REQUIRED, "%s", RT_HEAD_NO_CHUNKED);
+    }
     if (req->answered)
         return strlen(req->url) > RT_HEAD_MAX_TARGET
                    ? rt_http_error(req, MHD_HTTP_URI_TOO_LONG, "request target over %d bytes",
@@ -197,21 +202,6 @@ static void take_body(struct rt_request *req, const char *data, size_t size)
     req->body[req->body_size] = '\0';
 }
 
-/* Over the limit mid-body (chunked, no length given): libmicrohttpd cannot
- * queue an answer before the body ends, so the 413 is written to the socket
- * here and the connection closed, rather than reading on. */
-static enum MHD_Result cut_off(struct rt_request *req)
-{
-    const union MHD_ConnectionInfo *fd =
-        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    char message[64];
-    snprintf(message, sizeof message, "request body over %zu bytes",
-             req->server->options.max_body);
-    if (fd)
-        rt_front_send_error(fd->connect_fd, MHD_HTTP_CONTENT_TOO_LARGE, message, 0);
-    return MHD_NO;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -231,7 +221,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!req->answered)
             take_body(req, upload_data, *upload_data_size);
         *upload_data_size = 0;
-        return req->too_large && !req->answered ? cut_off(req) : MHD_YES;
+        /* a declared length is at most max_body: more cannot come, but if
+         * it did, the connection is closed rather than read on */
+        return req->too_large && !req->answered ? MHD_NO : MHD_YES;
     }
     if (req->answered)
         return MHD_YES;

@@ -6,7 +6,8 @@
  * per-address cap (429), the global limit (503), both with Retry-After;
  * the header deadline, on a new connection (408) and on a kept-alive one;
  * the token checked before any body byte; every error libmicrohttpd would
- * answer itself (400, 413, 414, 431, 505) answered as the documented JSON;
+ * answer itself (400, 413, 414, 431, 505, a malformed chunked body's 400:
+ * chunked bodies are 411) answered as the documented JSON;
  * and the answer cache bounded in bytes and keyed on known arguments only.
  * Every loop is bounded in count; no assertion is about speed.
  */
@@ -215,8 +216,8 @@ Test(network, a_kept_alive_connection_is_held_to_the_deadline_too)
 Test(network, a_write_without_the_token_is_refused_before_its_body)
 {
     int fd = connect_from("127.0.0.2");
-    /* a chunked upload: no length to refuse it by, only the token */
-    send_text(fd, "POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    /* a body announced and never sent: only the token can refuse it */
+    send_text(fd, "POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 3000\r\n\r\n");
     struct pollfd p = {.fd = fd, .events = POLLIN};
     cr_assert_eq(poll(&p, 1, 10000), 1, "no answer before the body");
     struct http_response r;
@@ -269,7 +270,7 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
          400},
         {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999999999999999999\r\n\r\n",
          413},
-        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 411},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         raw_is_json_error(cases[i].raw, strlen(cases[i].raw), cases[i].status);
@@ -290,6 +291,30 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
     assert_json_error(&r, 414);
     http_response_finish(&r);
     free(long_target);
+    still_serving();
+}
+
+/* libmicrohttpd decodes a chunked body itself and answers a malformed one
+ * with an HTML page of its own, so a body must come with its length: any
+ * Transfer-Encoding is 411, as JSON, on a new connection (the front) and
+ * on a kept-alive one (server.c), before a byte of the body is read. */
+Test(network, a_chunked_body_is_refused_as_json_even_a_malformed_one)
+{
+    static const char malformed[] =
+        "POST /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN "\r\n"
+        "Transfer-Encoding: chunked\r\n\r\nzz; not a size\r\n{}\r\n0\r\n\r\n";
+    raw_is_json_error(malformed, sizeof malformed - 1, 411);
+    int fd = connect_from("127.0.0.2");
+    char buf[8192];
+    send_text(fd, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    cr_assert_eq(read_one(fd, buf, sizeof buf), 200);
+    send_text(fd, malformed);
+    struct http_response r;
+    http_read(fd, &r);
+    close(fd);
+    assert_json_error(&r, 411);
+    cr_assert(strstr(r.body, "Content-Length"), "%s", r.body);
+    http_response_finish(&r);
     still_serving();
 }
 
