@@ -36,7 +36,7 @@ export function diagnosisLine(d) {
 
 function drawFigure(caption, src, id) {
   return h("figure", { id }, h("figcaption", {}, caption),
-    src ? h("img", { src, alt: caption, loading: "lazy" }) : h("div", { class: "none" }, "no image (no earlier draw wrote this target)"));
+    src ? h("img", { src, alt: caption }) : h("div", { class: "none" }, "no image (no earlier draw wrote this target)"));
 }
 
 function shaderList(shaders) {
