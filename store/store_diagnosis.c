@@ -52,7 +52,10 @@ bool rt_diagnosis_role_parse(const char *name, enum rt_diagnosis_role *out)
 static const char sql_result_find[] =
     "SELECT r.id, EXISTS (SELECT 1 FROM diagnoses d WHERE d.result_id = r.id) FROM results r"
     " JOIN traces t ON t.id = r.trace_id"
-    " WHERE t.name = ?2 AND r.run_id = ?1 AND r.configuration = ?3 AND r.frame = ?4";
+    " WHERE t.name = ?2 AND r.run_id = ?1 AND r.configuration = ?3 AND r.frame = ?4"
+    /* the run's start (as results keep it) makes this one seek in results_by_trace, not a walk
+     * over a year of the trace's results */
+    "   AND r.run_start = (SELECT coalesce(unixepoch(started_at), 0) FROM runs WHERE id = ?1)";
 static const char sql_diagnosis_delete[] = "DELETE FROM diagnoses WHERE result_id = ?1";
 static const char sql_diagnosis_insert[] =
     "INSERT INTO diagnoses (result_id, reference, outcome, draws, replays, draw, call, command, pipeline,"

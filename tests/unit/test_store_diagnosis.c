@@ -65,7 +65,10 @@ static void make_schema_7(void)
                               "INSERT INTO runs (id, host, started_at) VALUES (1, 'farm', '2020-01-01T00:00:00Z');"
                               "INSERT INTO runs (id, host) VALUES (2, 'farm');"
                               "INSERT INTO results (id, run_id, trace_id, frame, status, configuration, actual_image)"
-                              " VALUES (1, 1, 1, 3, 'fail', 'broken', 1), (2, 2, 1, 3, 'fail', 'broken', NULL)",
+                              " VALUES (1, 1, 1, 3, 'fail', 'broken', 1), (2, 2, 1, 3, 'fail', 'broken', NULL);"
+                              /* as schema 7 keeps every result: its run's start */
+                              "UPDATE results SET run_start ="
+                              " (SELECT coalesce(unixepoch(started_at), 0) FROM runs WHERE id = results.run_id)",
                               NULL, NULL, NULL),
                  SQLITE_OK, "%s", sqlite3_errmsg(db));
     cr_assert_neq(sqlite3_exec(db, "SELECT 1 FROM diagnoses", NULL, NULL, NULL), SQLITE_OK);
