@@ -131,6 +131,9 @@ static void *writer_main(void *arg)
 {
     struct rt_trace_writer *w = arg;
     atomic_store(&w->writer_tid, gettid());
+    /* In a captured program's process: its threads' names say whose it is
+     * (profiles, top -H). */
+    pthread_setname_np(pthread_self(), "retrace-writer");
     block_async_signals();
     for (;;) {
         pthread_mutex_lock(&w->lock);
