@@ -39,6 +39,7 @@ struct region {
     _Atomic uint8_t *read_back; /* 1: the application read the page since it was fetched */
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
     _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty); async: page i is present */
+    uint8_t *hot; /* async, under scan_lock: page i left writable (see collect_async); 0: protected */
 };
 
 /* A tracker's regions sorted by app_view, published whole: readers never
@@ -55,7 +56,7 @@ struct rt_memory_tracker {
     _Atomic bool read_back_pending; /* some region has read_back pages */
     rt_track_verify_fn verify_fn;
     void *verify_ctx;
-    _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported; /* collects run on many threads */
+    _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported, reprotects; /* collects run on many threads */
     _Atomic uint64_t collects, refreshes, fault_ns, collect_ns, refresh_ns; /* timed with RETRACE_TRACK_STATS */
     pthread_mutex_t change_lock; /* map, unmap: one at a time */
     pthread_mutex_t scan_lock;   /* async: one collect or refresh of a region at a time */
@@ -474,6 +475,7 @@ static void region_free(struct region *r)
     free((void *)r->read_back);
     free(r->piece_hash);
     free((void *)r->dirty_bits);
+    free(r->hot);
     free(r);
 }
 
@@ -595,7 +597,9 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     /* Untouched until pages are read back: calloc's pages stay unallocated. */
     r->piece_hash = calloc(r->page_count * (page_size / RT_TRACK_PIECE), sizeof *r->piece_hash);
     r->dirty_bits = calloc((r->page_count + 63) / 64, sizeof *r->dirty_bits);
-    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash && r->dirty_bits ? make_views(r)
+    r->hot = calloc(r->page_count, 1);
+    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash && r->dirty_bits && r->hot
+                      ? make_views(r)
                                              : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     if (rt_ok(&s))
         s = publish(r);
@@ -642,6 +646,21 @@ static struct region *find_mapping(struct rt_memory_tracker *tracker, uint64_t m
  * page; the page is then compared with the hash of its bytes at its last
  * fetch or collect: equal, and it is dropped (a write of identical bytes is
  * the same memory); different, and it is moved back, written.
+ *
+ * Hot pages. Protecting a written page again at collect takes a TLB
+ * shootdown (an IPI to every core running the program: tens of
+ * microseconds on a virtual machine, on the submitting thread) and the
+ * page's next write a fault in the kernel. A page the program rewrites
+ * before every submit (streamed vertices, uniforms) would pay both at every
+ * submit. So a collect scans without protecting: a page it finds changed
+ * stays writable ("hot": the kernel keeps reporting it as written, and
+ * every collect hashes it, which is how its next change is found); a page
+ * found unchanged HOT_KEEP collects in a row, or written with identical
+ * bytes, is protected again and then looked at once more, so a write
+ * between that look and the protection is not lost. A refresh treats a hot
+ * page whose bytes still hash as at the last collect like an unwritten
+ * page (moved out, looked at, dropped or moved back), and keeps one whose
+ * bytes changed since, as it keeps a written page.
  */
 
 static void collect_async(struct region *r, size_t view_lo, size_t view_hi, rt_track_dirty_fn fn, void *ctx);
@@ -885,8 +904,9 @@ static uint8_t *bounce_page(struct async_run *run, size_t i)
 
 /* Page i was written: its bytes in [lo, hi) (view offsets) go to the real
  * memory and the run when they differ from what was last fetched. whole:
- * the scan protected it again, so its hash becomes the reference. */
-static void collect_async_page(struct async_run *run, size_t i, size_t lo, size_t hi, bool whole)
+ * all of the page is collected, so its hash becomes the reference. Returns
+ * whether they differed. */
+static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_t hi, bool whole)
 {
     struct region *r = run->r;
     if (run->hi != lo || run->hi == run->lo)
@@ -900,28 +920,72 @@ static void collect_async_page(struct async_run *run, size_t i, size_t lo, size_
         copy = bounce_page(run, i);
     }
     if (!copy)
-        return; /* out of memory even for one page: it stays written only if partial */
+        return false; /* out of memory even for one page: it stays written only if partial */
     memcpy(copy, r->app_view + i * page_size, page_size);
     uint64_t hash = XXH3_64bits(copy, page_size);
     bool changed = hash != r->fetch_hash[i];
     if (whole)
         r->fetch_hash[i] = hash;
     if (!changed) {
-        r->owner->pages_unchanged++;
+        r->owner->pages_unchanged += !r->hot[i]; /* a hot page is looked at every time */
         async_report(run);
-        return;
+        return false;
     }
     r->owner->pages_reported++;
     memcpy(r->real + (lo - r->lead), copy + (lo - i * page_size), hi - lo);
     if (run->hi != lo)
         run->lo = lo;
     run->hi = hi;
+    return true;
+}
+
+/* Collects found unchanged in a row before a hot page is protected again. */
+#define HOT_KEEP 3
+#define HOT_PROTECT 0xff /* hot[i]: to be protected again by protect_unchanged */
+
+/* A whole page found written, collected: changed, it stays writable (hot);
+ * unchanged, it is marked for protect_unchanged (see above). */
+static void collect_whole_page(struct async_run *run, size_t i)
+{
+    struct region *r = run->r;
+    size_t lo, hi;
+    page_span(r, i, &lo, &hi);
+    if (collect_async_page(run, i, lo, hi, true))
+        r->hot[i] = 1;
+    else if (!r->hot[i] || ++r->hot[i] > HOT_KEEP)
+        r->hot[i] = HOT_PROTECT;
+}
+
+/* Protects the marked pages of [first, end) again, in runs, and collects
+ * each once more: a write before the protection is in what is read now, one
+ * after it is the next collect's. */
+static void protect_unchanged(struct async_run *run, size_t first, size_t end)
+{
+    struct region *r = run->r;
+    for (size_t i = first, j; i < end; i = j) {
+        for (j = i; j < end && r->hot[j] == HOT_PROTECT; j++)
+            ;
+        if (j == i) {
+            j++;
+            continue;
+        }
+        rt_uffd_protect(r->app_view + i * page_size, (j - i) * page_size, true);
+        r->owner->reprotects += j - i;
+        async_report(run); /* what follows is a run of its own */
+        for (size_t k = i; k < j; k++) {
+            size_t lo, hi;
+            page_span(r, k, &lo, &hi);
+            collect_async_page(run, k, lo, hi, true); /* not counted again: still marked */
+            r->hot[k] = 0;
+        }
+    }
 }
 
 /* Scans pages [first, end) for written ones and collects them, within
- * [view_lo, view_hi); protect: they are whole pages of the range. */
+ * [view_lo, view_hi); whole: they are whole pages of the range (hot pages,
+ * see above). The scan protects nothing. */
 static void collect_async_pages(struct async_run *run, size_t first, size_t end, size_t view_lo,
-                                size_t view_hi, bool protect)
+                                size_t view_hi, bool whole_pages)
 {
     struct region *r = run->r;
     uintptr_t at = (uintptr_t)(r->app_view + first * page_size);
@@ -929,18 +993,22 @@ static void collect_async_pages(struct async_run *run, size_t first, size_t end,
     struct rt_uffd_run runs[32];
     while (at < stop) {
         uintptr_t next;
-        long n = rt_uffd_scan((void *)at, stop - at, true, protect, runs, 32, &next);
+        long n = rt_uffd_scan((void *)at, stop - at, true, false, runs, 32, &next);
         if (n < 0)
             return; /* cannot happen on our own registered view */
         for (long k = 0; k < n; k++)
             for (uintptr_t p = runs[k].start; p < runs[k].end; p += page_size) {
                 size_t i = (p - (uintptr_t)r->app_view) / page_size, lo, hi;
                 page_span(r, i, &lo, &hi);
-                bool whole = view_lo <= lo && view_hi >= hi;
-                collect_async_page(run, i, lo > view_lo ? lo : view_lo, hi < view_hi ? hi : view_hi, whole);
+                if (whole_pages)
+                    collect_whole_page(run, i);
+                else
+                    collect_async_page(run, i, lo > view_lo ? lo : view_lo, hi < view_hi ? hi : view_hi, false);
             }
         at = next > at ? next : stop;
     }
+    if (whole_pages)
+        protect_unchanged(run, first, end);
 }
 
 /* Collects [view_lo, view_hi): its whole pages with a scan that protects
@@ -1030,8 +1098,10 @@ static void refresh_async_run(struct region *r, size_t first, size_t end)
         /* The view's page is missing and only we may fill it. */
         if (written && rt_uffd_move(app_page, page, page_size) != page_size && !rt_uffd_present(app_page))
             written = rt_uffd_copy(app_page, page, page_size, false);
-        if (!written) /* missing now: no scan needs to look at it */
+        if (!written) { /* missing now: no scan needs to look at it */
             atomic_fetch_and(&r->dirty_bits[i / 64], ~(1ull << (i % 64)));
+            r->hot[i] = 0;
+        }
         atomic_store(&r->state[i], written ? PAGE_CLEAN : PAGE_UNFETCHED);
     }
     madvise(hold, bytes, MADV_DONTNEED);
@@ -1044,6 +1114,22 @@ static void refresh_async_pages(struct region *r, size_t first, size_t end)
     size_t run = first;
     for (size_t i = first; i <= end; i++) {
         if (i < end && take_clean_page(r, i))
+            continue;
+        if (i > run)
+            refresh_async_run(r, run, i);
+        run = i + 1;
+    }
+}
+
+/* Hot pages of [first, end) whose bytes hash as at the last collect (the
+ * program has not changed them since, as far as a look can tell: the move
+ * decides) are refreshed as unwritten ones are; changed ones are kept. */
+static void refresh_hot_pages(struct region *r, size_t first, size_t end)
+{
+    size_t run = first;
+    for (size_t i = first; i <= end; i++) {
+        if (i < end && r->hot[i] && XXH3_64bits(r->app_view + i * page_size, page_size) == r->fetch_hash[i] &&
+            take_clean_page(r, i))
             continue;
         if (i > run)
             refresh_async_run(r, run, i);
@@ -1069,6 +1155,7 @@ static void refresh_async(struct region *r)
                                 (runs[k].end - (uintptr_t)r->app_view) / page_size);
         at = next > at ? next : stop;
     }
+    refresh_hot_pages(r, first, end);
     pthread_mutex_unlock(&r->owner->scan_lock);
 }
 
@@ -1135,6 +1222,7 @@ struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker
         .faults = atomic_load(&((struct rt_memory_tracker *)tracker)->faults),
         .pages_reported = tracker->pages_reported,
         .pages_unchanged = tracker->pages_unchanged,
+        .reprotects = tracker->reprotects,
         .bytes_reported = tracker->bytes_reported,
         .collects = tracker->collects,
         .refreshes = tracker->refreshes,

@@ -24,10 +24,12 @@
  *       6.8: UFFD_FEATURE_WP_ASYNC, PAGEMAP_SCAN, UFFDIO_MOVE): as below,
  *       but a write to a protected page is resolved by the kernel with no
  *       fault delivered to us; collect() finds the written pages of each
- *       mapping with one PAGEMAP_SCAN, which protects them again. Only a
- *       page's first access after a refresh (missing) faults into us. How
- *       refresh drops clean pages without losing a racing write: the
- *       comment above collect_async in memory_track.c.
+ *       mapping with one PAGEMAP_SCAN and protects again only those that
+ *       stopped changing (a page rewritten before every submit stays
+ *       writable and is hashed instead: no TLB shootdown per submit). Only
+ *       a page's first access after a refresh (missing) faults into us. How
+ *       refresh drops clean pages without losing a racing write, and hot
+ *       pages: the comment above collect_async in memory_track.c.
  *     - userfaultfd write-protect faults (uffd.c; RETRACE_USERFAULTFD=sync
  *       forces it), when the kernel gives userfaultfd with kernel-mode
  *       faults (root, CAP_SYS_PTRACE, vm.unprivileged_userfaultfd=1 or an
@@ -127,6 +129,7 @@ struct rt_tracker_stats {
     uint64_t faults;
     uint64_t pages_reported;
     uint64_t pages_unchanged; /* dirty pages whose bytes matched what was fetched */
+    uint64_t reprotects;      /* asynchronous write-protect: pages a collect protected again */
     uint64_t bytes_reported;
     uint64_t collects, refreshes;
     uint64_t fault_ns, collect_ns, refresh_ns; /* in the fault thread, collects, refreshes */

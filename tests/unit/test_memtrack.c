@@ -318,6 +318,71 @@ Test(memtrack, writes_racing_with_waits_and_submits_are_never_lost)
     rt_tracker_destroy(t);
 }
 
+/* A page the program rewrites before every submit (a streamed vertex or
+ * uniform page) stays writable under asynchronous write-protect: protecting
+ * it again at each collect costs a TLB shootdown (an IPI per submit on a
+ * virtual machine) and its next write a fault in the kernel. Every write
+ * is still reported, and a page left alone is protected again. */
+Test(memtrack, a_page_rewritten_at_every_submit_is_not_protected_again)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    if (rt_tracker_backend(t) != RT_TRACK_WP_ASYNC) {
+        rt_tracker_destroy(t);
+        cr_skip_test("no asynchronous write-protect on this kernel");
+    }
+    uint8_t *app = map(t, 1, real, 0, 4 * ps, true);
+    for (int round = 0; round < 20; round++) {
+        app[ps + (size_t)round] = (uint8_t)(round + 1);
+        report_count = 0;
+        rt_tracker_collect(t, on_dirty, NULL);
+        cr_assert_eq(report_count, 1, "round %d", round);
+        cr_assert_eq(reports[0].offset, ps);
+        cr_assert_eq(real[ps + (size_t)round], round + 1);
+    }
+    cr_assert_leq(rt_tracker_stats(t).reprotects, 1, "protected again %llu times",
+                  (unsigned long long)rt_tracker_stats(t).reprotects);
+    report_count = 0;
+    for (int idle = 0; idle < 8; idle++)
+        rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0);
+    cr_assert_geq(rt_tracker_stats(t).reprotects, 1, "a page left alone is protected again");
+    app[ps + 100] = 42; /* and a write after that is still seen */
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(real[ps + 100], 42);
+    rt_tracker_destroy(t);
+}
+
+/* A page the program keeps rewriting, then leaves alone over a submit and a
+ * wait, shows what the GPU wrote after the wait, as any unwritten page does;
+ * one written again since the submit keeps the program's bytes. */
+Test(memtrack, a_page_rewritten_at_submits_shows_gpu_writes_after_a_wait)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(2 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, 2 * ps, true);
+    for (int round = 0; round < 3; round++) {
+        app[round] = (uint8_t)(round + 1);
+        rt_tracker_collect(t, on_dirty, NULL);
+    }
+    real[64] = 99; /* the GPU writes the page after the last submit */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[64], 99, "the GPU's write is seen after the wait");
+    cr_assert_eq(app[2], 3, "and the program's earlier writes");
+    app[5] = 55;    /* the program writes, then the GPU writes elsewhere on the page */
+    real[128] = 77;
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[5], 55, "a page written since the submit keeps the program's bytes");
+    report_count = 0;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(real[5], 55);
+    rt_tracker_destroy(t);
+}
+
 /* --- verification points --------------------------------------------------- */
 
 static struct rt_trace_verify_range seen[16];
