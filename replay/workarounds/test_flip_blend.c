@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "log.h"
 #include "workaround.h"
 
 #define ID RT_WA_TEST_FLIP_BLEND
@@ -69,6 +70,8 @@ static rt_status before_call(struct replay *r, enum rt_vk_cmd cmd, void *args)
         char id[24];
         snprintf(id, sizeof id, "0x%" PRIx64, a->pPipelines ? (uint64_t)(uintptr_t)a->pPipelines[i] : 0);
         replay_wa_add_name(r, ID, id, true);
+        rt_log(RT_LOG_WARN, "test-flip-blend: pipeline %s (graphics pipeline %" PRIu64 ") blends wrongly, on purpose",
+               id, which()); /* so that a test knows which draws to expect */
     }
     return rt_ok_status();
 }
