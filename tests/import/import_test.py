@@ -22,6 +22,11 @@
       has as many frames as `retrace capture --frame-delimiter submit` of the
       same program (and none with --frame-delimiter present); the replay is
       validation-clean.
+  import_test.py resize --retrace R -- PROGRAM ARGS
+      Resizes PROGRAM's window (xdotool) as soon as it is shown, while
+      GFXReconstruct captures it: the program recreates its swapchain, and
+      the import must replay both sizes: the first and last frames equal
+      gfxrecon-replay's, pixel for pixel and in size.
   import_test.py manifest --retrace R -- PROGRAM ARGS
       A `retrace run` manifest listing a capture of PROGRAM and a damaged one:
       the capture is imported once (cached by SHA-256) and replayed, the
@@ -327,6 +332,52 @@ def offscreen(a, program, work):
     print(f"ok: {frames} frames ended by submits, as retrace capture --frame-delimiter submit has")
 
 
+def resize_first_window(size, deadline_s=120):
+    """Waits for a window on the display and resizes it: (before, after) sizes seen by xdotool."""
+    import time
+    root = run(["xdotool", "search", "--maxdepth", "0", "--name", ""])[1].split()
+    end = time.monotonic() + deadline_s  # generous: only a hung program reaches it
+    while time.monotonic() < end:
+        rc, out = run(["xdotool", "search", "--maxdepth", "1", "--onlyvisible", "--name", ""])
+        windows = [w for w in out.split() if w not in root]
+        if windows:
+            rc, out = run(["xdotool", "windowsize", windows[0]] + [str(x) for x in size])
+            return rc == 0
+        time.sleep(0.05)
+    return False
+
+
+def resize(a, program, work):
+    import threading
+    if not shutil.which("xdotool"):
+        print("SKIP: needs xdotool (./run deps installs it)")
+        sys.exit(77)
+    capture, trace = os.path.join(work, "resize.gfxr"), os.path.join(work, "resize.rtrace")
+    resized = []
+    t = threading.Thread(target=lambda: resized.append(resize_first_window((320, 200))))
+    t.start()
+    gfxr_capture(program, capture)
+    t.join()
+    rc, out = run([a.retrace, "import", capture, "-o", trace])
+    if rc != 0 or not resized or not resized[0]:
+        fail(f"the import failed (exit {rc}) or the window could not be resized", out)
+    rc, out = run([a.retrace, "dump", trace])
+    extents = set(re.findall(r"vkCreateSwapchainKHR\(.*?imageExtent=\{width=(\d+), height=(\d+)\}", out))
+    if len(extents) < 2:
+        fail(f"the capture has swapchains of {len(extents)} size(s), not 2: the resize did not reach it", out[-2000:])
+    frames = frame_count(a.retrace, trace)[0]
+    shots = os.path.join(work, "replay-shots")
+    rc, out = run([a.retrace, "replay", trace, "--screenshots", shots, "--frames", f"1,{frames}", "--validate"])
+    if rc != 0 or "0 errors, 0 warnings" not in out:
+        fail(f"the resized capture's replay failed or was not validation-clean (exit {rc})", out)
+    theirs = gfxrecon_frames(capture, work, f"1,{frames}")
+    for n in (1, frames):
+        d = differing_pixels(a.retrace, os.path.join(shots, f"frame_{n:06d}.png"), theirs[n])
+        if d != 0:
+            fail(f"frame {n}: {d} pixels differ from gfxrecon-replay's (-1: another size)")
+    print(f"ok: swapchains of sizes {sorted(extents)} replayed; frames 1 and {frames} identical to gfxrecon-replay's")
+
+
 def manifest(a, program, work):
     """A manifest listing .gfxr files: imported once, cached by SHA-256, replayed; a bad one is an error job."""
     import hashlib
@@ -354,7 +405,7 @@ def manifest(a, program, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen"])
+    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen", "resize"])
     ap.add_argument("--trim", default="3-5", help="trimmed: the frames GFXReconstruct keeps")
     ap.add_argument("--retrace", required=True)
     ap.add_argument("--compression", default="LZ4")
@@ -374,7 +425,7 @@ def main():
     work = tempfile.mkdtemp(prefix="retrace-import-")
     try:
         cases = {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest, "trimmed": trimmed,
-                 "offscreen": offscreen}
+                 "offscreen": offscreen, "resize": resize}
         cases[a.case](a, program, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
