@@ -3,8 +3,10 @@
  * import (docs/FORMATS.md §20 "The first read"): the block headers only (a
  * function call's id is outside its compressed payload), to count the
  * frames a trimmed capture holds (its B) and to see whether the capture
- * presents at all (else frames end at submits); and, for a trimmed capture,
- * the file's SHA-256 (SNAPSHOT_BEGIN names its source by it).
+ * presents at all (else frames end at submits); the commands it calls (the
+ * trace's command table names only those: a 20 KB table of every command
+ * would outweigh a small capture); and, for a trimmed capture, the file's
+ * SHA-256 (SNAPSHOT_BEGIN names its source by it).
  *
  * A damaged file is not an error here: the scan stops where the blocks stop
  * making sense and the import proper says what is wrong, and where.
@@ -17,13 +19,27 @@
 
 #define GFXR_MARKER_BEGIN 1
 
+/* The commands the trace will call: its command table holds only those. */
+static void note_command(struct gfxr_scan *s, const struct rt_gfxr_call *c)
+{
+    if (c->kind == RT_GFXR_CALL_TEMPLATE) { /* written as the plain update it stands for */
+        s->used[RT_VK_CMD_vkUpdateDescriptorSets] = true;
+        s->used[RT_VK_CMD_vkCmdPushDescriptorSetKHR] = true;
+    } else if (c->kind == RT_GFXR_CALL_GENERIC) {
+        s->used[c->cmd] = true;
+    }
+}
+
 static void count_call(struct gfxr_scan *s, FILE *fp, bool in_state)
 {
     uint32_t id;
-    if (fread(&id, 1, 4, fp) != 4 || in_state)
+    if (fread(&id, 1, 4, fp) != 4)
         return;
     const struct rt_gfxr_call *c = rt_gfxr_call_find(id);
-    if (!c || c->cmd < 0)
+    if (!c || c->cmd < 0 || c->cmd >= RT_VK_CMD_COUNT)
+        return;
+    note_command(s, c);
+    if (in_state)
         return;
     if (rt_vk_cmd_categories((enum rt_vk_cmd)c->cmd) & RT_VK_CMD_CAT_PRESENTS)
         s->presents++;

@@ -71,17 +71,29 @@ void import_count(struct importer *im, size_t body_size)
     im->snapshot_bytes += IMPORT_PACKET_OVERHEAD + body_size;
 }
 
+/* The trace's command table: the commands the first read saw, in vk.xml order. */
+static uint32_t command_table(struct importer *im, const char **names)
+{
+    uint32_t count = 0;
+    for (unsigned i = 0; i < RT_VK_CMD_COUNT; i++) {
+        im->command_ids[i] = im->scan.used[i] ? count : UINT32_MAX;
+        if (im->scan.used[i])
+            names[count++] = rt_vk_cmd_name((enum rt_vk_cmd)i);
+    }
+    return count;
+}
+
 rt_status import_writer(struct importer *im, const void *create_instance_args)
 {
     if (im->w)
         return rt_ok_status();
     const struct rt_vk_args_vkCreateInstance *ci = create_instance_args;
     const VkApplicationInfo *app = ci && ci->pCreateInfo ? ci->pCreateInfo->pApplicationInfo : NULL;
-    static const char *names[RT_VK_CMD_COUNT + 1]; /* a trimmed capture's: the snapshot guard last */
-    for (unsigned i = 0; i < RT_VK_CMD_COUNT; i++)
-        names[i] = rt_vk_cmd_name((enum rt_vk_cmd)i);
-    names[IMPORT_GUARD_COMMAND] = rt_trace_snapshot_guard;
+    static const char *names[RT_VK_CMD_COUNT + 1];
+    uint32_t count = command_table(im, names);
     bool trimmed = im->stage != IMPORT_NO_SNAPSHOT;
+    if (trimmed) /* the snapshot guard last */
+        names[im->guard_id = count++] = rt_trace_snapshot_guard;
     char settings[512];
     snprintf(settings, sizeof settings, "imported from %s (GFXReconstruct %s, file format %u.%u, compression %s)%s",
              import_base_name(im->o->in), im->sum->gfxr_version[0] ? im->sum->gfxr_version : "unknown",
@@ -100,7 +112,7 @@ rt_status import_writer(struct importer *im, const void *create_instance_args)
         .vk_header_version = VK_HEADER_VERSION_COMPLETE,
         .settings = settings,
         .command_names = names,
-        .command_count = RT_VK_CMD_COUNT + trimmed,
+        .command_count = count,
         .device = im->have_props && im->have_memory ? &im->dev : NULL,
         .header_flags = trimmed ? RT_FORMAT_FLAG_SNAPSHOT : 0,
     };
@@ -225,7 +237,7 @@ static rt_status finish(struct importer *im, rt_status s, bool keep)
         if (rt_ok(&s))
             s = rt_errorf(RT_ERR_BAD_INPUT, "the capture ends inside its state snapshot (no end marker)");
     }
-    if (keep && !im->w) {
+    if ((keep || rt_ok(&s)) && !im->w) { /* nothing but a header: an empty trace */
         rt_status w = import_writer(im, NULL);
         keep = rt_ok(&w);
         rt_status_free(&w);

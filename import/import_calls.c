@@ -87,8 +87,11 @@ rt_status import_write_call(struct importer *im, enum rt_vk_cmd cmd, uint32_t th
     RT_TRY(rt_vk_encode_call(&im->enc, cmd, args));
     if (im->enc.failed)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory encoding %s", rt_vk_cmd_name(cmd));
-    RT_TRY(rt_trace_writer_call(im->w, (uint32_t)cmd, thread, rt_gfxr_return_value(cmd, args), im->enc.data,
-                                im->enc.size, NULL));
+    uint32_t id = im->command_ids[cmd];
+    if (id == UINT32_MAX) /* the first read saw every call id the import meets */
+        return rt_errorf(RT_ERR_INTERNAL, "%s is not in the trace's command table", rt_vk_cmd_name(cmd));
+    RT_TRY(rt_trace_writer_call(im->w, id, thread, rt_gfxr_return_value(cmd, args), im->enc.data, im->enc.size,
+                                NULL));
     im->sum->calls++;
     import_count(im, 24 + im->enc.size);
     if (im->stage == IMPORT_IN_SNAPSHOT) /* the state writer's submits and acquires end no frame */

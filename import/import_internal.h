@@ -58,6 +58,7 @@ struct gfxr_scan {
     uint64_t presents, submits; /* outside a state snapshot */
     uint64_t state_markers;
     uint8_t sha256[32]; /* of the whole file, when it has state markers */
+    bool used[RT_VK_CMD_COUNT]; /* commands its calls will be written as */
 };
 
 rt_status gfxr_scan(const struct gfxr_file *f, const char *path, struct gfxr_scan *out);
@@ -98,6 +99,8 @@ struct importer {
     uint64_t snapshot_frame;   /* the begin marker's frame (A) */
     uint64_t snapshot_packets, snapshot_bytes; /* for SNAPSHOT_END */
     struct import_snapshot *snap; /* what the snapshot created, while inside it */
+    uint32_t command_ids[RT_VK_CMD_COUNT]; /* the trace's numbering: used commands only, UINT32_MAX else */
+    uint32_t guard_id;                     /* the snapshot guard's, after them */
 };
 
 /* Packet overhead (type and size) as SNAPSHOT_END counts bytes. */
@@ -125,8 +128,6 @@ rt_status import_meta_error(const struct gfxr_block *b, uint32_t type, const cha
 rt_status import_annotation(struct importer *im, const struct gfxr_block *b);
 
 /* import_snapshot.c */
-/** The command id of the snapshot guard in the trace's command table. */
-#define IMPORT_GUARD_COMMAND ((uint32_t)RT_VK_CMD_COUNT)
 rt_status import_state_marker(struct importer *im, const struct gfxr_block *b);
 /** SNAPSHOT_BEGIN and the guard call, right after the writer is made. */
 rt_status import_snapshot_open(struct importer *im);

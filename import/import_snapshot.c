@@ -126,7 +126,7 @@ rt_status import_snapshot_open(struct importer *im)
     import_count(im, RT_FORMAT_SNAPSHOT_BEGIN_FIXED + begin.source_length);
     RT_TRY(rt_trace_writer_snapshot_begin(im->w, &begin));
     import_count(im, 24);
-    return rt_trace_writer_call(im->w, IMPORT_GUARD_COMMAND, 0, 0, NULL, 0, NULL);
+    return rt_trace_writer_call(im->w, im->guard_id, 0, 0, NULL, 0, NULL);
 }
 
 static rt_status flush_pending(struct importer *im);

@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fopen(in, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
-    struct rt_import_options o = {.in = in, .out = out, .keep_going = n++ & 1};
+    struct rt_import_options o = {.in = in, .out = out, .keep_going = n++ & 1,
+                                  .compression = RT_TRACE_COMPRESSION_NONE};
     struct rt_import_summary sum;
     unlink(out);
     rt_status s = rt_import_gfxr(&o, &sum);

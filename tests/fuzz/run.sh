@@ -42,6 +42,7 @@ cp "$here"/seeds/manifest/* "$work/seeds-manifest/"
 # import: real GFXReconstruct captures (each compression) where its layer is
 # installed, and prefixes and byte-flipped copies of the uncompressed one.
 mkdir -p "$work/seeds-import"
+cp "$here"/seeds/import/* "$work/seeds-import/" # inputs fuzz_import once found bugs with
 triangle=$build/tests/apps/rt_app_triangle
 if ls /usr/share/vulkan/explicit_layer.d/*gfxreconstruct*.json >/dev/null 2>&1 && [ -x "$triangle" ]; then
     for c in NONE LZ4 ZSTD; do
@@ -49,6 +50,17 @@ if ls /usr/share/vulkan/explicit_layer.d/*gfxreconstruct*.json >/dev/null 2>&1 &
             GFXRECON_CAPTURE_FILE_TIMESTAMP=false GFXRECON_CAPTURE_COMPRESSION_TYPE=$c GFXRECON_LOG_LEVEL=error \
             "$triangle" --offscreen --frames 2 >/dev/null 2>&1 || true
     done
+    # trimmed by GFXReconstruct (a state snapshot; needs presents, so a window)
+    if [ -n "${DISPLAY:-}" ]; then
+        for c in NONE LZ4; do
+            VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$work/seeds-import/t$c.gfxr" \
+                GFXRECON_CAPTURE_FILE_TIMESTAMP=false GFXRECON_CAPTURE_COMPRESSION_TYPE=$c GFXRECON_LOG_LEVEL=error \
+                GFXRECON_CAPTURE_FRAMES=2-3 "$triangle" --frames 4 --width 64 --height 48 >/dev/null 2>&1 || true
+            for t in "$work/seeds-import/t${c}_frames_"*.gfxr; do
+                [ -f "$t" ] && mv "$t" "$work/seeds-import/trimmed-$c.gfxr"
+            done
+        done
+    fi
     full=$work/seeds-import/NONE.gfxr
     if [ -f "$full" ]; then
         size=$(wc -c <"$full")
@@ -74,8 +86,12 @@ for harness in "$build"/tests/fuzz/fuzz_*; do
     mkdir -p "$work/corpus-$name" "$work/seeds-$name"
     log=$work/$name.log
     before=$(ls "$work/findings" | grep -c "^$name-" || true)
+    # import: inputs past 64 KiB cost more per run than they add (the
+    # compressed seeds fit whole; the larger ones are fuzzed as prefixes).
+    max_len=""
+    [ "$name" = import ] && max_len=-max_len=65536
     # -fork would use both cores; one process keeps the machine usable.
-    nice "$harness" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -print_final_stats=1 \
+    nice "$harness" $max_len -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -print_final_stats=1 \
         -artifact_prefix="$work/findings/$name-" \
         "$work/corpus-$name" "$work/seeds-$name" >"$log" 2>&1 || true
     after=$(ls "$work/findings" | grep -c "^$name-" || true)

@@ -27,6 +27,9 @@
       GFXReconstruct captures it: the program recreates its swapchain, and
       the import must replay both sizes: the first and last frames equal
       gfxrecon-replay's, pixel for pixel and in size.
+  import_test.py empty --retrace R
+      A capture of a file header and no block (found by fuzz_import: it was
+      an internal error) imports as an empty trace, exit 0. Needs no layer.
   import_test.py manifest --retrace R -- PROGRAM ARGS
       A `retrace run` manifest listing a capture of PROGRAM and a damaged one:
       the capture is imported once (cached by SHA-256) and replayed, the
@@ -378,6 +381,19 @@ def resize(a, program, work):
     print(f"ok: swapchains of sizes {sorted(extents)} replayed; frames 1 and {frames} identical to gfxrecon-replay's")
 
 
+def empty(a, program, work):
+    capture, trace = os.path.join(work, "empty.gfxr"), os.path.join(work, "empty.rtrace")
+    with open(capture, "wb") as f:
+        f.write(b"GFXR" + bytes(12))  # format 0.0, no options, no blocks
+    rc, out = run([a.retrace, "import", capture, "-o", trace])
+    if rc != 0:
+        fail(f"a capture without blocks: import exited {rc}", out)
+    rc, out = run([a.retrace, "info", "--check", trace])
+    if rc != 0 or not re.search(r"^frames +0$", out, re.M):
+        fail("a capture without blocks did not import as a valid empty trace", out)
+    print("ok: a capture without blocks imports as an empty trace")
+
+
 def manifest(a, program, work):
     """A manifest listing .gfxr files: imported once, cached by SHA-256, replayed; a bad one is an error job."""
     import hashlib
@@ -405,7 +421,7 @@ def manifest(a, program, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen", "resize"])
+    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen", "resize", "empty"])
     ap.add_argument("--trim", default="3-5", help="trimmed: the frames GFXReconstruct keeps")
     ap.add_argument("--retrace", required=True)
     ap.add_argument("--compression", default="LZ4")
@@ -421,11 +437,12 @@ def main():
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
     program = argv[cut + 1:]
-    skip_unless_ready()
+    if a.case != "empty":
+        skip_unless_ready()
     work = tempfile.mkdtemp(prefix="retrace-import-")
     try:
         cases = {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest, "trimmed": trimmed,
-                 "offscreen": offscreen, "resize": resize}
+                 "offscreen": offscreen, "resize": resize, "empty": empty}
         cases[a.case](a, program, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
