@@ -49,6 +49,22 @@ while [ "$rep" -le "$REPS" ]; do
     rep=$((rep + 1))
 done
 gears gfxr
+# Counts that do not depend on the load (one more run of each, when perf can
+# read the kernel's software counters and tracepoints here): what the
+# capture adds in page faults, context switches and TLB shootdowns, and the
+# layer's own tracking figures (RETRACE_TRACK_STATS).
+counters() { # CFG COMMAND...
+    cfg=$1
+    shift
+    perf stat -x, -e page-faults,context-switches,tlb:tlb_flush,ipi:ipi_send_cpu -o "$WORK/counters.$cfg" \
+        "$@" >"$WORK/counters.log" 2>&1 || return 0
+    echo "glxgears $cfg counters: $(awk -F, '/^[0-9]/ { printf "%s %s, ", $3, $1 }' "$WORK/counters.$cfg")"
+}
+if perf stat -e tlb:tlb_flush true >/dev/null 2>&1; then
+    counters bare $GEARS
+    counters captured env RETRACE_TRACK_STATS=1 "$RETRACE" capture -o "$WORK/counters.rtrace" -- $GEARS
+    grep 'tracking stats' "$WORK/counters.log" || true
+fi
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 2 >"$WORK/r.gears.cpu"
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 1 >"$WORK/r.gears.wall"
 echo "glxgears seconds (wall CPU) bare: $(tr '\n' ',' <"$WORK/gears.bare")  captured: $(tr '\n' ',' <"$WORK/gears.ours")"
