@@ -383,6 +383,56 @@ Test(memtrack, a_page_rewritten_at_submits_shows_gpu_writes_after_a_wait)
     rt_tracker_destroy(t);
 }
 
+/* The same few pages rewritten in bursts with pauses between, while another
+ * thread submits and waits in a loop: pages go hot, are found unchanged in a
+ * pause, protected again as a burst starts (the write between the look and
+ * the protection is the one to keep) and dropped at waits. The last value
+ * of every byte must reach the real memory. */
+struct burst_writer {
+    uint8_t *app;
+    size_t page_size;
+    atomic_bool done;
+};
+
+#define BURST_PAGES 8
+#define BURST_WRITES 200000
+
+static void *write_in_bursts(void *p)
+{
+    struct burst_writer *w = p;
+    for (uint32_t k = 0; k < BURST_WRITES; k++) {
+        volatile uint8_t *at = w->app + (k % BURST_PAGES) * w->page_size + (k / BURST_PAGES) % 64;
+        *at = (uint8_t)(1 + k % 253);
+        if (k % 5000 == 4999)
+            usleep(2000); /* a pause: several collects find the pages unchanged */
+    }
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+Test(memtrack, pages_rewritten_in_bursts_across_submits_and_waits_lose_no_write)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(BURST_PAGES * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    uint8_t *app = map(t, 1, real, 0, BURST_PAGES * ps, true);
+    struct burst_writer w = {.app = app, .page_size = ps};
+    pthread_t thread;
+    pthread_create(&thread, NULL, write_in_bursts, &w);
+    while (!atomic_load(&w.done)) {
+        rt_tracker_collect(t, ignore_dirty, NULL);
+        rt_tracker_refresh(t);
+    }
+    pthread_join(thread, NULL);
+    rt_tracker_collect(t, ignore_dirty, NULL);
+    size_t lost = 0;
+    for (uint32_t k = BURST_WRITES - BURST_PAGES * 64; k < BURST_WRITES; k++)
+        lost += real[(k % BURST_PAGES) * ps + (k / BURST_PAGES) % 64] != (uint8_t)(1 + k % 253);
+    cr_assert_eq(lost, 0, "%zu of the last %d bytes written never reached the real memory", lost,
+                 BURST_PAGES * 64);
+    rt_tracker_destroy(t);
+}
+
 /* --- verification points --------------------------------------------------- */
 
 static struct rt_trace_verify_range seen[16];
