@@ -995,7 +995,7 @@ static void collect_async_pages(struct async_run *run, size_t first, size_t end,
         uintptr_t next;
         long n = rt_uffd_scan((void *)at, stop - at, true, false, runs, 32, &next);
         if (n < 0)
-            return; /* cannot happen on our own registered view */
+            break; /* cannot happen on our own registered view */
         for (long k = 0; k < n; k++)
             for (uintptr_t p = runs[k].start; p < runs[k].end; p += page_size) {
                 size_t i = (p - (uintptr_t)r->app_view) / page_size, lo, hi;
