@@ -95,11 +95,8 @@ static rt_status queries_record(struct rt_app *app, void *user, struct rt_app_fr
     vkCmdResetQueryPool(f->cmd, q->occlusion, slot, 1);
     vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, q->timestamps, slot);
     VkClearValue clear = {.color = {{0, 0, 0, 1}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = q->pass,
-                                   .framebuffer = q->framebuffers[f->image_index],
-                                   .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1,
-                                   .pClearValues = &clear};
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, q->pass, q->framebuffers[f->image_index], &clear, 1,
+                             VK_SUBPASS_CONTENTS_INLINE);
     vkCmdBeginQuery(f->cmd, q->occlusion, slot, 0);
     grid_draw(&q->grid, f->cmd, app->extent);
     vkCmdEndQuery(f->cmd, q->occlusion, slot);

@@ -53,10 +53,8 @@ static void square(VkCommandBuffer cmd, VkOffset2D at, VkExtent2D size, float r,
 static rt_status trails_record(struct rt_app *app, void *user, struct rt_app_frame *f)
 {
     struct trails *t = user;
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = t->pass,
-                                   .framebuffer = t->framebuffers[f->image_index],
-                                   .renderArea = {{0, 0}, app->extent}};
-    vkCmdBeginRenderPass(f->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    rt_app_begin_render_pass(app, f->cmd, t->pass, t->framebuffers[f->image_index], NULL, 0,
+                             VK_SUBPASS_CONTENTS_INLINE);
     if (!f->kept) /* the image's first frame: nothing to draw over yet */
         square(f->cmd, (VkOffset2D){0, 0}, app->extent, 0.1f, 0.1f, 0.15f);
     uint32_t n = f->number, w = app->extent.width - SQUARE, h = app->extent.height - SQUARE;
