@@ -35,6 +35,10 @@ static cJSON *configurations(const struct rt_manifest *m)
         cJSON_AddStringToObject(o, "name", c->name);
         cJSON_AddItemToObject(o, "workarounds", string_array(c->workarounds, c->workaround_count));
         cJSON_AddItemToObject(o, "delays", string_array(c->delays, c->delay_count));
+        if (c->skip_draws) /* what makes it differ, and what it is diagnosed against (7.4) */
+            cJSON_AddStringToObject(o, "skip_draws", c->skip_draws);
+        if (c->diagnose)
+            cJSON_AddStringToObject(o, "diagnose", c->diagnose);
         cJSON_AddItemToArray(a, o);
     }
     return a;

@@ -113,6 +113,9 @@ try:
     stages = [sh["stage"] for sh in json.loads(shaders)]
     expect("VK_SHADER_STAGE_FRAGMENT_BIT" in stages and all(len(sh["xxh128"]) == 32 for sh in json.loads(shaders)),
            f"its shaders: {stages}")
+    configs = json.loads(env.query("SELECT configurations FROM runs WHERE label = 'diag' ORDER BY id DESC LIMIT 1")[0][0])
+    expect({"name": "broken", "workarounds": [], "delays": [], "skip_draws": "2:136", "diagnose": "lavapipe"} in configs,
+           f"the run names what breaks the configuration and what it is diagnosed against: {configs}")
     roles = env.query("SELECT i.role, length(m.png) FROM diagnosis_images i JOIN images m ON m.id = i.image_id"
                       " JOIN results c ON c.id = i.result_id WHERE c.configuration = 'broken' ORDER BY i.role")
     expect(sorted(r for r, _ in roles) == ["after_reference", "after_test", "before_reference", "before_test", "diff"]

@@ -295,7 +295,7 @@ try {
   const diagnosed = { format: "retrace-run", version: 1,
     run: { id: "00000000-0000-4000-8000-0000000000d1", label: "diagnosed", host: "farm-09", device: "llvmpipe",
       device_key: "10005:0000/22.3.6", started_at: "2026-11-30T03:00:00Z", finished_at: "2026-11-30T03:10:00Z",
-      outcome: "failed", configurations: [{ name: "broken", workarounds: [], delays: [] }] },
+      outcome: "failed", configurations: [{ name: "broken", workarounds: [], delays: [], skip_draws: "2:17", diagnose: "lavapipe" }] },
     results: [{ trace: "gears", configuration: "broken", frame: 2, status: "fail", ssim: 0.97, threshold: 0.99,
       actual_png: pngs[0], diff_png: pngs[1],
       diagnosis: { reference: "device:llvmpipe", outcome: "diverged", draws: 64, replays: 5, message: "", draw: 17,
@@ -313,6 +313,7 @@ try {
   assert.equal(await page.locator("#results .card .diagnosis").count(), 1);
   assert.equal(await page.locator("#results .card").first().locator(".diagnosis").innerText(),
     "diverges at draw 17 of 64 (vkCmdDrawIndexed)");
+  assert.match(await page.locator("#configuration").innerText(), /skip-draws 2:17; failures diagnosed against lavapipe/);
   assert.doesNotMatch(await page.locator("main").innerText(), /\bnull\b/);
   await shot("run-diagnosed");
   await page.locator("#results .card").first().click();

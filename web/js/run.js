@@ -24,7 +24,8 @@ function configuration(run) {
   if (run.delays) rows.push(["Delays", run.delays]);
   for (const config of run.configurations || [])
     rows.push([`Configuration “${config.name}”`,
-      `workarounds: ${(config.workarounds || []).join(", ") || "none"}; delays: ${(config.delays || []).join(", ") || "none"}`]);
+      `workarounds: ${(config.workarounds || []).join(", ") || "none"}; delays: ${(config.delays || []).join(", ") || "none"}` +
+      (config.skip_draws ? `; skip-draws ${config.skip_draws}` : "") + (config.diagnose ? `; failures diagnosed against ${config.diagnose}` : "")]);
   return h("dl", { class: "config", id: "configuration" }, rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
