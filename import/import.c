@@ -208,9 +208,9 @@ static const char *snapshot_text(const struct rt_import_summary *m)
     if (!m->trimmed)
         return "";
     snprintf(text, sizeof text, "; state snapshot of frame %" PRIu64 ": %" PRIu64 " buffer and %" PRIu64 " image inits "
-             "-> %" PRIu64 " content packets (%" PRIu64 " bytes), %" PRIu64 " images with no content",
-             m->first_frame, m->buffer_inits, m->image_inits, m->content_packets, m->content_bytes,
-             m->layout_only_images);
+             "-> %" PRIu64 " content packets (%" PRIu64 " bytes), %" PRIu64 " images with no content, %" PRIu64
+             " swapchain images in their layout", m->first_frame, m->buffer_inits, m->image_inits,
+             m->content_packets, m->content_bytes, m->layout_only_images, m->swapchain_images);
     return text;
 }
 

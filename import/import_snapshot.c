@@ -55,7 +55,16 @@ struct snap_pending { /* a linear image's init, until the end marker */
     uint64_t index, offset; /* its block, for messages */
 };
 
+struct snap_swapchain {
+    uint64_t id;
+    VkFormat format;
+    VkExtent2D extent;
+    uint32_t layers;
+};
+
 struct import_snapshot {
+    struct snap_swapchain *swapchains;
+    size_t swapchain_count, swapchain_cap;
     struct snap_image *images;
     size_t image_count, image_cap;
     struct rt_hashmap image_ids; /* id -> index in images */
@@ -188,6 +197,27 @@ static rt_status add_memory(struct import_snapshot *s, const struct rt_vk_args_v
                                                                                                 : oom();
 }
 
+static rt_status add_swapchain(struct import_snapshot *s, const struct rt_vk_args_vkCreateSwapchainKHR *a)
+{
+    if (a->result != VK_SUCCESS || !a->pCreateInfo || !a->pSwapchain)
+        return rt_ok_status();
+    if (!grow((void **)&s->swapchains, &s->swapchain_cap, s->swapchain_count + 1, sizeof *s->swapchains))
+        return oom();
+    const VkSwapchainCreateInfoKHR *c = a->pCreateInfo;
+    s->swapchains[s->swapchain_count++] = (struct snap_swapchain){(uint64_t)(uintptr_t)*a->pSwapchain,
+                                                                  c->imageFormat, c->imageExtent,
+                                                                  c->imageArrayLayers};
+    return rt_ok_status();
+}
+
+static const struct snap_swapchain *swapchain_of(const struct import_snapshot *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->swapchain_count; i++)
+        if (s->swapchains[i].id == id)
+            return &s->swapchains[i];
+    return NULL;
+}
+
 static struct snap_image *image_of(struct import_snapshot *s, uint64_t id)
 {
     uint64_t i;
@@ -244,6 +274,8 @@ rt_status import_snapshot_track(struct importer *im, enum rt_vk_cmd cmd, const v
         return add_image(s, args);
     case RT_VK_CMD_vkAllocateMemory:
         return add_memory(s, args);
+    case RT_VK_CMD_vkCreateSwapchainKHR:
+        return add_swapchain(s, args);
     case RT_VK_CMD_vkCreateBuffer: {
         const struct rt_vk_args_vkCreateBuffer *a = args;
         if (a->result == VK_SUCCESS && a->pBuffer &&
@@ -547,22 +579,52 @@ static rt_status init_image(struct importer *im, const struct gfxr_block *b, str
     return write_tight(im, &p, img, b);
 }
 
+/* A swapchain image in a layout other than UNDEFINED at the snapshot (the
+ * frames' barriers start from it): GFXReconstruct keeps no content of
+ * swapchain images, so it is written as zeros in that layout. */
+static rt_status swapchain_image_layout(struct importer *im, const struct gfxr_block *b,
+                                        const struct snap_swapchain *sc, uint64_t image, uint32_t layout)
+{
+    struct snap_image img = {.id = image, .type = VK_IMAGE_TYPE_2D, .format = sc->format,
+                             .extent = {sc->extent.width, sc->extent.height, 1}, .mips = 1, .layers = sc->layers};
+    const struct rt_format_info *f = aspect_format(&img, VK_IMAGE_ASPECT_COLOR_BIT);
+    if (!f)
+        return import_meta_error(b, META_SWAPCHAIN, "names a swapchain of a format that is not imported");
+    struct level l = level_of(&img, f, 0);
+    uint8_t *zeros = calloc(1, l.slice ? (size_t)l.slice : 1);
+    if (!zeros)
+        return oom();
+    rt_status s = rt_ok_status();
+    for (uint32_t layer = 0; rt_ok(&s) && layer < img.layers; layer++)
+        s = write_subresource(im, &img, VK_IMAGE_ASPECT_COLOR_BIT, layout, 0, layer, &l, zeros);
+    free(zeros);
+    im->sum->swapchain_images++;
+    return s;
+}
+
 static rt_status swapchain_state(struct importer *im, const struct gfxr_block *b, struct cursor *c)
 {
     skip(c, 16);
     uint64_t swapchain = take(c, 8);
     skip(c, 4); /* the last image presented */
     uint32_t count = (uint32_t)take(c, 4);
+    const struct snap_swapchain *sc = swapchain_of(im->snap, swapchain);
     if (c->failed || (uint64_t)count * 48 != c->left)
         return import_meta_error(b, META_SWAPCHAIN, "is truncated or holds another count than it says");
+    if (!sc)
+        return import_meta_error(b, META_SWAPCHAIN, "names a swapchain the snapshot did not create");
+    RT_TRY(import_writer(im, NULL));
     for (uint32_t i = 0; i < count; i++) {
-        skip(c, 16); /* image, index, layout */
-        uint32_t acquired = (uint32_t)take(c, 4);
+        uint64_t image = take(c, 8);
+        skip(c, 4); /* its index */
+        uint32_t layout = (uint32_t)take(c, 4), acquired = (uint32_t)take(c, 4);
         skip(c, 28);
         if (acquired)
             return import_meta_error(b, META_SWAPCHAIN, "has an image acquired at the snapshot and not presented "
                                                         "yet: not imported (the trace would present an image it "
                                                         "never acquired)");
+        if (layout != VK_IMAGE_LAYOUT_UNDEFINED && layout != VK_IMAGE_LAYOUT_PREINITIALIZED)
+            RT_TRY(swapchain_image_layout(im, b, sc, image, layout));
     }
     return import_note(im, "gfxrecon: swapchain %" PRIu64 " state at the snapshot: %u images, none acquired",
                        swapchain, count);
@@ -603,6 +665,7 @@ void import_snapshot_free(struct importer *im)
     rt_hashmap_finish(&s->memory_ids);
     rt_hashmap_finish(&s->buffer_ids);
     free(s->images);
+    free(s->swapchains);
     free(s->memories);
     free(s->pitches);
     free(s->pending);

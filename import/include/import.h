@@ -46,6 +46,7 @@ struct rt_import_summary {
     bool trimmed;
     uint64_t first_frame, last_frame;
     uint64_t buffer_inits, image_inits, content_packets, content_bytes, layout_only_images;
+    uint64_t swapchain_images; /* put in their snapshot layout (zeros: GFXReconstruct keeps no content) */
     /* where the import stopped early (truncated input, or a refused block
      * under --keep-going); stopped is false when every block was imported */
     bool stopped;
