@@ -352,6 +352,30 @@ static rt_status quick_check(struct rt_store *store)
     return s;
 }
 
+/*
+ * SQLite switches a store to WAL as a read transaction upgraded to a write
+ * one (sqlite3BtreeSetVersion), and calls no busy handler for an upgrade:
+ * while another process holds the write lock (one creating the same new
+ * store) the switch fails at once with SQLITE_BUSY. Retry it for as long as
+ * the busy timeout would have waited.
+ */
+static rt_status enable_wal(struct rt_store *store)
+{
+    sqlite3_stmt *stmt = NULL;
+    RT_TRY(rt_store_stmt(store, "PRAGMA journal_mode = WAL", &stmt));
+    int rc;
+    for (long waited = 0;; waited += 10) {
+        rc = sqlite3_step(stmt);
+        rt_store_stmt_done(stmt);
+        if ((rc & 0xff) != SQLITE_BUSY || waited >= store->busy_timeout_ms)
+            break;
+        sleep_ms(10);
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return rt_store_sql_error(store, rc, "enabling WAL mode");
+    return rt_ok_status();
+}
+
 static rt_status prepare_schema(struct rt_store *store)
 {
     int64_t version = 0;
@@ -373,7 +397,7 @@ static rt_status prepare_schema(struct rt_store *store)
                              (long long)version, latest);
         return rt_ok_status();
     }
-    RT_TRY(exec_cached(store, "PRAGMA journal_mode = WAL", "enabling WAL mode"));
+    RT_TRY(enable_wal(store));
     if (version > 0)
         RT_TRY(quick_check(store));
     if (version < latest)
