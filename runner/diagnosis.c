@@ -260,6 +260,29 @@ static bool read_error(const char *dir, char *buf, size_t size)
     return msg != NULL;
 }
 
+/* A side's replay failed: its log (named in LINE as "(its output: PATH)", under DIR) goes with the
+ * work folder, so its last error line is appended to LINE now. */
+static void add_log_error(const char *dir, char *line, size_t size)
+{
+    const char *at = strstr(line, "(its output: ");
+    const char *end = at ? strchr(at, ')') : NULL;
+    if (!end)
+        return;
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/%.*s", dir, (int)(end - at - 13), at + 13);
+    FILE *f = fopen(path, "r");
+    char text[512], last[512] = "";
+    while (f && fgets(text, sizeof text, f))
+        if (strstr(text, "error: "))
+            snprintf(last, sizeof last, "%s", strstr(text, "error: ") + 7);
+    if (f)
+        fclose(f);
+    last[strcspn(last, "\n")] = '\0';
+    size_t used = strlen(line);
+    if (last[0] && used < size)
+        snprintf(line + used, size - used, ": %s", last);
+}
+
 /* What the child's end means: the answer, no draws of the frame's own, or an error. */
 static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s, struct rt_run_diagnosis *g)
 {
@@ -279,6 +302,8 @@ static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s,
         snprintf(line, sizeof line, "killed by signal %d", WTERMSIG(c->wait_status));
     else if (!have_line)
         rt_child_tail_lines(c, 2, line, sizeof line);
+    else
+        add_log_error(dir, line, sizeof line);
     g->message = strdup(line[0] ? line : "no message");
     g->d.message = g->message;
 }

@@ -180,6 +180,12 @@ finally:
 r = env.run(["run", manifest, "--db", env.db, "--configuration", "broken", "--diagnose", "config:skip-draws=2:1"])
 expect(r.returncode == 1 and "diverges at draw 1 of 258" in r.stdout and "against config:skip-draws=2:1" in r.stdout,
        f"--diagnose config:... finds draw 1: {r.stdout}")
+# A diagnosis that fails (its reference cannot replay) is recorded as an error saying why; the result stays.
+r = env.run(["run", manifest, "--db", env.db, "--configuration", "broken", "--diagnose", "icd:/nonexistent/icd.json"])
+rows = env.query("SELECT d.outcome, d.message, c.status FROM diagnoses d JOIN results c ON c.id = d.result_id"
+                 " ORDER BY d.diagnosed_at DESC, d.result_id DESC LIMIT 1")
+expect(r.returncode == 1 and rows and rows[0][0] == "error" and rows[0][2] == "fail" and "VK_ERROR_INCOMPATIBLE_DRIVER" in rows[0][1],
+       f"a failed diagnosis is an error naming the replay's own error: {rows} {r.stdout[-300:]}")
 r = env.run(["run", manifest, "--db", env.db, "--diagnose", "sideways"])
 expect(r.returncode == 2 and "--diagnose" in r.stderr, f"a bad --diagnose is a usage error: {r.returncode} {r.stderr.strip()}")
 bad = env.write("bad.yml", "configurations:\n  - name: x\n    diagnose: sideways\ntraces:\n  - path: readback.rtrace\n")
