@@ -1,10 +1,11 @@
-/* common/file.c — reading a whole file (see file.h). */
+/* common/file.c — reading a whole file, making folders (see file.h). */
 #include "file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Reads F to its end into a buffer grown by doubling. */
 static rt_status read_stream(FILE *f, const char *path, uint8_t **data_out, size_t *size_out)
@@ -43,4 +44,26 @@ rt_status rt_file_read(const char *path, uint8_t **data_out, size_t *size_out)
     rt_status s = read_stream(f, path, data_out, size_out);
     fclose(f);
     return s;
+}
+
+static rt_status make_one(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST)
+        return rt_ok_status();
+    return rt_errorf(RT_ERR_BAD_INPUT, "cannot create %s: %s", path, strerror(errno));
+}
+
+rt_status rt_make_dirs(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return rt_errorf(RT_ERR_BAD_INPUT, "cannot create %.200s...: the path is too long", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        RT_TRY(make_one(buf));
+        *p = '/';
+    }
+    return make_one(buf);
 }

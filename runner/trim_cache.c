@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "file.h"
 #include "exec.h"
 #include "internal.h"
 
@@ -44,10 +45,7 @@ rt_status rt_trim_cached(struct rt_exec *x, size_t trace)
     char sha[65], dir[PATH_MAX], part[PATH_MAX + 32];
     RT_TRY(rt_sha256_file(rt_trace_source(x, trace), sha));
     snprintf(dir, sizeof dir, "%s/trim", x->m->cache_dir);
-    if (mkdir(x->m->cache_dir, 0777) != 0 && errno != EEXIST)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", x->m->cache_dir, strerror(errno));
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", dir, strerror(errno));
+    RT_TRY(rt_make_dirs(dir)); /* a fresh $HOME has no ~/.cache/retrace */
     snprintf(f->trimmed, sizeof f->trimmed, "%.3900s/%s-%s.rtrace", dir, sha, t->trim);
     if (access(f->trimmed, R_OK) == 0)
         return rt_ok_status(); /* made by an earlier run */

@@ -110,12 +110,13 @@ def trim_of_trim(retrace, work, trace):
 
 
 def manifest_trim(retrace, work, trace):
-    """retrace run: `trim: 5-6` replays the cached trim (made once, keyed by sha256 and range)."""
+    """retrace run: `trim: 5-6` replays the cached trim (made once, keyed by sha256 and range),
+    in a cache folder whose parents do not exist yet (a fresh $HOME has no ~/.cache/retrace)."""
     m = os.path.join(work, "m.yml")
-    open(m, "w").write(f"cache: cache\ntraces:\n  - {{name: t56, path: {trace}, trim: 5-6, frames: [1, 2]}}\n")
+    open(m, "w").write(f"cache: fresh/home/cache\ntraces:\n  - {{name: t56, path: {trace}, trim: 5-6, frames: [1, 2]}}\n")
     db = os.path.join(work, "run.sqlite")
     p = run([retrace, "run", m, "--db", db], expect=None)
-    cache = os.path.join(work, "cache", "trim")
+    cache = os.path.join(work, "fresh", "home", "cache", "trim")
     made = os.listdir(cache) if os.path.isdir(cache) else []
     if p.returncode not in (0, 1) or len(made) != 1 or not made[0].endswith("-5-6.rtrace") or " error " in p.stdout:
         fail("retrace run with trim: 5-6 made no cached trim", p.stdout + p.stderr)
