@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *copy = malloc(size ? size : 1);
     memcpy(copy, data, size);
     struct rt_image fast = {0};
-    if (png_fast_decode_in_place(copy, size, &fast)) {
+    if (rt_png_fast_decode_in_place(copy, size, &fast)) {
         touch(&fast);
         rt_image_finish(&fast);
     }
