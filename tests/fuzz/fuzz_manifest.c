@@ -30,5 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_status s = rt_manifest_load(path, &m);
     if (rt_ok(&s))
         rt_manifest_finish(&m);
+    rt_status_free(&s); /* an error's message is the caller's to free */
     return 0;
 }

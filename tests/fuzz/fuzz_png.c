@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         touch(&img);
     }
+    rt_status_free(&s); /* an error's message is the caller's to free */
     rt_image_finish(&img);
     uint8_t *copy = malloc(size ? size : 1);
     memcpy(copy, data, size);

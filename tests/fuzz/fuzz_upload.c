@@ -48,8 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct rt_upload u;
     rt_status s = rt_upload_decode((const char *)data, size, &u);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        rt_status_free(&s); /* an error's message is the caller's to free */
         return 0;
+    }
     rt_upload_recompute(&u);
     int64_t run = 0;
     bool duplicate = false;
@@ -57,7 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rt_ok(&s) && run <= 0)
         abort(); /* recorded, but under no run */
     rt_upload_finish(&u);
-    if (rt_ok(&s) && ++recorded >= 5000)
+    bool ok = rt_ok(&s);
+    rt_status_free(&s);
+    if (ok && ++recorded >= 5000)
         open_store();
     return 0;
 }
