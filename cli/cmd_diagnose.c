@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cli.h"
 #include "diagnose.h"
+#include "trace.h"
 
 enum { OPT_FRAME = 1, OPT_DEVICE, OPT_CONFIG, OPT_AGAINST_DEVICE, OPT_AGAINST_CONFIG, OPT_AGAINST_ICD, OPT_OUT,
        OPT_PROBES, OPT_JSON, OPT_EXACT, OPT_TOLERANT };
@@ -169,6 +170,11 @@ int cmd_diagnose_run(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     a.o.log = stderr;
+    struct rt_trace_reader *reader = NULL; /* refused before any replay or folder is made */
+    rt_status opened = rt_trace_reader_open(a.o.trace, &reader);
+    rt_trace_reader_destroy(reader);
+    if (!rt_ok(&opened))
+        return cli_fail(rt_status_wrap(opened, "%s", a.o.trace));
     struct rt_diagnose_result res;
     rt_status s = rt_diagnose_run(&a.o, &res);
     if (!rt_ok(&s)) {

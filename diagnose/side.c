@@ -53,6 +53,28 @@ static rt_status read_index(const char *dir, struct diag_dump *out)
     return rt_ok_status();
 }
 
+struct error_line {
+    char text[512];
+};
+
+/* The last "error:" line the replay printed, without its "retrace: error: ". */
+static struct error_line last_error_line(const char *log)
+{
+    struct error_line e = {"the replay refused the trace"};
+    FILE *f = fopen(log, "r");
+    char line[sizeof e.text];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "error: ");
+        if (!at)
+            continue;
+        snprintf(e.text, sizeof e.text, "%s", at + strlen("error: "));
+        e.text[strcspn(e.text, "\n")] = '\0';
+    }
+    if (f)
+        fclose(f);
+    return e;
+}
+
 rt_status diag_replay(const struct rt_diagnose_options *o, const struct rt_diagnose_side *side, const char *dir,
                       const uint32_t *only, uint32_t count, struct diag_dump *out)
 {
@@ -74,6 +96,8 @@ rt_status diag_replay(const struct rt_diagnose_options *o, const struct rt_diagn
         argv[n++] = side->args[i];
     argv[n] = NULL;
     int rc = diag_spawn(argv, log, side->icd);
+    if (rc == RT_ERR_BAD_INPUT) /* the trace itself is corrupt: say so, as replay does */
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s (a replay's output: %s)", last_error_line(log).text, log);
     if (rc != 0)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "a replay of %s exited %d (its output: %s)", o->trace, rc, log);
     return read_index(dir, out);

@@ -31,7 +31,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 38 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 41 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -69,6 +69,23 @@ check "replay --json: a truncated trace, the error inside the result" 3 '"good_p
 json_error "capture --json: a program without Vulkan" 3 -- "$retrace" capture --json -o "$work/t.rtrace" -- true
 check "capture: the program's own --json is not ours" 3 "^retrace: error: echo wrote no trace" -- "$retrace" capture -o "$work/t.rtrace" echo --json
 check "info --json: the report carries the error object" 3 '"code":	3' -- "$retrace" info --json "$work/missing.rtrace"
+
+# diagnose: a trace that cannot be read is exit 3 naming it, as every command, with no folder left.
+here=$(pwd)
+abs_retrace=$(cd "$(dirname "$retrace")" && pwd)/$(basename "$retrace")
+cd "$work" || exit 1
+check "diagnose: a missing trace" 3 "missing.rtrace: cannot open" -- \
+    "$abs_retrace" diagnose "$work/missing.rtrace" --frame 1 --against-config seed=1
+if [ -e "$work/diagnose-1" ]; then not_ok "diagnose: no folder for a missing trace" "$(ls "$work")"
+else ok "diagnose: no folder for a missing trace"; fi
+"$python" -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+n = len(d) // 2
+open(sys.argv[2], "wb").write(d[:n] + bytes(64) + d[n + 64:])' "$traces/vkcube.rtrace" "$work/corrupt.rtrace"
+check "diagnose: a corrupt trace is bad input" 3 "checksum mismatch" -- \
+    "$abs_retrace" diagnose "$work/corrupt.rtrace" --frame 50 --against-config seed=1
+cd "$here" || exit 1
 
 # dump: any bytes in a trace print escaped; --json is valid JSON (UTF-8).
 check "dump escapes control characters and invalid UTF-8" 0 'pApplicationName="a\\tb\\nc\\x1b\[31m\\x7f"q\\\\\\x80\\xe2\\x82\\xc0' -- "$retrace" dump "$work/hostile.rtrace"
