@@ -440,6 +440,13 @@ static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bo
     if (in_skip && ++d->skip_draws >= d->skip.first && d->skip_draws <= d->skip.last) {
         *skip = true;
         r->result->draws_skipped++;
+        if (frame != d->skip.frame && !d->skip_early_warned) { /* left out of the recording, not the frame */
+            d->skip_early_warned = true;
+            rt_log(RT_LOG_WARN,
+                   "replay: --skip-draws %" PRIu64 ":%" PRIu32 ": draw %" PRIu32 " is in a command buffer recorded "
+                   "before frame %" PRIu64 "; every frame that submits that recording loses it, not only frame %" PRIu64,
+                   d->skip.frame, d->skip.first, d->skip_draws, d->skip.frame, d->skip.frame);
+        }
     }
     if (!dumping(r) && in_skip)
         r->result->frame_draws = d->skip_draws;

@@ -162,6 +162,7 @@ struct replay_draws {
     const struct rt_replay_draw_options *opts;
     struct rt_skip_draws skip;
     uint32_t dump_draws, skip_draws; /* the dump (skip) frame's draws counted so far */
+    bool skip_early_warned; /* a skipped draw of an earlier recording was said once */
     struct rt_hashmap dump_early, skip_early; /* recordings (their begin's seq) made before the frame that it runs */
     struct rt_hashmap images, views, framebuffers, render_passes, cmdbufs; /* live handle -> record */
     struct rt_hashmap pipelines; /* captured pipeline -> struct cJSON * (its "shaders" array) */

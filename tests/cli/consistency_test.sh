@@ -31,7 +31,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 41 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 42 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -86,6 +86,9 @@ open(sys.argv[2], "wb").write(d[:n] + bytes(64) + d[n + 64:])' "$traces/vkcube.r
 check "diagnose: a corrupt trace is bad input" 3 "checksum mismatch" -- \
     "$abs_retrace" diagnose "$work/corrupt.rtrace" --frame 50 --against-config seed=1
 cd "$here" || exit 1
+check "replay --skip-draws in a recording made before the frame says every frame loses it" 0 \
+    "recorded before frame 10; every frame that submits that recording loses it" -- \
+    "$retrace" replay "$traces/vkcube.rtrace" --skip-draws 10:1 --end-frame 10
 
 # dump: any bytes in a trace print escaped; --json is valid JSON (UTF-8).
 check "dump escapes control characters and invalid UTF-8" 0 'pApplicationName="a\\tb\\nc\\x1b\[31m\\x7f"q\\\\\\x80\\xe2\\x82\\xc0' -- "$retrace" dump "$work/hostile.rtrace"
