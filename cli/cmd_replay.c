@@ -287,6 +287,19 @@ static void print_validation_ids(const struct rt_replay_result *res)
                 "the layer) can be set aside with --validate-ignore ID\n");
 }
 
+/* A trace that cannot be opened is refused before the configuration and the
+ * "replayed 0 frames" summary are printed: the error is the only line. */
+static rt_status trace_opens(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rt_ok_status(); /* a pipe is read once, by the replay */
+    struct rt_trace_reader *reader = NULL;
+    rt_status s = rt_trace_reader_open(path, &reader);
+    rt_trace_reader_destroy(reader);
+    return rt_ok(&s) ? s : rt_status_wrap(s, "%s", path);
+}
+
 static void print_result(const struct rt_replay_options *o, const struct rt_replay_result *res)
 {
     fprintf(stderr, "replayed %" PRIu64 " frames, %" PRIu64 " calls (%" PRIu64 " skipped queries), %" PRIu64
@@ -475,7 +488,9 @@ int cmd_replay_run(int argc, char **argv)
         ignore_list_finish(&ignore);
         return rc < 0 ? 0 : rc;
     }
-    rt_status dirs = check_dirs(&o);
+    rt_status dirs = trace_opens(o.trace_path);
+    if (rt_ok(&dirs))
+        dirs = check_dirs(&o);
     if (rt_ok(&dirs))
         dirs = cli_check_device(o.device); /* names the choices (cmd_devices.c) */
     if (!rt_ok(&dirs)) {

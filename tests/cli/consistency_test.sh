@@ -31,7 +31,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 42 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 43 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -86,6 +86,9 @@ open(sys.argv[2], "wb").write(d[:n] + bytes(64) + d[n + 64:])' "$traces/vkcube.r
 check "diagnose: a corrupt trace is bad input" 3 "checksum mismatch" -- \
     "$abs_retrace" diagnose "$work/corrupt.rtrace" --frame 50 --against-config seed=1
 cd "$here" || exit 1
+lines=$("$retrace" replay "$work/missing.rtrace" 2>&1 | wc -l)
+if [ "$lines" -eq 1 ]; then ok "replay: a missing trace is one line, the error"
+else not_ok "replay: a missing trace is one line, the error" "$("$retrace" replay "$work/missing.rtrace" 2>&1)"; fi
 check "replay --skip-draws in a recording made before the frame says every frame loses it" 0 \
     "recorded before frame 10; every frame that submits that recording loses it" -- \
     "$retrace" replay "$traces/vkcube.rtrace" --skip-draws 10:1 --end-frame 10
