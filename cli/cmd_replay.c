@@ -316,6 +316,10 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
         fprintf(stderr, "; %" PRIu64 " draws of frame %" PRIu64 " skipped", res->draws_skipped,
                 o->config->skip_draws.frame);
     fputc('\n', stderr);
+    const struct rt_skip_draws *skip = o->config ? &o->config->skip_draws : NULL;
+    if (skip && skip->frame && !res->draws_skipped && res->frames >= skip->frame)
+        fprintf(stderr, "retrace: warning: --skip-draws %" PRIu64 ":%" PRIu32 ": frame %" PRIu64 " has %" PRIu64
+                " draws, so none was skipped\n", skip->frame, skip->first, skip->frame, res->frame_draws);
     if (res->conversion_warnings)
         fprintf(stderr, "retrace: warning: %" PRIu64 " images could not be saved (see the warnings above)\n",
                 res->conversion_warnings);

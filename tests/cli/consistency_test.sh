@@ -31,7 +31,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 43 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 44 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -89,6 +89,9 @@ cd "$here" || exit 1
 lines=$("$retrace" replay "$work/missing.rtrace" 2>&1 | wc -l)
 if [ "$lines" -eq 1 ]; then ok "replay: a missing trace is one line, the error"
 else not_ok "replay: a missing trace is one line, the error" "$("$retrace" replay "$work/missing.rtrace" 2>&1)"; fi
+check "replay --skip-draws naming a draw the frame lacks warns" 0 \
+    "warning: --skip-draws 3:5: frame 3 has 1 draws, so none was skipped" -- \
+    "$retrace" replay "$traces/vkcube.rtrace" --skip-draws 3:5 --end-frame 4
 check "replay --skip-draws in a recording made before the frame says every frame loses it" 0 \
     "recorded before frame 10; every frame that submits that recording loses it" -- \
     "$retrace" replay "$traces/vkcube.rtrace" --skip-draws 10:1 --end-frame 10
