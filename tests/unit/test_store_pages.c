@@ -122,48 +122,6 @@ Test(pages, a_run_page_sends_each_double_exactly)
     rt_store_close(store);
 }
 
-/* A pass after a failure of its series is "fixed"; a pass after a pass and
- * a first failure have no triage and "new". */
-Test(pages, triage_of_a_page_new_still_failing_fixed)
-{
-    struct rt_store *store = filled_store();
-    struct rt_run_info info = {.label = "nightly", .device_key = "dev",
-                               .started_at = "2026-11-09T02:00:00Z"};
-    int64_t run = 0;
-    ASSERT_OK(rt_store_run_begin(store, &info, &run));
-    struct rt_result r[2] = {
-        {.frame = 1, .status = RT_RESULT_PASS, .ssim = 1, .ssim_worst_tile = NAN, .psnr = NAN,
-         .threshold = 0.995, .replay_ms = 1},
-        {.frame = 2, .status = RT_RESULT_FAIL, .ssim = 0.5, .ssim_worst_tile = NAN, .psnr = NAN,
-         .threshold = 0.995, .replay_ms = 1},
-    };
-    ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 2));
-    char *text = NULL;
-    size_t len = 0;
-    ASSERT_OK(rt_store_dash_run_text(store, run, 200, 0, &text, &len));
-    cJSON *json = parse(text, len);
-    cJSON *results = cJSON_GetObjectItemCaseSensitive(json, "results"), *item;
-    cr_assert_eq(cJSON_GetArraySize(results), 2);
-    cJSON_ArrayForEach(item, results) {
-        cJSON *t = cJSON_GetObjectItemCaseSensitive(item, "triage");
-        const char *state = cJSON_IsObject(t)
-            ? cJSON_GetObjectItemCaseSensitive(t, "state")->valuestring : "none";
-        if (number(item, "frame") == 1)
-            cr_assert_str_eq(state, "fixed", "frame 1 failed the night before");
-        else
-            cr_assert_str_eq(state, "new", "frame 2 passed every night before");
-    }
-    cJSON_Delete(json);
-    /* and the night before: frame 2 passed after passes, no triage */
-    ASSERT_OK(rt_store_dash_run_text(store, NIGHTS, 200, 0, &text, &len));
-    json = parse(text, len);
-    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(json, "results"))
-        if (number(item, "frame") == 2)
-            cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(item, "triage")));
-    cJSON_Delete(json);
-    rt_store_close(store);
-}
-
 Test(pages, history_is_oldest_first_and_exact)
 {
     struct rt_store *store = filled_store();
