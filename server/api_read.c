@@ -33,16 +33,8 @@ static bool number_arg(struct rt_request *req, const char *name, uint32_t def, u
     return true;
 }
 
-/* What a read answers: a tree (json), or text already written as valid
- * UTF-8 JSON (store_dash_pages.c); neither = 404. */
-struct body {
-    cJSON *json;
-    char *text;
-    size_t len;
-};
-
 typedef rt_status (*read_fn)(struct rt_store *store, struct rt_request *req, const void *arg,
-                             struct body *out);
+                             cJSON **json_out);
 
 struct cache_key {
     char text[512];
@@ -85,15 +77,14 @@ static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *ar
     struct MHD_Response *cached = cacheable ? rt_cache_get(worker, key.text, version) : NULL;
     if (cached)
         return MHD_queue_response(req->conn, MHD_HTTP_OK, cached);
-    struct body body = {0};
-    s = fn(worker->reader, req, arg, &body);
+    cJSON *json = NULL;
+    s = fn(worker->reader, req, arg, &json);
     if (!rt_ok(&s))
         return rt_http_store_error(req, &s);
-    if (!body.json && !body.text)
+    if (!json)
         return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such %s", what);
-    size_t size = body.len;
-    struct MHD_Response *response = body.text ? rt_http_text_response(body.text, body.len)
-                                              : rt_http_json_response_sized(body.json, &size);
+    size_t size = 0;
+    struct MHD_Response *response = rt_http_json_response_sized(json, &size);
     if (!response)
         return MHD_NO;
     enum MHD_Result result = MHD_queue_response(req->conn, MHD_HTTP_OK, response);
@@ -105,10 +96,10 @@ static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *ar
 }
 
 static rt_status read_runs(struct rt_store *store, struct rt_request *req, const void *arg,
-                           struct body *out)
+                           cJSON **json_out)
 {
     (void)req;
-    return rt_store_dash_runs_text(store, arg, &out->text, &out->len);
+    return rt_store_dash_runs(store, arg, json_out);
 }
 
 #define RUN_RESULTS 200
@@ -116,22 +107,21 @@ static rt_status read_runs(struct rt_store *store, struct rt_request *req, const
 
 /* A run page: ?limit= results (200, at most 5000) from ?offset=, failures first. */
 static rt_status read_run(struct rt_store *store, struct rt_request *req, const void *arg,
-                          struct body *out)
+                          cJSON **json_out)
 {
     uint32_t limit = RUN_RESULTS, offset = 0;
     if (!number_arg(req, "limit", RUN_RESULTS, RUN_RESULTS_MAX, &limit) || limit == 0 ||
         !number_arg(req, "offset", 0, 1000000000u, &offset))
         return rt_errorf(RT_ERR_BAD_INPUT, "limit must be 1..%d and offset a number",
                          RUN_RESULTS_MAX);
-    return rt_store_dash_run_text(store, *(const int64_t *)arg, limit, offset, &out->text,
-                                  &out->len);
+    return rt_store_dash_run(store, *(const int64_t *)arg, limit, offset, json_out);
 }
 
 static rt_status read_result(struct rt_store *store, struct rt_request *req, const void *arg,
-                             struct body *out)
+                             cJSON **json_out)
 {
     (void)req;
-    return rt_store_dash_result(store, *(const int64_t *)arg, &out->json);
+    return rt_store_dash_result(store, *(const int64_t *)arg, json_out);
 }
 
 #define HISTORY_POINTS 1000
@@ -143,11 +133,11 @@ struct history_query {
 };
 
 static rt_status read_history(struct rt_store *store, struct rt_request *req, const void *arg,
-                              struct body *out)
+                              cJSON **json_out)
 {
     const struct history_query *q = arg;
-    return rt_store_dash_history_text(store, q->trace, rt_http_arg(req, "device"), q->limit,
-                                      &out->text, &out->len);
+    return rt_store_dash_history(store, q->trace, rt_http_arg(req, "device"), q->limit,
+                                 json_out);
 }
 
 /* GET /api/history?trace=NAME[&device=KEY][&limit=N]: the newest N points. */
@@ -163,12 +153,12 @@ static enum MHD_Result history(struct rt_request *req)
 }
 
 static rt_status read_joined(struct rt_store *store, struct rt_request *req, const void *arg,
-                             struct body *out)
+                             cJSON **json_out)
 {
     if (arg)
-        return rt_store_dash_pipeline(store, arg, &out->json);
+        return rt_store_dash_pipeline(store, arg, json_out);
     return rt_store_dash_joined(store, rt_http_arg(req, "label"), rt_http_arg(req, "date"),
-                                &out->json);
+                                json_out);
 }
 
 /* YYYY-MM-DD */
@@ -194,41 +184,41 @@ static enum MHD_Result joined(struct rt_request *req)
 }
 
 static rt_status read_goldens(struct rt_store *store, struct rt_request *req, const void *arg,
-                              struct body *out)
+                              cJSON **json_out)
 {
     (void)arg;
-    return rt_store_dash_goldens(store, rt_http_arg(req, "trace"), &out->json);
+    return rt_store_dash_goldens(store, rt_http_arg(req, "trace"), json_out);
 }
 
 static rt_status read_expectations(struct rt_store *store, struct rt_request *req,
-                                   const void *arg, struct body *out)
+                                   const void *arg, cJSON **json_out)
 {
     (void)arg;
-    return rt_store_dash_expectations(store, rt_http_arg(req, "trace"), &out->json);
+    return rt_store_dash_expectations(store, rt_http_arg(req, "trace"), json_out);
 }
 
 static rt_status read_golden_history(struct rt_store *store, struct rt_request *req,
-                                     const void *arg, struct body *out)
+                                     const void *arg, cJSON **json_out)
 {
     (void)req;
-    return rt_store_dash_golden_history(store, *(const int64_t *)arg, &out->json);
+    return rt_store_dash_golden_history(store, *(const int64_t *)arg, json_out);
 }
 
 static rt_status read_expectation_history(struct rt_store *store, struct rt_request *req,
-                                          const void *arg, struct body *out)
+                                          const void *arg, cJSON **json_out)
 {
     (void)req;
-    return rt_store_dash_expectation_history(store, arg, &out->json);
+    return rt_store_dash_expectation_history(store, arg, json_out);
 }
 
 static rt_status read_health(struct rt_store *store, struct rt_request *req, const void *arg,
-                             struct body *out)
+                             cJSON **json_out)
 {
     (void)store, (void)arg;
-    out->json = cJSON_CreateObject();
-    if (!out->json || !cJSON_AddBoolToObject(out->json, "ok", 1) ||
-        !cJSON_AddStringToObject(out->json, "version", RT_VERSION) ||
-        !cJSON_AddBoolToObject(out->json, "writable", req->server->token_count > 0))
+    *json_out = cJSON_CreateObject();
+    if (!*json_out || !cJSON_AddBoolToObject(*json_out, "ok", 1) ||
+        !cJSON_AddStringToObject(*json_out, "version", RT_VERSION) ||
+        !cJSON_AddBoolToObject(*json_out, "writable", req->server->token_count > 0))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     return rt_ok_status();
 }

@@ -30,13 +30,8 @@ static struct MHD_Response *json_text_response(char *text, size_t *size_out)
     rt_utf8_scrub(text, size);
     if (size_out)
         *size_out = size;
-    return rt_http_text_response(text, size);
-}
-
-struct MHD_Response *rt_http_text_response(char *text, size_t len)
-{
     struct MHD_Response *response =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+        MHD_create_response_from_buffer(size, text, MHD_RESPMEM_MUST_FREE);
     if (!response) {
         free(text);
         return NULL;

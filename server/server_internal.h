@@ -96,8 +96,6 @@ struct MHD_Response *rt_http_json_response(struct cJSON *json);
 
 /** rt_http_json_response, and the body's size in *SIZE_OUT. */
 struct MHD_Response *rt_http_json_response_sized(struct cJSON *json, size_t *size_out);
-/** TEXT (taken over: free()), LEN bytes of JSON already valid UTF-8, as an answer. */
-struct MHD_Response *rt_http_text_response(char *text, size_t len);
 
 /** Sends {"error": MESSAGE} with STATUS (a 4xx or 5xx; a 503 carries Retry-After). */
 enum MHD_Result rt_http_error(struct rt_request *req, unsigned status, const char *fmt, ...)

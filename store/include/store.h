@@ -515,9 +515,7 @@ RT_MUST_CHECK rt_status rt_store_import_goldens(struct rt_store *store, const ch
 
 
 /* ---- the dashboard's reads and writes (store_dashboard.c) --------------
- * These answer with cJSON trees (the caller frees them with cJSON_Delete),
- * or, for the three pages asked most (..._text, store_dash_pages.c), with
- * the JSON text itself,
+ * These answer with cJSON trees (the caller frees them with cJSON_Delete)
  * shaped as the dashboard's JSON API (server/README.md): the queries are the
  * store's, the JSON keys are the column names. A lookup of an unknown id is
  * RT_OK with *json_out NULL, so the server can answer 404 without parsing a
@@ -557,19 +555,6 @@ RT_MUST_CHECK rt_status rt_store_dash_result(struct rt_store *store, int64_t res
 RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
                                               const char *device_key, uint32_t limit,
                                               struct cJSON **json_out);
-
-/** The runs list, a run page and a trace's history as JSON text (the same
- * JSON as the three above, written straight from the rows: what the server
- * sends). *TEXT_OUT (free()) is NULL when there is no such run or trace. */
-RT_MUST_CHECK rt_status rt_store_dash_runs_text(struct rt_store *store,
-                                                const struct rt_dash_runs_query *query,
-                                                char **text_out, size_t *len_out);
-RT_MUST_CHECK rt_status rt_store_dash_run_text(struct rt_store *store, int64_t run_id,
-                                               uint32_t limit, uint32_t offset, char **text_out,
-                                               size_t *len_out);
-RT_MUST_CHECK rt_status rt_store_dash_history_text(struct rt_store *store, const char *trace,
-                                                   const char *device_key, uint32_t limit,
-                                                   char **text_out, size_t *len_out);
 
 /**
  * The runs of LABEL that started on DATE (YYYY-MM-DD, UTC), joined: the

@@ -8,7 +8,6 @@
 #define RT_STORE_DASH_H
 
 #include "store_internal.h"
-#include "store_json.h"
 
 #include <cjson/cJSON.h>
 
@@ -39,10 +38,6 @@
     " WHEN 'error' THEN 3 WHEN 'new' THEN 4 WHEN 'flaky' THEN 5 ELSE 6 END,"              \
     " t.name, r.frame, r.id"
 
-/** RUN_COLUMNS of run ?1; goldens (without bytes) of trace ?1 (NULL: all). */
-extern const char rt_dash_sql_run_one[];
-extern const char rt_dash_sql_goldens_of[];
-
 /** Steps STMT (already bound) to the end, appending each row to ARRAY as an
  * object keyed by column names ("..._json" columns parsed, "has_..." booleans). */
 RT_MUST_CHECK rt_status rt_dash_rows_into(struct rt_store *store, sqlite3_stmt *stmt,
@@ -67,36 +62,6 @@ RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs);
  * DEVICE_KEY names the results' device when they carry none of their own. */
 RT_MUST_CHECK rt_status rt_dash_add_triage(struct rt_store *store, cJSON *json, cJSON *results,
                                            const char *device_key);
-
-/** A result's triage against the earlier results of its series. */
-enum rt_triage_state { RT_TRIAGE_NONE, RT_TRIAGE_NEW, RT_TRIAGE_STILL_FAILING, RT_TRIAGE_FIXED };
-struct rt_dash_triage {
-    enum rt_triage_state state;
-    int64_t since_run, last_pass_run;
-    bool has_since, has_last_pass;
-};
-
-/** The triage of result ID, whose status is STATUS. */
-RT_MUST_CHECK rt_status rt_dash_triage_of(struct rt_store *store, int64_t id, const char *status,
-                                          struct rt_dash_triage *out);
-
-/** Where a result lies in its series (results.series_id, run_start, run_id). */
-struct rt_dash_series_point {
-    int64_t series_id, run_start, run_id;
-};
-
-/** rt_dash_triage_of for a result whose place in its series is known. */
-RT_MUST_CHECK rt_status rt_dash_triage_at(struct rt_store *store,
-                                          const struct rt_dash_series_point *me,
-                                          const char *status, struct rt_dash_triage *out);
-
-/** T as the value of "triage": {"state", "since_run", "last_pass_run"} or null. */
-void rt_dash_triage_write(struct rt_jw *w, const struct rt_dash_triage *t);
-
-/** Counts result ID (of STATUS, with image HASH) in its group of GROUPS when
- * it fails (the "groups" of a run page). */
-void rt_dash_group_add(cJSON *groups, const char *hash, int64_t id, const char *status,
-                       const char *configuration, const char *device_key);
 
 /** Adds "history": RUN and up to 9 earlier runs of its label and device, oldest first. */
 RT_MUST_CHECK rt_status rt_dash_add_history(struct rt_store *store, cJSON *run);
