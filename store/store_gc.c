@@ -26,7 +26,8 @@ static const char sql_delete_run[] = "DELETE FROM runs WHERE id = ?1";
 static const char sql_image_unused[] =
     "SELECT size FROM images WHERE id = ?1"
     " AND NOT EXISTS (SELECT 1 FROM results WHERE actual_image = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM results WHERE diff_image = ?1)";
+    " AND NOT EXISTS (SELECT 1 FROM results WHERE diff_image = ?1)"
+    " AND NOT EXISTS (SELECT 1 FROM diagnosis_images WHERE image_id = ?1)"; /* schema 8 */
 static const char sql_delete_image[] = "DELETE FROM images WHERE id = ?1";
 
 /* The oldest run started before the cutoff (?1, "-N days"): *id_out 0 when none. */

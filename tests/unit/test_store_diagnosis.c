@@ -157,6 +157,7 @@ Test(diagnosis, removing_runs_keeps_images_another_diagnosis_names_and_drops_the
     struct rt_store_gc_counts counts;
     ASSERT_OK(rt_store_gc(store, 30, 0, &counts)); /* run 1 started in 2020 */
     cr_assert_eq(counts.runs, 1);
+    cr_assert_eq(counts.images, 0, "run 1's image A7 is kept (run 2's diagnosis names it), so not counted as removed");
     cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM diagnoses"), 1);
     cr_assert_eq(raw_int(store->db, "SELECT count(*) FROM images WHERE png = x'4137'"), 1,
                  "A7 is still named by run 2's diagnosis");
