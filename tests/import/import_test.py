@@ -23,8 +23,9 @@
       same program (and none with --frame-delimiter present); the replay is
       validation-clean.
   import_test.py resize --retrace R -- PROGRAM ARGS
-      Resizes PROGRAM's window (xdotool) as soon as it is shown, while
-      GFXReconstruct captures it: the program recreates its swapchain, and
+      Resizes PROGRAM's window (xdotool) once the capture (flushed block by
+      block) holds its first present, while GFXReconstruct captures it: the
+      program recreates its swapchain, and
       the import must replay both sizes: the first and last frames equal
       gfxrecon-replay's, pixel for pixel and in size.
   import_test.py empty --retrace R
@@ -338,17 +339,35 @@ def offscreen(a, program, work):
     print(f"ok: {frames} frames ended by submits, as retrace capture --frame-delimiter submit has")
 
 
-def resize_first_window(size, deadline_s=120):
-    """Waits for a window on the display and resizes it: (before, after) sizes seen by xdotool."""
+PRESENT_ID = 0x1000 | 0x10000  # replaced from gen/gfxr/call_ids.txt below
+
+
+def presented(capture):
+    """Whether the capture (flushed block by block) holds a vkQueuePresentKHR yet."""
+    try:
+        data = open(capture, "rb").read()
+        n = struct.unpack_from("<I", data, 12)[0]
+        off = 16 + 8 * n
+        while off + 16 <= len(data):
+            size, typ = struct.unpack_from("<QI", data, off)
+            if typ & 0x7FFFFFFF == 4 and struct.unpack_from("<I", data, off + 12)[0] == PRESENT_ID:
+                return True
+            off += 12 + size
+    except (OSError, struct.error):
+        pass
+    return False
+
+
+def resize_after_first_present(capture, size, deadline_s=120):
+    """Once the program presented (so its first swapchain exists), resizes the display's window."""
     import time
     root = run(["xdotool", "search", "--maxdepth", "0", "--name", ""])[1].split()
     end = time.monotonic() + deadline_s  # generous: only a hung program reaches it
     while time.monotonic() < end:
-        rc, out = run(["xdotool", "search", "--maxdepth", "1", "--onlyvisible", "--name", ""])
-        windows = [w for w in out.split() if w not in root]
-        if windows:
-            rc, out = run(["xdotool", "windowsize", windows[0]] + [str(x) for x in size])
-            return rc == 0
+        windows = [w for w in run(["xdotool", "search", "--maxdepth", "1", "--onlyvisible", "--name", ""])[1].split()
+                   if w not in root]
+        if windows and presented(capture):
+            return run(["xdotool", "windowsize", windows[0]] + [str(x) for x in size])[0] == 0
         time.sleep(0.05)
     return False
 
@@ -359,10 +378,14 @@ def resize(a, program, work):
         print("SKIP: needs xdotool (./run deps installs it)")
         sys.exit(77)
     capture, trace = os.path.join(work, "resize.gfxr"), os.path.join(work, "resize.rtrace")
+    global PRESENT_ID
+    ids = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen", "gfxr", "call_ids.txt")
+    PRESENT_ID = 0x10000 | next(int(line.split()[0], 0) for line in open(ids)
+                                if line.split()[1:2] == ["vkQueuePresentKHR"])
     resized = []
-    t = threading.Thread(target=lambda: resized.append(resize_first_window((320, 200))))
+    t = threading.Thread(target=lambda: resized.append(resize_after_first_present(capture, (320, 200))))
     t.start()
-    gfxr_capture(program, capture)
+    gfxr_capture(program, capture, "NONE", extra_env={"GFXRECON_CAPTURE_FILE_FLUSH": "true"})
     t.join()
     rc, out = run([a.retrace, "import", capture, "-o", trace])
     if rc != 0 or not resized or not resized[0]:
