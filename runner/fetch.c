@@ -17,6 +17,7 @@
 
 #include "child.h"
 #include "exec.h"
+#include "file.h"
 #include "internal.h"
 
 rt_status rt_sha256_file(const char *path, char hex_out[65])
@@ -46,22 +47,6 @@ rt_status rt_sha256_file(const char *path, char hex_out[65])
     return rt_ok_status();
 }
 
-static rt_status make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", buf, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", buf, strerror(errno));
-    return rt_ok_status();
-}
 
 static rt_status download(const char *url, const char *part)
 {
@@ -103,7 +88,7 @@ rt_status rt_fetch_trace(const char *url, const char *sha256, const char *path)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = 0;
-    RT_TRY(make_dirs(dir));
+    RT_TRY(rt_make_dirs(dir));
     char part[4200];
     snprintf(part, sizeof part, "%s.part.%ld", path, (long)getpid());
     rt_status s = download(url, part);
@@ -156,7 +141,7 @@ rt_status rt_import_cached(struct rt_exec *x, size_t trace)
     char sha[65], dir[4096], part[4200];
     RT_TRY(rt_sha256_file(t->path, sha));
     snprintf(dir, sizeof dir, "%.4000s/import", x->m->cache_dir);
-    RT_TRY(make_dirs(dir));
+    RT_TRY(rt_make_dirs(dir));
     snprintf(f->imported, sizeof f->imported, "%.4000s/%s.rtrace", dir, sha);
     if (access(f->imported, R_OK) == 0)
         return rt_ok_status(); /* made by an earlier run */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "diagnosis.h"
+#include "file.h"
 #include "internal.h"
 #include "wire.h"
 
@@ -240,21 +241,6 @@ rt_status rt_upload_body(const struct rt_manifest *m, const struct rt_run_result
     return s;
 }
 
-static rt_status make_dir(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p && *p != '/')
-            continue;
-        char saved = *p;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return rt_errorf(RT_ERR_BAD_INPUT, "cannot create %s: %s", buf, strerror(errno));
-        if (!(*p = saved))
-            return rt_ok_status();
-    }
-}
 
 rt_status rt_upload_default_spool(char *buf, size_t size)
 {
@@ -273,7 +259,7 @@ rt_status rt_upload_default_spool(char *buf, size_t size)
 
 rt_status rt_upload_spool_put(const char *spool_dir, const char *uuid, const char *body)
 {
-    RT_TRY(make_dir(spool_dir));
+    RT_TRY(rt_make_dirs(spool_dir));
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/%s.json", spool_dir, uuid);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -380,7 +366,7 @@ static rt_status send_one(const char *spool, const char *name, const char *url, 
         char dir[4200], dest[8500];
         snprintf(dir, sizeof dir, "%s/rejected", spool);
         snprintf(dest, sizeof dest, "%s/%s", dir, name);
-        if (rt_status_drop(make_dir(dir)) == RT_OK)
+        if (rt_status_drop(rt_make_dirs(dir)) == RT_OK)
             rename(path, dest);
         return rt_errorf(RT_ERR_BAD_INPUT, "%s refused %s: %ld %s (moved to %s)", url, name, a.code, a.body, dir);
     }
