@@ -3,8 +3,8 @@
  * grows every night (issue 18 §3): every route of server/README.md is asked
  * once, reads and writes, and then every statement the server's connections
  * prepared meanwhile (each worker's reader and the writer) is explained:
- * a plan that SCANs results, images, series or run_counts, even through a
- * covering index, fails, naming the statement. Not a timing: the plan is
+ * a plan that SCANs results, images, series, run_counts or the diagnoses
+ * tables, even through a covering index, fails, naming the statement. Not a timing: the plan is
  * what makes a year of runs as fast as a week (bench/store_scale.sh times it).
  * runs, goldens, traces and expectations may be scanned: they grow with the
  * farm (a run per device a night, a golden per approval), not per result.
@@ -35,7 +35,8 @@ static void teardown(void) { fixture_finish(&f); }
 
 TestSuite(plans, .init = setup, .fini = teardown, .timeout = 60);
 
-static const char *const big_tables[] = {"results", "images", "series", "run_counts"};
+static const char *const big_tables[] = {"results", "images", "series", "run_counts", "diagnoses",
+                                         "diagnosis_images"};
 
 /* The names a big table goes by in SQL: itself and each alias it is given
  * ("results r", "results AS r"). */
@@ -168,6 +169,10 @@ static void ask_every_route(void)
     snprintf(path, sizeof path, "/api/results/%lld", (long long)f.failing_result);
     get_ok(path);
     snprintf(path, sizeof path, "/api/results/%lld", (long long)f.passing_result);
+    get_ok(path);
+    snprintf(path, sizeof path, "/api/results/%lld/diagnosis", (long long)f.failing_result);
+    cr_assert_eq(request("GET", path, NULL, NULL), 204, "%s: the fixture's failure has no diagnosis", path);
+    snprintf(path, sizeof path, "/api/runs/%lld/diagnoses", (long long)f.newest_run);
     get_ok(path);
     cJSON *json = NULL;
     cr_assert_eq(request("GET", "/api/runs?limit=1", NULL, &json), 200);
