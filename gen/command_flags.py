@@ -296,12 +296,14 @@ SNAPSHOT_HOLDS = {
 TRIM_QUERY_FACTS = ["QueueFamilyProperties", "DeviceAddress", "OpaqueCaptureAddress", "MemoryRequirements"]
 
 # Each has an RT_VK_TRIM_ARGS_<name> in gen/vkcodec_desc.h: the argument
-# block trim casts to (the command it names, or an alias of it).
+# block a snapshot's maker casts to (the command it names, or an alias of it):
+# trim, and the importer of trimmed GFXReconstruct captures (import/import_snapshot.c).
 TRIM_ARGS = ["NONE", "SUBMIT", "SUBMIT2", "ACQUIRE", "ACQUIRE_INFO", "PRESENT", "BEGIN", "IMAGE_INFO",
              "SWAPCHAIN_IMAGES", "SWAPCHAIN_INFO", "VIEW_INFO", "RENDER_PASS_INFO", "RENDER_PASS2_INFO",
              "FRAMEBUFFER_INFO", "BUFFER_INFO", "SEMAPHORE_INFO", "ALLOCATE_COMMAND_BUFFERS", "BARRIER",
              "WAIT_EVENTS", "DEPENDENCY", "DEPENDENCIES", "RENDER_PASS_BEGIN", "RENDER_PASS_BEGIN2",
-             "EXECUTE_COMMANDS", "QUERY_POOL_INFO"]
+             "EXECUTE_COMMANDS", "QUERY_POOL_INFO", "MEMORY_INFO", "BIND_IMAGE", "BIND_IMAGE_INFOS",
+             "SUBRESOURCE_LAYOUT", "MAP"]
 
 
 def _param(t, type_name, name=None):
@@ -385,6 +387,14 @@ def trim_args(reg, name):
         ("RENDER_PASS_BEGIN2", recorded and _param(t, "VkRenderPassBeginInfo") and _param(t, "VkSubpassBeginInfo")),
         ("EXECUTE_COMMANDS", recorded and execute is not None),
         ("QUERY_POOL_INFO", creates and _param(t, "VkQueryPoolCreateInfo", "pCreateInfo")),
+        ("MEMORY_INFO", creates and _param(t, "VkMemoryAllocateInfo", "pAllocateInfo")),
+        # (image, memory, memoryOffset) by value, or an array of VkBindImageMemoryInfo
+        ("BIND_IMAGE", t.name.startswith("vkBind") and _param(t, "VkImage") and _param(t, "VkDeviceMemory")),
+        ("BIND_IMAGE_INFOS", t.name.startswith("vkBind") and _param(t, "VkBindImageMemoryInfo")),
+        # an image's subresource (not VkImageSubresource2) and the layout it writes
+        ("SUBRESOURCE_LAYOUT", is_query(name) and _param(t, "VkImageSubresource") and _param(t, "VkImage")),
+        # memory, offset, size and ppData by value (not vkMapMemory2's VkMemoryMapInfo)
+        ("MAP", "MAPS" in flags(reg, name) and _param(t, "VkDeviceMemory") is not None),
     ]
     return next((shape for shape, holds in rules if holds), "NONE")
 

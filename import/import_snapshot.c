@@ -264,39 +264,40 @@ static void bind_images(struct import_snapshot *s, uint32_t count, const VkBindI
         bind_image(s, infos[i].image, infos[i].memory, infos[i].memoryOffset);
 }
 
+/* What a call means for the snapshot, by its argument block's shape
+ * (gen/command_flags.py's trim_args: aliases share their command's). */
 rt_status import_snapshot_track(struct importer *im, enum rt_vk_cmd cmd, const void *args)
 {
     struct import_snapshot *s = im->snap;
     if (!s)
         return rt_ok_status();
-    switch (cmd) {
-    case RT_VK_CMD_vkCreateImage:
+    switch ((enum rt_vk_trim_args)rt_vk_commands[cmd].trim_args) {
+    case RT_VK_TRIM_ARGS_IMAGE_INFO:
         return add_image(s, args);
-    case RT_VK_CMD_vkAllocateMemory:
+    case RT_VK_TRIM_ARGS_MEMORY_INFO:
         return add_memory(s, args);
-    case RT_VK_CMD_vkCreateSwapchainKHR:
+    case RT_VK_TRIM_ARGS_SWAPCHAIN_INFO:
         return add_swapchain(s, args);
-    case RT_VK_CMD_vkCreateBuffer: {
+    case RT_VK_TRIM_ARGS_BUFFER_INFO: {
         const struct rt_vk_args_vkCreateBuffer *a = args;
         if (a->result == VK_SUCCESS && a->pBuffer &&
             !rt_hashmap_put(&s->buffer_ids, (uint64_t)(uintptr_t)*a->pBuffer, 1))
             return oom();
         return rt_ok_status();
     }
-    case RT_VK_CMD_vkBindImageMemory: {
+    case RT_VK_TRIM_ARGS_BIND_IMAGE: {
         const struct rt_vk_args_vkBindImageMemory *a = args;
         bind_image(s, a->image, a->memory, a->memoryOffset);
         return rt_ok_status();
     }
-    case RT_VK_CMD_vkBindImageMemory2:
-    case RT_VK_CMD_vkBindImageMemory2KHR: { /* the same argument block */
+    case RT_VK_TRIM_ARGS_BIND_IMAGE_INFOS: {
         const struct rt_vk_args_vkBindImageMemory2 *a = args;
         bind_images(s, a->bindInfoCount, a->pBindInfos);
         return rt_ok_status();
     }
-    case RT_VK_CMD_vkGetImageSubresourceLayout:
+    case RT_VK_TRIM_ARGS_SUBRESOURCE_LAYOUT:
         return add_pitch(s, args);
-    case RT_VK_CMD_vkMapMemory:
+    case RT_VK_TRIM_ARGS_MAP:
         map_memory(s, args);
         return rt_ok_status();
     default:

@@ -166,7 +166,8 @@ enum rt_vk_trim_role {
     RT_VK_TRIM_ROLE_UPDATES_DESCRIPTORS,    /* writes descriptor sets */
 };
 
-/* The argument block trim reads (the command named, or an alias of it). */
+/* The argument block trim and the importer's snapshot read (the command named,
+ * or an alias of it). */
 enum rt_vk_trim_args {
     RT_VK_TRIM_ARGS_NONE,
     RT_VK_TRIM_ARGS_SUBMIT,                   /* vkQueueSubmit */
@@ -193,6 +194,11 @@ enum rt_vk_trim_args {
     RT_VK_TRIM_ARGS_RENDER_PASS_BEGIN2,       /* vkCmdBeginRenderPass2 */
     RT_VK_TRIM_ARGS_EXECUTE_COMMANDS,         /* vkCmdExecuteCommands */
     RT_VK_TRIM_ARGS_QUERY_POOL_INFO,          /* vkCreateQueryPool */
+    RT_VK_TRIM_ARGS_MEMORY_INFO,              /* vkAllocateMemory */
+    RT_VK_TRIM_ARGS_BIND_IMAGE,               /* vkBindImageMemory */
+    RT_VK_TRIM_ARGS_BIND_IMAGE_INFOS,         /* vkBindImageMemory2 */
+    RT_VK_TRIM_ARGS_SUBRESOURCE_LAYOUT,       /* vkGetImageSubresourceLayout */
+    RT_VK_TRIM_ARGS_MAP,                      /* vkMapMemory */
 };
 
 /* A recorded copy or blit that reads with the transfer stage: what it writes. */
