@@ -60,8 +60,6 @@ static const char sql_diagnosis_delete[] = "DELETE FROM diagnoses WHERE result_i
 static const char sql_diagnosis_insert[] =
     "INSERT INTO diagnoses (result_id, reference, outcome, draws, replays, draw, call, command, pipeline,"
     " target, shaders, ssim, delta_e, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
-static const char sql_image_find[] = "SELECT id FROM images WHERE hash = ?1";
-static const char sql_image_insert[] = "INSERT INTO images (hash, size, png) VALUES (?1, ?2, ?3)";
 static const char sql_role_insert[] = "INSERT INTO diagnosis_images (result_id, role, image_id) VALUES (?1, ?2, ?3)";
 static const char sql_diagnosis_get[] =
     "SELECT reference, outcome, draws, replays, draw, call, command, pipeline, target, shaders, ssim, delta_e,"
@@ -116,30 +114,6 @@ static rt_status find_result(struct rt_store *store, int64_t run_id, const char 
                                                  : rt_store_sql_error(store, rc, "finding a diagnosed result");
 }
 
-/* The id of the image with DATA's bytes, stored now if new. */
-static rt_status image_id(struct rt_store *store, const uint8_t *data, size_t size, int64_t *id_out)
-{
-    char hash[RT_STORE_HASH_HEX + 1];
-    rt_store_hash_hex(data, size, hash);
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_image_find, &stmt));
-    sqlite3_bind_text(stmt, 1, hash, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(stmt);
-    *id_out = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-    rt_store_stmt_done(stmt);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return rt_store_sql_error(store, rc, "finding an image");
-    if (*id_out)
-        return rt_ok_status();
-    RT_TRY(rt_store_stmt(store, sql_image_insert, &stmt));
-    sqlite3_bind_text(stmt, 1, hash, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 2, (sqlite3_int64)size);
-    sqlite3_bind_blob64(stmt, 3, data, size, SQLITE_STATIC);
-    RT_TRY(rt_store_exec_stmt(store, stmt, "storing a diagnosis image"));
-    *id_out = sqlite3_last_insert_rowid(store->db);
-    return rt_ok_status();
-}
-
 static rt_status insert_row(struct rt_store *store, int64_t result_id, const struct rt_diagnosis *d)
 {
     sqlite3_stmt *stmt = NULL;
@@ -172,7 +146,7 @@ static rt_status put_tx(struct rt_store *store, int64_t result_id, const struct 
         if (!d->png[role] || !d->png_size[role])
             continue;
         int64_t image = 0;
-        RT_TRY(image_id(store, d->png[role], d->png_size[role], &image));
+        RT_TRY(rt_store_image_id(store, d->png[role], d->png_size[role], &image));
         RT_TRY(rt_store_stmt(store, sql_role_insert, &stmt));
         sqlite3_bind_int64(stmt, 1, result_id);
         sqlite3_bind_text(stmt, 2, role_names[role], -1, SQLITE_STATIC);

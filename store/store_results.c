@@ -211,9 +211,7 @@ static rt_status find_id(struct rt_store *store, sqlite3_stmt *stmt, int64_t *id
                                                  : rt_store_sql_error(store, rc, what);
 }
 
-/* The id of the image with DATA's bytes, stored now if new (images are kept
- * once per content hash); 0 for no image. */
-static rt_status image_id(struct rt_store *store, const void *data, size_t size, int64_t *id_out)
+rt_status rt_store_image_id(struct rt_store *store, const void *data, size_t size, int64_t *id_out)
 {
     *id_out = 0;
     if (!data || size == 0)
@@ -273,8 +271,8 @@ static rt_status bind_images(struct rt_store *store, sqlite3_stmt *stmt, const s
 {
     int64_t actual = 0, diff = 0;
     if (r->status != RT_RESULT_PASS) {
-        RT_TRY(image_id(store, r->actual_png, r->actual_png_size, &actual));
-        RT_TRY(image_id(store, r->diff_png, r->diff_png_size, &diff));
+        RT_TRY(rt_store_image_id(store, r->actual_png, r->actual_png_size, &actual));
+        RT_TRY(rt_store_image_id(store, r->diff_png, r->diff_png_size, &diff));
     }
     bind_id(stmt, 12, actual);
     bind_id(stmt, 13, diff);

@@ -69,6 +69,11 @@ RT_MUST_CHECK rt_status rt_store_trace_id(struct rt_store *store, const char *na
 /** XXH3-128 of DATA as lower-case hex into HEX_OUT (RT_STORE_HASH_HEX + 1 bytes). */
 void rt_store_hash_hex(const void *data, size_t size, char *hex_out);
 
+/* The id of the image with DATA's bytes in `images`, stored now if new
+ * (schema 7: each image once per content hash, shared by results and
+ * diagnoses); 0 for no image (DATA NULL or SIZE 0). */
+RT_MUST_CHECK rt_status rt_store_image_id(struct rt_store *store, const void *data, size_t size, int64_t *id_out);
+
 /** Brings DB's schema from its user_version up to TARGET (<= latest). */
 RT_MUST_CHECK rt_status rt_store_schema_migrate(sqlite3 *db, int target);
 
