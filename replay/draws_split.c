@@ -525,23 +525,37 @@ static bool make_variant(const struct replay_device *dev, const VkRenderPassCrea
     return dev->dispatch.device.vkCreateRenderPass(dev->handle, &copy, NULL, out) == VK_SUCCESS;
 }
 
-rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
-                                            struct draw_render_pass *rp)
+/* RP's device, or NULL when a pass of this size is not split (the dump says why). */
+static const struct replay_device *variants_device(struct replay *r, VkDevice device, uint32_t subpasses,
+                                                   uint32_t attachments, struct draw_render_pass *rp)
 {
     const struct replay_device *dev = replay_device_of(r, device);
     rp->device = device;
     rp->dev = dev;
-    if (!dev || info->subpassCount > DRAW_MAX_SUBPASSES || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
-        return rt_ok_status(); /* not split: the dump says why */
-    r->own_depth++;
-    bool made = make_variant(dev, info, false, &rp->store) && make_variant(dev, info, true, &rp->resume);
-    r->own_depth--;
+    return dev && subpasses <= DRAW_MAX_SUBPASSES && attachments <= DRAW_MAX_ATTACHMENTS ? dev : NULL;
+}
+
+/* Both variants MADE: remembered under a stand-in id; else none is kept. */
+static rt_status variants_made(struct replay *r, struct draw_render_pass *rp, bool made)
+{
     if (!made) {
         replay_draws_render_pass_free(r, rp);
         return rt_ok_status();
     }
     rp->store_id = r->draws->next_stand_in++;
     return replay_remember(r, VK_OBJECT_TYPE_RENDER_PASS, rp->store_id, key(rp->store));
+}
+
+rt_status replay_draws_render_pass_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo *info,
+                                            struct draw_render_pass *rp)
+{
+    const struct replay_device *dev = variants_device(r, device, info->subpassCount, info->attachmentCount, rp);
+    if (!dev)
+        return rt_ok_status();
+    r->own_depth++;
+    bool made = make_variant(dev, info, false, &rp->store) && make_variant(dev, info, true, &rp->resume);
+    r->own_depth--;
+    return variants_made(r, rp, made);
 }
 
 static bool make_variant2(const struct replay_device *dev, const VkRenderPassCreateInfo2 *info, bool resume,
@@ -568,20 +582,13 @@ static bool make_variant2(const struct replay_device *dev, const VkRenderPassCre
 rt_status replay_draws_render_pass2_variants(struct replay *r, VkDevice device, const VkRenderPassCreateInfo2 *info,
                                              struct draw_render_pass *rp)
 {
-    const struct replay_device *dev = replay_device_of(r, device);
-    rp->device = device;
-    rp->dev = dev;
-    if (!dev || info->subpassCount > DRAW_MAX_SUBPASSES || info->attachmentCount > DRAW_MAX_ATTACHMENTS)
-        return rt_ok_status(); /* not split: the dump says why */
+    const struct replay_device *dev = variants_device(r, device, info->subpassCount, info->attachmentCount, rp);
+    if (!dev)
+        return rt_ok_status();
     r->own_depth++;
     bool made = make_variant2(dev, info, false, &rp->store) && make_variant2(dev, info, true, &rp->resume);
     r->own_depth--;
-    if (!made) {
-        replay_draws_render_pass_free(r, rp);
-        return rt_ok_status();
-    }
-    rp->store_id = r->draws->next_stand_in++;
-    return replay_remember(r, VK_OBJECT_TYPE_RENDER_PASS, rp->store_id, key(rp->store));
+    return variants_made(r, rp, made);
 }
 
 void replay_draws_render_pass_free(struct replay *r, struct draw_render_pass *rp)
