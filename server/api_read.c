@@ -33,8 +33,22 @@ static bool number_arg(struct rt_request *req, const char *name, uint32_t def, u
     return true;
 }
 
+/* A read's answer: JSON text (malloc'd), or NULL for "not found". */
 typedef rt_status (*read_fn)(struct rt_store *store, struct rt_request *req, const void *arg,
-                             cJSON **json_out);
+                             char **text_out);
+
+/* The text of JSON (taken over) when S is fine, for the reads that still
+ * build a cJSON tree (the small answers; the big pages come as text from
+ * the store). Called after the read, never in the same expression: the
+ * order in which arguments are evaluated is unspecified. */
+static rt_status tree_text(rt_status s, cJSON *json, char **text_out)
+{
+    *text_out = NULL;
+    if (rt_ok(&s) && json && !(*text_out = cJSON_PrintUnformatted(json)))
+        s = rt_errorf(RT_ERR_INTERNAL, "out of memory printing an answer");
+    cJSON_Delete(json);
+    return s;
+}
 
 struct cache_key {
     char text[512];
@@ -77,14 +91,14 @@ static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *ar
     struct MHD_Response *cached = cacheable ? rt_cache_get(worker, key.text, version) : NULL;
     if (cached)
         return MHD_queue_response(req->conn, MHD_HTTP_OK, cached);
-    cJSON *json = NULL;
-    s = fn(worker->reader, req, arg, &json);
+    char *text = NULL;
+    s = fn(worker->reader, req, arg, &text);
     if (!rt_ok(&s))
         return rt_http_store_error(req, &s);
-    if (!json)
+    if (!text)
         return rt_http_error(req, MHD_HTTP_NOT_FOUND, "no such %s", what);
     size_t size = 0;
-    struct MHD_Response *response = rt_http_json_response_sized(json, &size);
+    struct MHD_Response *response = rt_http_json_text_response(text, &size);
     if (!response)
         return MHD_NO;
     enum MHD_Result result = MHD_queue_response(req->conn, MHD_HTTP_OK, response);
@@ -96,7 +110,7 @@ static enum MHD_Result answer(struct rt_request *req, read_fn fn, const void *ar
 }
 
 static rt_status read_runs(struct rt_store *store, struct rt_request *req, const void *arg,
-                           cJSON **json_out)
+                           char **json_out)
 {
     (void)req;
     return rt_store_dash_runs(store, arg, json_out);
@@ -107,7 +121,7 @@ static rt_status read_runs(struct rt_store *store, struct rt_request *req, const
 
 /* A run page: ?limit= results (200, at most 5000) from ?offset=, failures first. */
 static rt_status read_run(struct rt_store *store, struct rt_request *req, const void *arg,
-                          cJSON **json_out)
+                          char **json_out)
 {
     uint32_t limit = RUN_RESULTS, offset = 0;
     if (!number_arg(req, "limit", RUN_RESULTS, RUN_RESULTS_MAX, &limit) || limit == 0 ||
@@ -118,10 +132,12 @@ static rt_status read_run(struct rt_store *store, struct rt_request *req, const 
 }
 
 static rt_status read_result(struct rt_store *store, struct rt_request *req, const void *arg,
-                             cJSON **json_out)
+                             char **text_out)
 {
     (void)req;
-    return rt_store_dash_result(store, *(const int64_t *)arg, json_out);
+    cJSON *json = NULL;
+    rt_status s = rt_store_dash_result(store, *(const int64_t *)arg, &json);
+    return tree_text(s, json, text_out);
 }
 
 #define HISTORY_POINTS 1000
@@ -133,7 +149,7 @@ struct history_query {
 };
 
 static rt_status read_history(struct rt_store *store, struct rt_request *req, const void *arg,
-                              cJSON **json_out)
+                              char **json_out)
 {
     const struct history_query *q = arg;
     return rt_store_dash_history(store, q->trace, rt_http_arg(req, "device"), q->limit,
@@ -153,12 +169,13 @@ static enum MHD_Result history(struct rt_request *req)
 }
 
 static rt_status read_joined(struct rt_store *store, struct rt_request *req, const void *arg,
-                             cJSON **json_out)
+                             char **text_out)
 {
-    if (arg)
-        return rt_store_dash_pipeline(store, arg, json_out);
-    return rt_store_dash_joined(store, rt_http_arg(req, "label"), rt_http_arg(req, "date"),
-                                json_out);
+    cJSON *json = NULL;
+    rt_status s = arg ? rt_store_dash_pipeline(store, arg, &json)
+                      : rt_store_dash_joined(store, rt_http_arg(req, "label"),
+                                             rt_http_arg(req, "date"), &json);
+    return tree_text(s, json, text_out);
 }
 
 /* YYYY-MM-DD */
@@ -184,43 +201,52 @@ static enum MHD_Result joined(struct rt_request *req)
 }
 
 static rt_status read_goldens(struct rt_store *store, struct rt_request *req, const void *arg,
-                              cJSON **json_out)
+                              char **text_out)
 {
     (void)arg;
-    return rt_store_dash_goldens(store, rt_http_arg(req, "trace"), json_out);
+    cJSON *json = NULL;
+    rt_status s = rt_store_dash_goldens(store, rt_http_arg(req, "trace"), &json);
+    return tree_text(s, json, text_out);
 }
 
 static rt_status read_expectations(struct rt_store *store, struct rt_request *req,
-                                   const void *arg, cJSON **json_out)
+                                   const void *arg, char **text_out)
 {
     (void)arg;
-    return rt_store_dash_expectations(store, rt_http_arg(req, "trace"), json_out);
+    cJSON *json = NULL;
+    rt_status s = rt_store_dash_expectations(store, rt_http_arg(req, "trace"), &json);
+    return tree_text(s, json, text_out);
 }
 
 static rt_status read_golden_history(struct rt_store *store, struct rt_request *req,
-                                     const void *arg, cJSON **json_out)
+                                     const void *arg, char **text_out)
 {
     (void)req;
-    return rt_store_dash_golden_history(store, *(const int64_t *)arg, json_out);
+    cJSON *json = NULL;
+    rt_status s = rt_store_dash_golden_history(store, *(const int64_t *)arg, &json);
+    return tree_text(s, json, text_out);
 }
 
 static rt_status read_expectation_history(struct rt_store *store, struct rt_request *req,
-                                          const void *arg, cJSON **json_out)
+                                          const void *arg, char **text_out)
 {
     (void)req;
-    return rt_store_dash_expectation_history(store, arg, json_out);
+    cJSON *json = NULL;
+    rt_status s = rt_store_dash_expectation_history(store, arg, &json);
+    return tree_text(s, json, text_out);
 }
 
 static rt_status read_health(struct rt_store *store, struct rt_request *req, const void *arg,
-                             cJSON **json_out)
+                             char **text_out)
 {
     (void)store, (void)arg;
-    *json_out = cJSON_CreateObject();
-    if (!*json_out || !cJSON_AddBoolToObject(*json_out, "ok", 1) ||
-        !cJSON_AddStringToObject(*json_out, "version", RT_VERSION) ||
-        !cJSON_AddBoolToObject(*json_out, "writable", req->server->token_count > 0))
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    return rt_ok_status();
+    cJSON *json = cJSON_CreateObject();
+    rt_status s = rt_ok_status();
+    if (!json || !cJSON_AddBoolToObject(json, "ok", 1) ||
+        !cJSON_AddStringToObject(json, "version", RT_VERSION) ||
+        !cJSON_AddBoolToObject(json, "writable", req->server->token_count > 0))
+        s = rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    return tree_text(s, json, text_out);
 }
 
 static enum MHD_Result runs_list(struct rt_request *req)

@@ -19,10 +19,11 @@ void rt_http_common_headers(struct MHD_Response *response)
     MHD_add_response_header(response, "Referrer-Policy", "no-referrer");
 }
 
-/* TEXT (taken over) as an answer. cJSON copies string bytes as they are, and
- * a request's bytes echoed in an error or an upload's stored names may be no
- * UTF-8, which JSON must be (RFC 8259 §8.1): such bytes become '?'. */
-static struct MHD_Response *json_text_response(char *text, size_t *size_out)
+/* TEXT (taken over) as an answer. cJSON and SQLite's JSON functions copy
+ * string bytes as they are, and a request's bytes echoed in an error or an
+ * upload's stored names may be no UTF-8, which JSON must be (RFC 8259
+ * §8.1): such bytes become '?'. */
+struct MHD_Response *rt_http_json_text_response(char *text, size_t *size_out)
 {
     if (!text)
         return NULL;
@@ -47,7 +48,7 @@ struct MHD_Response *rt_http_json_response_sized(cJSON *json, size_t *size_out)
 {
     char *text = json ? cJSON_PrintUnformatted(json) : NULL;
     cJSON_Delete(json);
-    return json_text_response(text, size_out);
+    return rt_http_json_text_response(text, size_out);
 }
 
 struct MHD_Response *rt_http_json_response(cJSON *json)

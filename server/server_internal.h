@@ -94,6 +94,10 @@ enum MHD_Result rt_http_json(struct rt_request *req, unsigned status, struct cJS
 /** A 200 JSON response of JSON (taken over), not yet queued; NULL when out of memory. */
 struct MHD_Response *rt_http_json_response(struct cJSON *json);
 
+/** A 200 JSON response of TEXT (malloc'd JSON, taken over; bytes that are no
+ * UTF-8 become '?'), its size in *SIZE_OUT unless NULL; NULL when out of memory. */
+struct MHD_Response *rt_http_json_text_response(char *text, size_t *size_out);
+
 /** rt_http_json_response, and the body's size in *SIZE_OUT. */
 struct MHD_Response *rt_http_json_response_sized(struct cJSON *json, size_t *size_out);
 

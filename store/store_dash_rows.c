@@ -2,8 +2,8 @@
  * store/store_dash_rows.c — the dashboard's rows as JSON: a column becomes a
  * JSON key of the same name, so a query and the JSON it answers are read in
  * one place ("..._json" columns hold JSON text, parsed, the key losing the
- * suffix; "has_..." columns are booleans); result counts and history
- * strips for lists of runs; one read snapshot per answer.
+ * suffix; "has_..." columns are booleans); result counts for the joined
+ * page's runs; one read snapshot per answer.
  */
 #include "store_dash.h"
 
@@ -149,7 +149,7 @@ rt_status rt_store_data_version(struct rt_store *store, int64_t *version_out)
     return rc == SQLITE_ROW ? rt_ok_status() : rt_store_sql_error(store, rc, "reading the data version");
 }
 
-/* ---- counts and history strips ------------------------------------------ */
+/* ---- counts --------------------------------------------------------- */
 
 /* Result counts by status for the runs whose ids are the JSON array ?1, kept
  * by triggers in run_counts; then, of those, the failures and new results
@@ -162,12 +162,6 @@ static const char sql_run_approved[] =
     " WHERE r.run_id IN (SELECT value FROM json_each(?1))"
     " AND r.status IN ('fail','new','error','crash','timeout','flaky')"
     " AND " REVIEW_OF("r.id") " = 'accepted' GROUP BY r.run_id, r.status";
-
-static const char sql_run_history[] =
-    "SELECT id, outcome, started_at FROM runs WHERE label IS ?2 AND device_key IS ?3"
-    " AND (started_at < (SELECT started_at FROM runs WHERE id = ?1) OR (started_at ="
-    " (SELECT started_at FROM runs WHERE id = ?1) AND id <= ?1))"
-    " ORDER BY started_at DESC, id DESC LIMIT 10";
 
 static const char *const count_keys[] = {"pass",  "fail",    "flaky", "new",
                                          "crash", "timeout", "error", "approved"};
@@ -260,28 +254,3 @@ const char *rt_dash_text_field(cJSON *obj, const char *key)
     cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
-
-/* Adds "history": this run and the earlier ones of its label and device, oldest first. */
-rt_status rt_dash_add_history(struct rt_store *store, cJSON *run)
-{
-    cJSON *history = cJSON_CreateArray();
-    if (!history || !cJSON_AddItemToObject(run, "history", history)) {
-        cJSON_Delete(history);
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory reading run history");
-    }
-    sqlite3_stmt *stmt = NULL;
-    RT_TRY(rt_store_stmt(store, sql_run_history, &stmt));
-    sqlite3_bind_int64(stmt, 1, (int64_t)cJSON_GetObjectItemCaseSensitive(run, "id")->valuedouble);
-    sqlite3_bind_text(stmt, 2, rt_dash_text_field(run, "label"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(stmt, 3, rt_dash_text_field(run, "device_key"), -1, SQLITE_TRANSIENT);
-    cJSON *newest_first = cJSON_CreateArray();
-    if (!newest_first)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory reading run history");
-    rt_status s = rt_dash_rows_into(store, stmt, newest_first, "reading run history");
-    while (rt_ok(&s) && cJSON_GetArraySize(newest_first) > 0)
-        cJSON_AddItemToArray(history, cJSON_DetachItemFromArray(
-                                          newest_first, cJSON_GetArraySize(newest_first) - 1));
-    cJSON_Delete(newest_first);
-    return s;
-}
-

@@ -517,9 +517,11 @@ RT_MUST_CHECK rt_status rt_store_import_goldens(struct rt_store *store, const ch
 /* ---- the dashboard's reads and writes (store_dashboard.c) --------------
  * These answer with cJSON trees (the caller frees them with cJSON_Delete)
  * shaped as the dashboard's JSON API (server/README.md): the queries are the
- * store's, the JSON keys are the column names. A lookup of an unknown id is
- * RT_OK with *json_out NULL, so the server can answer 404 without parsing a
- * message. */
+ * store's, the JSON keys are the column names. The three big pages (the runs
+ * list, a run, a trace's history: store_dash_pages.c) answer with JSON text
+ * instead (malloc'd, free() it), made by SQLite's JSON functions in the
+ * query itself. A lookup of an unknown id is RT_OK with *json_out NULL, so
+ * the server can answer 404 without parsing a message. */
 
 struct cJSON;
 
@@ -537,12 +539,12 @@ struct rt_dash_runs_query {
  * label and device key. */
 RT_MUST_CHECK rt_status rt_store_dash_runs(struct rt_store *store,
                                            const struct rt_dash_runs_query *query,
-                                           struct cJSON **json_out);
+                                           char **json_out);
 
 /** One run with its counts and LIMIT of its results from OFFSET, failures
  * first ("results_total" says how many it has). */
 RT_MUST_CHECK rt_status rt_store_dash_run(struct rt_store *store, int64_t run_id, uint32_t limit,
-                                          uint32_t offset, struct cJSON **json_out);
+                                          uint32_t offset, char **json_out);
 
 /** One result with its run, the golden it was compared with and the goldens
  * and expectation of its trace. */
@@ -554,7 +556,7 @@ RT_MUST_CHECK rt_status rt_store_dash_result(struct rt_store *store, int64_t res
  * [...]}; NULL when the trace is unknown. */
 RT_MUST_CHECK rt_status rt_store_dash_history(struct rt_store *store, const char *trace,
                                               const char *device_key, uint32_t limit,
-                                              struct cJSON **json_out);
+                                              char **json_out);
 
 /**
  * The runs of LABEL that started on DATE (YYYY-MM-DD, UTC), joined: the

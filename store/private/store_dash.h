@@ -1,7 +1,8 @@
 /*
  * store/private/store_dash.h — what the dashboard's store files share
- * (store_dashboard.c, store_dash_rows.c, store_dash_joined.c): the column
- * lists, turning rows into JSON, counts and history strips, snapshots.
+ * (store_dashboard.c, store_dash_pages.c, store_dash_rows.c,
+ * store_dash_joined.c): the column lists, turning rows into JSON, counts,
+ * snapshots.
  * Private to store/ like store_internal.h.
  */
 #ifndef RT_STORE_DASH_H
@@ -62,9 +63,6 @@ RT_MUST_CHECK rt_status rt_dash_add_counts(struct rt_store *store, cJSON *runs);
  * DEVICE_KEY names the results' device when they carry none of their own. */
 RT_MUST_CHECK rt_status rt_dash_add_triage(struct rt_store *store, cJSON *json, cJSON *results,
                                            const char *device_key);
-
-/** Adds "history": RUN and up to 9 earlier runs of its label and device, oldest first. */
-RT_MUST_CHECK rt_status rt_dash_add_history(struct rt_store *store, cJSON *run);
 
 /** Begins a read transaction unless one is open (*began says which). */
 RT_MUST_CHECK rt_status rt_dash_snapshot_begin(struct rt_store *store, bool *began);

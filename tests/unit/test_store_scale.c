@@ -154,12 +154,10 @@ Test(scale, version_6_store_is_migrated_to_7_with_its_images_once)
     free(bytes);
     /* Triage reads the series: run 1 started after run 2, so its failure is
      * "still failing since run 2", whatever order they arrived in. */
-    struct cJSON *json = NULL;
-    ASSERT_OK(rt_store_dash_run(store, 1, 200, 0, &json));
-    char *text = cJSON_PrintUnformatted(json);
+    char *text = NULL;
+    ASSERT_OK(rt_store_dash_run(store, 1, 200, 0, &text));
     cr_assert_not_null(strstr(text, "\"state\":\"still-failing\",\"since_run\":2"), "%s", text);
     free(text);
-    cJSON_Delete(json);
     rt_store_close(store);
     free(png.data);
 }
@@ -172,17 +170,61 @@ Test(scale, a_run_page_holds_limit_results_failures_first_and_says_how_many)
     struct rt_result r[3] = {failure(1, none, none), failure(2, none, none), failure(3, none, none)};
     r[0].status = r[2].status = RT_RESULT_PASS;
     ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 3));
-    struct cJSON *json = NULL;
-    ASSERT_OK(rt_store_dash_run(store, run, 1, 0, &json));
+    char *text = NULL;
+    ASSERT_OK(rt_store_dash_run(store, run, 1, 0, &text));
+    cJSON *json = cJSON_Parse(text);
+    free(text);
     cJSON *results = cJSON_GetObjectItemCaseSensitive(json, "results");
     cr_assert_eq(cJSON_GetArraySize(results), 1);
     cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "status")
                          ->valuestring, "fail");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(json, "results_total")->valuedouble, 3);
     cJSON_Delete(json);
-    ASSERT_OK(rt_store_dash_run(store, run, 5, 1, &json));
+    ASSERT_OK(rt_store_dash_run(store, run, 5, 1, &text));
+    json = cJSON_Parse(text);
+    free(text);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "results")), 2);
     cJSON_Delete(json);
+    rt_store_close(store);
+}
+
+/* The big pages are JSON text from SQLite's JSON functions, which write an
+ * infinity as "Inf" (no JSON): an identical frame's PSNR is infinite. Each
+ * page must still parse, with that PSNR null, and keep every number. */
+Test(scale, the_big_pages_are_json_even_with_an_infinite_psnr)
+{
+    struct rt_store *store = open_store(tmp_path("inf.db"), RT_STORE_CREATE);
+    int64_t run = begin_run(store, "dev", "2026-11-01T02:00:00Z");
+    struct png_bytes none = {0};
+    struct rt_result r[2] = {failure(1, none, none), failure(2, none, none)};
+    r[0].status = RT_RESULT_PASS;
+    r[0].psnr = INFINITY;
+    r[0].ssim = 1;
+    r[1].psnr = -INFINITY;
+    r[1].ssim = 0.98410647585134781;
+    ASSERT_OK(rt_store_record_trace_results(store, run, "t", r, 2));
+    char *texts[3] = {NULL, NULL, NULL};
+    struct rt_dash_runs_query q = {.limit = 50};
+    ASSERT_OK(rt_store_dash_run(store, run, 200, 0, &texts[0]));
+    ASSERT_OK(rt_store_dash_runs(store, &q, &texts[1]));
+    ASSERT_OK(rt_store_dash_history(store, "t", NULL, 1000, &texts[2]));
+    for (int i = 0; i < 3; i++) {
+        cr_assert_not_null(texts[i]);
+        cJSON *json = cJSON_Parse(texts[i]);
+        cr_assert_not_null(json, "not JSON: %s", texts[i]);
+        cJSON_Delete(json);
+    }
+    cJSON *page = cJSON_Parse(texts[0]);
+    cJSON *results = cJSON_GetObjectItemCaseSensitive(page, "results");
+    cr_assert_eq(cJSON_GetArraySize(results), 2);
+    cJSON *fail = cJSON_GetArrayItem(results, 0), *pass = cJSON_GetArrayItem(results, 1);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(pass, "psnr")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(fail, "psnr")));
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(pass, "ssim")->valuedouble, 1.0);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pass, "has_actual")));
+    cJSON_Delete(page);
+    for (int i = 0; i < 3; i++)
+        free(texts[i]);
     rt_store_close(store);
 }
 
