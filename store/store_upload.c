@@ -55,21 +55,62 @@ static rt_status add_goldens(struct rt_store *store, const struct rt_store_uploa
     return rt_ok_status();
 }
 
-/* Records the results of one trace (every result with that name) at once. */
-static rt_status record_trace(struct rt_store *store, int64_t run_id, const struct rt_store_upload *u,
-                              size_t first, bool *done)
+/* A result's place in the upload, sorted by its trace's name to find the
+ * results of one trace together: an upload of 20,000 results names 4,000
+ * traces, and looking for each trace's results through the whole list was
+ * 80 million strcmp calls, a third of the upload's time (bench/STORE.md). */
+struct placed {
+    const char *trace;
+    size_t index;
+};
+
+static int by_trace_then_index(const void *a, const void *b)
 {
-    const char *trace = u->results[first].trace;
-    struct rt_result *batch = malloc(u->result_count * sizeof *batch);
-    if (!batch)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    size_t n = 0;
-    for (size_t i = first; i < u->result_count; i++)
-        if (!done[i] && !strcmp(u->results[i].trace, trace)) {
-            done[i] = true;
-            batch[n++] = u->results[i].r;
-        }
-    rt_status s = rt_store_record_trace_results(store, run_id, trace, batch, n);
+    const struct placed *x = a, *y = b;
+    int c = strcmp(x->trace, y->trace);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A trace's results: a run of PLACED from START, COUNT long. */
+struct group {
+    size_t start, count;
+};
+
+static int by_first_index(const void *a, const void *b, void *placed)
+{
+    size_t x = ((const struct placed *)placed)[((const struct group *)a)->start].index;
+    size_t y = ((const struct placed *)placed)[((const struct group *)b)->start].index;
+    return (x > y) - (x < y);
+}
+
+/* Records every trace's results at once, the traces in the order they first
+ * appear and each one's results in upload order (as before the sort). */
+static rt_status record_traces(struct rt_store *store, int64_t run_id, const struct rt_store_upload *u)
+{
+    size_t n = u->result_count, groups = 0;
+    struct placed *placed = malloc((n + 1) * sizeof *placed);
+    struct group *group = malloc((n + 1) * sizeof *group);
+    struct rt_result *batch = malloc((n + 1) * sizeof *batch);
+    rt_status s = placed && group && batch ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    for (size_t i = 0; rt_ok(&s) && i < n; i++)
+        placed[i] = (struct placed){.trace = u->results[i].trace, .index = i};
+    if (rt_ok(&s)) {
+        qsort(placed, n, sizeof *placed, by_trace_then_index);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || strcmp(placed[i].trace, placed[i - 1].trace))
+                group[groups++] = (struct group){.start = i};
+        for (size_t g = 0; g < groups; g++)
+            group[g].count = (g + 1 < groups ? group[g + 1].start : n) - group[g].start;
+        qsort_r(group, groups, sizeof *group, by_first_index, placed);
+    }
+    for (size_t g = 0; rt_ok(&s) && g < groups; g++) {
+        for (size_t k = 0; k < group[g].count; k++)
+            batch[k] = u->results[placed[group[g].start + k].index].r;
+        s = rt_store_record_trace_results(store, run_id, placed[group[g].start].trace, batch,
+                                          group[g].count);
+    }
+    free(placed);
+    free(group);
     free(batch);
     return s;
 }
@@ -86,14 +127,7 @@ static rt_status record(struct rt_store *store, const struct rt_store_upload *u,
     RT_TRY(rt_store_run_begin(store, &u->run, run_id_out));
     for (size_t i = 0; i < u->result_count; i++)
         RT_TRY(map_golden(store, u->run.device_key, &u->results[i]));
-    bool *done = calloc(u->result_count + 1, sizeof *done);
-    if (!done)
-        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
-    rt_status s = rt_ok_status();
-    for (size_t i = 0; rt_ok(&s) && i < u->result_count; i++)
-        if (!done[i])
-            s = record_trace(store, *run_id_out, u, i, done);
-    free(done);
+    rt_status s = record_traces(store, *run_id_out, u);
     if (rt_ok(&s) && (u->finished_at || u->outcome))
         s = rt_store_run_finish_at(store, *run_id_out, u->finished_at, u->outcome);
     return s;
