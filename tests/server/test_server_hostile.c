@@ -7,6 +7,7 @@
  * connections than the limit (503), a database another process keeps locked, and a clean stop.
  */
 #include <criterion/criterion.h>
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <iconv.h>
 #include <signal.h>
@@ -204,6 +205,41 @@ Test(hostile, answers_are_utf8_whatever_bytes_the_request_holds)
     cr_assert_eq(r.status, 404);
     cr_assert(valid_utf8(r.body, r.body_size), "not UTF-8: %s", r.body);
     http_response_finish(&r);
+}
+
+/* The big pages are SQLite's JSON text, which copies stored bytes as they
+ * are: an upload's names and messages that are no UTF-8 (cJSON takes them
+ * as they come) must still become '?' there, past the answer's long ASCII
+ * start too. */
+Test(hostile, pages_of_an_upload_with_bytes_that_are_no_utf8_are_utf8)
+{
+    char header[128];
+    snprintf(header, sizeof header, "Authorization: Bearer %s\r\nContent-Type: application/json\r\n",
+             TEST_TOKEN);
+    const char *body =
+        "{\"format\":\"retrace-run\",\"version\":1,\"run\":{\"id\":\"6b1f0e1c-3a43-4c55-9a1e-5d0c8f1b2a77\","
+        "\"label\":\"nightly\xff\",\"host\":\"h\xc0\xaf\",\"device\":\"d\",\"device_key\":\"k\xed\xa0\x80\","
+        "\"started_at\":\"2026-12-01T02:00:00Z\",\"finished_at\":\"2026-12-01T02:10:00Z\",\"outcome\":\"failed\"},"
+        "\"results\":[{\"trace\":\"bad\xf5\x80trace\",\"frame\":1,\"status\":\"crash\","
+        "\"message\":\"broke \xe2\x82 here\"}]}";
+    struct http_response r;
+    http_request(&f, "POST", "/api/runs", header, body, &r);
+    cr_assert(r.status == 201, "upload answered %d: %s", r.status, r.body);
+    cJSON *json = cJSON_Parse(r.body);
+    char run[64];
+    snprintf(run, sizeof run, "/api/runs/%d", (int)cJSON_GetObjectItemCaseSensitive(json, "run")->valuedouble);
+    cJSON_Delete(json);
+    http_response_finish(&r);
+    const char *paths[] = {run, "/api/runs", "/api/history?trace=bad%f5%80trace"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        http_request(&f, "GET", paths[i], NULL, NULL, &r);
+        cr_assert_eq(r.status, 200, "GET %s answered %d", paths[i], r.status);
+        cr_assert(valid_utf8(r.body, r.body_size), "GET %s: not UTF-8: %s", paths[i], r.body);
+        json = cJSON_Parse(r.body);
+        cr_assert_not_null(json, "GET %s: not JSON", paths[i]);
+        cJSON_Delete(json);
+        http_response_finish(&r);
+    }
 }
 
 /* limit and offset are plain digits: strtoul alone would take " 5" and "+5". */
