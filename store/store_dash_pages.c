@@ -176,32 +176,28 @@ static const char sql_run_page[] =
 
 /* The newest ?3 results of trace TR (of device key ?2 through its series),
  * oldest first: an index walk backwards from the newest, never the whole
- * trace's results, then those put in order (a sort of the points alone). */
-#define HISTORY_COLUMNS                                                                    \
-    "u.id AS run_id, u.started_at, u.label, u.device, coalesce(u.device_key, '') AS device_key," \
-    " r.id AS result_id, r.frame, r.status, r.ssim, r.ssim_worst_tile, r.threshold,"      \
-    " r.tile_threshold, r.configuration, r.delta_e, r.colour_threshold, r.expected,"      \
-    " r.run_start AS start_"
-#define HISTORY_POINT(p)                                                                   \
-    "'run_id', " p ".run_id, 'started_at', " p ".started_at, 'label', " p ".label,"       \
-    " 'device', " p ".device, 'device_key', " p ".device_key, 'result_id', " p ".result_id," \
-    " 'frame', " p ".frame, 'status', " p ".status, 'ssim', " FINITE(p ".ssim") ","       \
-    " 'ssim_worst_tile', " FINITE(p ".ssim_worst_tile") ", 'threshold', " FINITE(p ".threshold") "," \
-    " 'tile_threshold', " FINITE(p ".tile_threshold") ", 'configuration', " p ".configuration," \
-    " 'delta_e', " FINITE(p ".delta_e") ", 'colour_threshold', " FINITE(p ".colour_threshold") "," \
-    " 'expected', " p ".expected"
-#define HISTORY_NEWEST " ORDER BY r.run_start DESC, r.run_id DESC, r.frame DESC LIMIT ?3"
+ * trace's results, then those put in order. Only the keys go through the
+ * two sorts; each point's columns are read once, in order, by id. */
+#define HISTORY_POINT                                                                      \
+    "'run_id', u.id, 'started_at', u.started_at, 'label', u.label, 'device', u.device,"   \
+    " 'device_key', coalesce(u.device_key, ''), 'result_id', r.id, 'frame', r.frame,"     \
+    " 'status', r.status, 'ssim', " FINITE("r.ssim") ","                                  \
+    " 'ssim_worst_tile', " FINITE("r.ssim_worst_tile") ", 'threshold', " FINITE("r.threshold") "," \
+    " 'tile_threshold', " FINITE("r.tile_threshold") ", 'configuration', r.configuration," \
+    " 'delta_e', " FINITE("r.delta_e") ", 'colour_threshold', " FINITE("r.colour_threshold") "," \
+    " 'expected', r.expected"
 #define HISTORY_PAGE(where)                                                                \
     "SELECT json_object('trace', tr.name, 'points', (SELECT json_group_array(json_object("  \
-    HISTORY_POINT("p") ")) FROM (SELECT * FROM (SELECT " HISTORY_COLUMNS                  \
-    " FROM results r JOIN runs u ON u.id = r.run_id WHERE " where HISTORY_NEWEST ")"      \
-    " ORDER BY start_, run_id, frame LIMIT -1) p),"                                        \
+    HISTORY_POINT ")) FROM (SELECT * FROM (SELECT e.id AS rid, e.run_start AS s,"          \
+    " e.run_id AS run, e.frame AS f FROM results e WHERE " where                           \
+    " ORDER BY e.run_start DESC, e.run_id DESC, e.frame DESC LIMIT ?3)"                    \
+    " ORDER BY s, run, f LIMIT -1) k JOIN results r ON r.id = k.rid JOIN runs u ON u.id = k.run)," \
     " 'goldens', (SELECT json_group_array(json_object(" GOLDEN_OBJECT("g", "tr") ")) FROM" \
     " (SELECT " GOLDEN_COLUMNS_LISTED " FROM goldens WHERE trace_id = tr.id"               \
     " ORDER BY frame, device_key, id LIMIT -1) g)) FROM traces tr WHERE tr.name = ?1"
-static const char sql_history[] = HISTORY_PAGE("r.trace_id = tr.id");
+static const char sql_history[] = HISTORY_PAGE("e.trace_id = tr.id");
 static const char sql_history_device[] = HISTORY_PAGE(
-    "r.series_id IN (SELECT id FROM series WHERE trace_id = tr.id AND device_key = ?2)");
+    "e.series_id IN (SELECT id FROM series WHERE trace_id = tr.id AND device_key = ?2)");
 
 /* ---- one statement, one row, one text ------------------------------------------- */
 
