@@ -21,6 +21,10 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received (glibc's lacks it) */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +54,19 @@ struct slot {
 /* A connection libmicrohttpd holds (its socket_context). */
 struct record {
     struct record *prev, *next;
+    struct rt_front *front;
     int fd;
     struct sockaddr_storage addr;
     atomic_bool in_head;        /* waiting for a request head */
     atomic_bool in_body;        /* taking a request body */
     atomic_llong head_since_ms; /* since when */
     bool cut;                   /* shut down once: no second time */
+    /* under the front's lock: the libmicrohttpd thread that serves it (a
+     * connection stays on one), and the bytes received when its current
+     * head began (TCP_INFO), for rt_front_library_error */
+    bool has_worker;
+    pthread_t worker;
+    uint64_t head_base;
 };
 
 struct address {
@@ -79,6 +90,8 @@ struct rt_front {
     size_t address_count, address_capacity;
     struct record *records;
     size_t held; /* connections libmicrohttpd holds */
+    int adopted[LINGER_SLOTS]; /* answered by rt_front_library_error: to linger */
+    size_t adopted_count;
 };
 
 /* epoll's data for the two descriptors that are no slot */
@@ -186,6 +199,21 @@ static struct slot *free_slot(struct rt_front *front)
 
 static void drain(struct rt_front *front, struct slot *slot);
 
+/* Keeps FD, answered and shut for writing, a moment to drain what the client
+ * still sends; closed at once when no slot is left. */
+static void linger(struct rt_front *front, int fd)
+{
+    struct slot *slot = front->lingering < LINGER_SLOTS ? free_slot(front) : NULL;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = slot};
+    if (!slot || epoll_ctl(front->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        close(fd);
+        return;
+    }
+    *slot = (struct slot){.kind = SLOT_LINGER, .fd = fd, .deadline_ms = now_ms() + LINGER_MS};
+    front->lingering++;
+    drain(front, slot); /* what already arrived raises no new edge */
+}
+
 /* Answers FD, then keeps it a moment to drain: SLOT, its pending slot when it
  * has one, becomes the lingering one. Closed at once when no room is left. */
 static void refuse(struct rt_front *front, struct slot *slot, int fd, unsigned status,
@@ -205,12 +233,8 @@ static void refuse(struct rt_front *front, struct slot *slot, int fd, unsigned s
         }
         front->pending--; /* still watched: the same descriptor, now lingering */
     } else {
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET};
-        if (!room || !(slot = free_slot(front)) ||
-            !(ev.data.ptr = slot, epoll_ctl(front->epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0)) {
-            close(fd);
-            return;
-        }
+        linger(front, fd);
+        return;
     }
     *slot = (struct slot){.kind = SLOT_LINGER, .fd = fd, .deadline_ms = now_ms() + LINGER_MS};
     front->lingering++;
@@ -370,6 +394,21 @@ static void sweep(struct rt_front *front)
     sweep_records(front, now);
 }
 
+/* The descriptors rt_front_library_error answered, taken into lingering. */
+static void adopt(struct rt_front *front)
+{
+    uint64_t count;
+    (void)!read(front->wake_fd, &count, sizeof count);
+    int fds[LINGER_SLOTS];
+    pthread_mutex_lock(&front->lock);
+    size_t n = front->adopted_count;
+    memcpy(fds, front->adopted, n * sizeof *fds);
+    front->adopted_count = 0;
+    pthread_mutex_unlock(&front->lock);
+    for (size_t i = 0; i < n; i++)
+        linger(front, fds[i]);
+}
+
 static void *front_main(void *arg)
 {
     struct rt_front *front = arg;
@@ -380,7 +419,9 @@ static void *front_main(void *arg)
             void *tag = events[i].data.ptr;
             if (tag == &listen_tag)
                 accept_all(front);
-            else if (tag != &wake_tag) {
+            else if (tag == &wake_tag)
+                adopt(front);
+            else {
                 struct slot *slot = tag;
                 if (slot->kind == SLOT_PENDING)
                     examine(front, slot, events[i].events & (EPOLLRDHUP | EPOLLHUP));
@@ -414,6 +455,7 @@ static void connection_started(struct rt_front *front, struct MHD_Connection *co
         free(r);
         return; /* not counted: it only escapes the deadline of later heads */
     }
+    r->front = front;
     r->fd = fd->connect_fd;
     memcpy(&r->addr, addr->client_addr,
            addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -460,11 +502,38 @@ void rt_front_on_connection(void *cls, struct MHD_Connection *conn, void **socke
         connection_closed(server->front, socket_context);
 }
 
+/* The bytes the connection on FD has received so far; 0 when unknown. */
+static uint64_t bytes_received(int fd)
+{
+    struct tcp_info info;
+    socklen_t len = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 ||
+        len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+        return 0;
+    return info.tcpi_bytes_received;
+}
+
+/* Called on the libmicrohttpd thread that serves R: that thread, and (when
+ * a head begins) the bytes received so far. */
+static void note_worker(struct record *r, bool head_begins)
+{
+    uint64_t base = head_begins ? bytes_received(r->fd) : 0;
+    pthread_mutex_lock(&r->front->lock);
+    r->worker = pthread_self();
+    r->has_worker = true;
+    if (head_begins)
+        r->head_base = base;
+    pthread_mutex_unlock(&r->front->lock);
+}
+
 void rt_front_head_arrived(struct MHD_Connection *conn)
 {
     struct record *r = record_of(conn);
-    if (r)
-        atomic_store(&r->in_head, false);
+    if (!r)
+        return;
+    atomic_store(&r->in_head, false);
+    note_worker(r, false);
 }
 
 void rt_front_request_done(struct MHD_Connection *conn)
@@ -472,6 +541,7 @@ void rt_front_request_done(struct MHD_Connection *conn)
     struct record *r = record_of(conn);
     if (!r)
         return;
+    note_worker(r, true);
     atomic_store(&r->head_since_ms, now_ms());
     atomic_store(&r->in_head, true);
     atomic_store(&r->in_body, false);
@@ -480,6 +550,58 @@ void rt_front_request_done(struct MHD_Connection *conn)
      * connection (and its place under the limits) until the idle timeout. */
     if (hung_up(r->fd))
         shutdown(r->fd, SHUT_RDWR);
+}
+
+/* A head over libmicrohttpd's buffer has had at least this many bytes (half
+ * its 64 KiB: the rest holds the connection's other state) since it began. */
+#define OVERFLOW_BYTES (RT_SERVER_MHD_MEMORY / 2)
+
+/* Answers R (lock held) with STATUS as JSON and shuts its write side, so
+ * libmicrohttpd's own answer, queued next, is never sent: its send fails
+ * and it closes the connection. A second descriptor of the socket lingers
+ * in the front, so that close sends no reset over the unread head, which
+ * could destroy the answer before the client reads it. */
+static void answer_instead(struct rt_front *front, struct record *r, unsigned status)
+{
+    char message[96];
+    if (status == 431)
+        snprintf(message, sizeof message, "request head over %d bytes", RT_HEAD_MAX);
+    else if (status == 414)
+        snprintf(message, sizeof message, "request target over %d bytes", RT_HEAD_MAX_TARGET);
+    else
+        snprintf(message, sizeof message, "malformed request head (%u %s)", status,
+                 rt_head_reason(status));
+    rt_front_send_error(r->fd, status, message, 0);
+    shutdown(r->fd, SHUT_WR);
+    r->cut = true;
+    int copy = front->adopted_count < LINGER_SLOTS ? fcntl(r->fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (copy >= 0) {
+        front->adopted[front->adopted_count++] = copy;
+        uint64_t one = 1;
+        (void)!write(front->wake_fd, &one, sizeof one);
+    }
+}
+
+void rt_front_library_error(struct rt_front *front, unsigned status)
+{
+    pthread_t self = pthread_self();
+    struct record *only = NULL;
+    size_t candidates = 0, answered = 0;
+    pthread_mutex_lock(&front->lock);
+    for (struct record *r = front->records; r; r = r->next) {
+        if (r->cut || !r->has_worker || !pthread_equal(r->worker, self) ||
+            !atomic_load(&r->in_head))
+            continue;
+        candidates++;
+        only = r;
+        if (bytes_received(r->fd) - r->head_base >= OVERFLOW_BYTES) {
+            answer_instead(front, r, status);
+            answered++;
+        }
+    }
+    if (!answered && candidates == 1)
+        answer_instead(front, only, status);
+    pthread_mutex_unlock(&front->lock);
 }
 
 void rt_front_body_expected(struct MHD_Connection *conn, bool expected)

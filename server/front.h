@@ -49,6 +49,24 @@ void rt_front_body_expected(struct MHD_Connection *conn, bool expected);
 /** CONN's request is answered: its next head is held to the deadline from now. */
 void rt_front_request_done(struct MHD_Connection *conn);
 
+/* libmicrohttpd's memory for one connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT):
+ * a head that does not fit it is refused by libmicrohttpd itself. */
+#define RT_SERVER_MHD_MEMORY (64 * 1024)
+
+/**
+ * libmicrohttpd, on the thread calling this (its error log, server.c), is
+ * about to answer a request head with an error page of its own (STATUS:
+ * 431 or 414 for a head over its buffer, 400 for a Content-Length it cannot
+ * parse), which only happens on a kept-alive connection's later heads (the
+ * first is checked by the front). The connection is the one that thread
+ * serves which is waiting for a head and has received at least half the
+ * buffer since that head began, or, when none has, the only one waiting for
+ * a head there: it is answered with STATUS as JSON now, and libmicrohttpd's
+ * page is never sent. Connections it cannot tell apart keep libmicrohttpd's
+ * answer (docs: server/README.md).
+ */
+void rt_front_library_error(struct rt_front *front, unsigned status);
+
 /** Writes {"error": MESSAGE} as a complete HTTP answer with STATUS straight to
  * FD (a small write that fits the socket buffer; the caller closes), with
  * Retry-After when RETRY_AFTER_S > 0 and Connection: close. */

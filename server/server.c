@@ -269,9 +269,27 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(out - s);
 }
 
+/* libmicrohttpd 0.9.75 says this (connection.c, transmit_error_response_len)
+ * just before it queues an error page of its own, on the thread serving the
+ * connection: the one moment, with no callback of its own, when the page
+ * can still be replaced by our JSON (front.c). Compared whole, so the
+ * arguments are read only when they are the status and the page. */
+static const char mhd_error_format[] =
+    "Error processing request (HTTP response code is %u ('%s')). Closing connection.\n";
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls;
+    struct rt_server *server = cls;
+    if (!strcmp(fmt, mhd_error_format)) {
+        va_list copy;
+        va_copy(copy, ap);
+        unsigned status = va_arg(copy, unsigned);
+        va_end(copy);
+        rt_front_library_error(server->front, status);
+        fprintf(stderr, "retrace serve: libmicrohttpd refused a request head (%u), answered as JSON"
+                        " where the connection could be told\n", status);
+        return;
+    }
     fputs("retrace serve: ", stderr);
     vfprintf(stderr, fmt, ap);
 }
@@ -291,9 +309,9 @@ static rt_status start_daemon(struct rt_server *server)
         MHD_OPTION_NOTIFY_CONNECTION, rt_front_on_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, server,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
-        /* room for a head twice the front's limit: libmicrohttpd's own
-         * 431 (HTML) stays out of reach of anything the front passed */
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+        /* room for a head eight times the front's limit: a later head
+         * over it is libmicrohttpd's to refuse (rt_front_library_error) */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)RT_SERVER_MHD_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_END);
     if (!server->daemon)

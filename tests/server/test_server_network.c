@@ -294,6 +294,38 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
     still_serving();
 }
 
+/* A kept-alive connection's later heads are libmicrohttpd's to read, and
+ * one over its buffer (64 KiB) it refuses before any callback of ours, with
+ * an HTML page: 431 for the fields, 414 for the target; so is a
+ * Content-Length it cannot parse (400). Each must still be our JSON. */
+Test(network, a_kept_alive_head_over_libmicrohttpds_buffer_is_answered_as_json)
+{
+    char *big_field = repeat("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ", 'b', 70000,
+                             "\r\n\r\n");
+    char *big_target = repeat("GET /", 'a', 70000, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    static const char bad_length[] =
+        "GET /api/health HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n";
+    const struct {
+        const char *raw;
+        int status;
+    } cases[] = {{big_field, 431}, {big_target, 414}, {bad_length, 400}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int fd = connect_from("127.0.0.2");
+        char buf[8192];
+        send_text(fd, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+        cr_assert_eq(read_one(fd, buf, sizeof buf), 200);
+        send_text(fd, cases[i].raw);
+        struct http_response r;
+        http_read(fd, &r);
+        close(fd);
+        assert_json_error(&r, cases[i].status);
+        http_response_finish(&r);
+    }
+    free(big_field);
+    free(big_target);
+    still_serving();
+}
+
 /* libmicrohttpd decodes a chunked body itself and answers a malformed one
  * with an HTML page of its own, so a body must come with its length: any
  * Transfer-Encoding is 411, as JSON, on a new connection (the front) and
