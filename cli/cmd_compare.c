@@ -6,6 +6,7 @@
 #include "args.h"
 #include "cli.h"
 #include "compare.h"
+#include "file.h"
 
 struct compare_args {
     struct rt_compare_options options;
@@ -113,6 +114,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
         if (same_file(a->diff_path, a->paths[i]))
             return cli_usage_error(cmd, "--diff %s would overwrite the %s image", a->diff_path,
                                    i ? "actual" : "golden");
+    if (a->diff_path) { /* before the comparison, whose result would be lost */
+        rt_status s = rt_output_file_check("--diff", a->diff_path);
+        if (!rt_ok(&s)) {
+            int rc = cli_usage_error(cmd, "%s", s.msg);
+            rt_status_free(&s);
+            return rc;
+        }
+    }
     a->options.want_diff = a->diff_path != NULL;
     return 0;
 }

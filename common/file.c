@@ -1,4 +1,4 @@
-/* common/file.c — reading a whole file, making folders (see file.h). */
+/* common/file.c — reading a whole file, making folders, checking outputs (see file.h). */
 #include "file.h"
 
 #include <errno.h>
@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Reads F to its end into a buffer grown by doubling. */
 static rt_status read_stream(FILE *f, const char *path, uint8_t **data_out, size_t *size_out)
@@ -66,4 +67,37 @@ rt_status rt_make_dirs(const char *path)
         *p = '/';
     }
     return make_one(buf);
+}
+
+rt_status rt_output_file_check(const char *flag, const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    size_t n = strlen(path);
+    if (n == 0 || path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return rt_errorf(RT_ERR_USAGE, "%s: cannot write %s: it is a directory; name a file", flag, path);
+    if (n >= sizeof dir)
+        return rt_errorf(RT_ERR_USAGE, "%s: cannot write %.200s...: the path is too long", flag, path);
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0'; /* "/name": the root folder */
+    else
+        *slash = '\0';
+    if (stat(dir, &st) != 0)
+        return rt_errorf(RT_ERR_USAGE, "%s: cannot write %s: folder %s: %s", flag, path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_USAGE, "%s: cannot write %s: %s is not a folder", flag, path, dir);
+    /* access(W_OK) says yes to root on a read-only mount and on /proc: only
+     * making a file there tells. */
+    char probe[4096 + 32];
+    snprintf(probe, sizeof probe, "%s/.retrace-probe-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return rt_errorf(RT_ERR_USAGE, "%s: cannot write %s: folder %s: %s", flag, path, dir, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return rt_ok_status();
 }

@@ -1,9 +1,10 @@
 /*
- * common/include/file.h — reading a whole file into memory, and making a
- * folder with its parents.
+ * common/include/file.h — reading a whole file into memory, making a folder
+ * with its parents, and checking an output path before the work.
  *
  * Owns: one way to read a file that may be a pipe or grow while it is read
- * (no size taken from stat), with one error wording; one `mkdir -p`.
+ * (no size taken from stat), with one error wording; one `mkdir -p`; one
+ * check of an output file's folder.
  * Must not touch: anything but libc.
  */
 #ifndef RT_FILE_H
@@ -28,5 +29,15 @@ RT_MUST_CHECK rt_status rt_file_read(const char *path, uint8_t **data_out, size_
  * folder that cannot be made, with the system's reason.
  */
 RT_MUST_CHECK rt_status rt_make_dirs(const char *path);
+
+/**
+ * Checks, before any work, that the output file PATH can be written: its
+ * folder exists, is a folder and takes new files, and PATH is not a folder
+ * (an existing file is fine: it will be replaced). Leaves nothing behind.
+ * RT_ERR_USAGE worded "FLAG: cannot write PATH: REASON", so every command
+ * refuses an unwritable output the same way (exit 2), instead of finding out
+ * after the replay or comparison whose result it then loses.
+ */
+RT_MUST_CHECK rt_status rt_output_file_check(const char *flag, const char *path);
 
 #endif

@@ -346,3 +346,39 @@ Test(file, reads_every_byte_and_names_what_it_cannot_open)
     cr_assert_null(data);
     rt_status_free(&s);
 }
+
+/* An output path that cannot be written is a usage error naming the option,
+ * found before the work that would have written it. */
+Test(file, output_check_refuses_what_cannot_be_written)
+{
+    char dir[] = "/tmp/rt-out-unit-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char ok_path[128], missing[128], in_file[128];
+    snprintf(ok_path, sizeof ok_path, "%s/out.png", dir);
+    snprintf(missing, sizeof missing, "%s/none/out.png", dir);
+    snprintf(in_file, sizeof in_file, "%s/out.png/x.png", dir);
+    rt_status s = rt_output_file_check("--diff", ok_path);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_neq(access(ok_path, F_OK), 0, "the check leaves no file behind");
+    const char *bad[] = {missing, dir, "/proc/out.png"};
+    FILE *f = fopen(ok_path, "w"); /* a file where a folder should be */
+    cr_assert_not_null(f);
+    fclose(f);
+    for (size_t i = 0; i < 3; i++) {
+        s = rt_output_file_check("--diff", bad[i]);
+        cr_assert_eq(s.code, RT_ERR_USAGE, "%s: %s", bad[i], s.msg);
+        cr_assert(strstr(s.msg, "--diff: cannot write ") == s.msg, "%s", s.msg);
+        cr_assert(strstr(s.msg, bad[i]), "%s", s.msg);
+        rt_status_free(&s);
+    }
+    s = rt_output_file_check("-o", in_file);
+    cr_assert_eq(s.code, RT_ERR_USAGE, "%s", s.msg);
+    rt_status_free(&s);
+    f = fopen(ok_path, "w"); /* an existing file is replaced, not refused */
+    cr_assert_not_null(f);
+    fclose(f);
+    s = rt_output_file_check("-o", ok_path);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    unlink(ok_path);
+    rmdir(dir);
+}
