@@ -86,6 +86,13 @@ static int read_option(struct cli_args *p, const char *arg)
         p->value = NULL;
         return o->id;
     }
+    if (o->kind == CLI_OPTIONAL_VALUE && !inline_value) {
+        const char *next = p->next < p->argc ? p->argv[p->next] : NULL;
+        bool taken = next && next[0] != '-' && o->takes && o->takes(next);
+        p->next += taken;
+        p->value = taken ? next : o->implied;
+        return o->id;
+    }
     if (!inline_value) {
         if (p->next >= p->argc)
             return stop(p, cli_usage_error(p->cmd, "%s needs a value", p->option));

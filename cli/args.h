@@ -40,6 +40,10 @@
 enum cli_value_kind {
     CLI_FLAG,  /* no value: "--json" ("--json=x" is an error) */
     CLI_VALUE, /* one value: "--device 1", "--device=1", "-d 1", "-d1" */
+    /* A value that may be left out: "--diagnose=REF" always; "--diagnose REF"
+     * only where takes(REF) says the next argument is one (so "--diagnose
+     * MANIFEST" leaves MANIFEST a positional); alone, p.value is implied. */
+    CLI_OPTIONAL_VALUE,
 };
 
 struct cli_option {
@@ -49,6 +53,8 @@ struct cli_option {
     int id;             /* what cli_args_next returns for it; must be > 0 */
     const char *value;  /* what the value is, for the usage text: "FILE", "auto|direct|rebind" */
     const char *help;   /* one paragraph for the usage text; NULL: not listed (an alias) */
+    const char *implied;           /* CLI_OPTIONAL_VALUE: the value when none is written */
+    bool (*takes)(const char *arg); /* CLI_OPTIONAL_VALUE: whether the next argument is its value */
 };
 
 enum {
@@ -72,7 +78,7 @@ struct cli_args {
     unsigned flags;
     bool options_done; /* after "--" (or the first positional with STOP_AT_POSITIONAL) */
     char option[64];   /* the option just read, as "--name" or "-o", for messages */
-    const char *value; /* its value (CLI_VALUE) or the positional argument */
+    const char *value; /* its value (CLI_VALUE, CLI_OPTIONAL_VALUE) or the positional argument */
     int result;        /* after CLI_ARGS_STOP: CLI_HELP_SHOWN or the exit code */
 };
 

@@ -41,8 +41,9 @@ static const struct cli_option run_options[] = {
     {"wrapper", 0, CLI_VALUE, OPT_WRAPPER, "'CMD ARGS'", "run each replay under CMD (e.g. 'valgrind -q')"},
     {"work-dir", 0, CLI_VALUE, OPT_WORK, "DIR", "where replays run (default a fresh folder in TMPDIR)"},
     {"keep-work", 0, CLI_FLAG, OPT_KEEP, NULL, "keep their screenshots and output there"},
-    {"diagnose", 0, CLI_VALUE, OPT_DIAGNOSE, "REF", "diagnose each failing frame against REF: lavapipe, "
-     "device:NAME, config:'KEY=VALUE;...' or icd:FILE.json (every configuration; over the manifest's diagnose:)"},
+    {"diagnose", 0, CLI_OPTIONAL_VALUE, OPT_DIAGNOSE, "[REF]", "diagnose each failing frame against REF: lavapipe "
+     "(the default), device:NAME, config:'KEY=VALUE;...' or icd:FILE.json (every configuration; over the manifest's "
+     "diagnose:)", "lavapipe", rt_run_diagnose_ref_valid},
     {0}};
 
 void cmd_run_usage(FILE *out)

@@ -59,7 +59,7 @@ def table_options(body):
             continue
         for span in re.findall(r"`([^`]+)`", cells[0][2:]):
             span = span.replace("\\|", "|")
-            for m in re.finditer(r"(--?[a-zA-Z][\w-]*)(?: ((?:'[^']*')|[^\s\[\]-][^\s\[\]]*))?", span):
+            for m in re.finditer(r"(--?[a-zA-Z][\w-]*)(?: ((?:'[^']*')|\[[A-Z][^\s\]]*\]|[^\s\[\]-][^\s\[\]]*))?", span):
                 found.append((m.group(1), m.group(2)))
     return found
 

@@ -14,13 +14,17 @@ static void usage(FILE *out) { fputs("usage: retrace demo [--loop N] [--json] FI
 
 static const struct rt_command demo = {"demo", "a test command", usage, NULL};
 
-enum { OPT_LOOP = 1, OPT_JSON, OPT_OUT, OPT_SCALE };
+enum { OPT_LOOP = 1, OPT_JSON, OPT_OUT, OPT_SCALE, OPT_AGAINST };
+
+/* --against's value when written alone, and what it takes as its value from the next argument. */
+static bool against_takes(const char *arg) { return !strncmp(arg, "ref:", 4); }
 
 static const struct cli_option options[] = {
     {"loop", 0, CLI_VALUE, OPT_LOOP},
     {"json", 0, CLI_FLAG, OPT_JSON},
     {"output", 'o', CLI_VALUE, OPT_OUT},
     {"scale", 0, CLI_VALUE, OPT_SCALE},
+    {"against", 0, CLI_OPTIONAL_VALUE, OPT_AGAINST, "[REF]", NULL, "lavapipe", against_takes},
     {0},
 };
 
@@ -239,4 +243,35 @@ Test(escape, control_bytes_backslash_and_invalid_utf8_are_escaped)
     cr_assert(cli_escape(&t, "", 0));
     cr_assert_str_eq(t.data, "");
     cli_text_finish(&t);
+}
+
+/* An optional value: "--against=V" always, "--against V" only where V is one
+ * (the option's takes()), else the implied value and V stays a positional. */
+Test(args, optional_value_implied_inline_or_taken)
+{
+    struct {
+        char *argv[5];
+        const char *value, *positional;
+    } cases[] = {
+        {{"demo", "--against", NULL}, "lavapipe", NULL},
+        {{"demo", "--against", "file.toml", NULL}, "lavapipe", "file.toml"},
+        {{"demo", "--against", "ref:x", "file.toml", NULL}, "ref:x", "file.toml"},
+        {{"demo", "--against=sideways", "file.toml", NULL}, "sideways", "file.toml"},
+        {{"demo", "--against", "--json", NULL}, "lavapipe", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct cli_args p;
+        start(&p, cases[i].argv, 0);
+        const char *value = NULL, *positional = NULL;
+        for (int id; (id = cli_args_next(&p)) != CLI_ARGS_END;) {
+            cr_assert(id != CLI_ARGS_STOP, "case %zu stopped", i);
+            if (id == OPT_AGAINST)
+                value = p.value;
+            else if (id == CLI_ARGS_POSITIONAL)
+                positional = p.value;
+        }
+        cr_assert_str_eq(value, cases[i].value, "case %zu", i);
+        cr_assert(positional ? cases[i].positional && !strcmp(positional, cases[i].positional)
+                             : !cases[i].positional, "case %zu: positional %s", i, positional ? positional : "none");
+    }
 }

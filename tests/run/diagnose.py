@@ -186,8 +186,12 @@ rows = env.query("SELECT d.outcome, d.message, c.status FROM diagnoses d JOIN re
                  " ORDER BY d.diagnosed_at DESC, d.result_id DESC LIMIT 1")
 expect(r.returncode == 1 and rows and rows[0][0] == "error" and rows[0][2] == "fail" and "VK_ERROR_INCOMPATIBLE_DRIVER" in rows[0][1],
        f"a failed diagnosis is an error naming the replay's own error: {rows} {r.stdout[-300:]}")
-r = env.run(["run", manifest, "--db", env.db, "--diagnose", "sideways"])
+r = env.run(["run", manifest, "--db", env.db, "--diagnose=sideways"])
 expect(r.returncode == 2 and "--diagnose" in r.stderr, f"a bad --diagnose is a usage error: {r.returncode} {r.stderr.strip()}")
+# "--diagnose" alone is --diagnose lavapipe; what follows it is a manifest when it is not a REF.
+r = env.run(["run", "--diagnose", manifest, "--db", env.db, "--configuration", "broken"])
+expect(r.returncode == 1 and "broken frame 2: diverges at draw 136 of 258" in r.stdout and "against device:llvmpipe" in r.stdout,
+       f"--diagnose without a value diagnoses against lavapipe: {r.returncode} {r.stdout[-400:]} {r.stderr[-300:]}")
 bad = env.write("bad.yml", "configurations:\n  - name: x\n    diagnose: sideways\ntraces:\n  - path: readback.rtrace\n")
 r = env.run(["run", bad, "--db", env.db])
 expect(r.returncode == 3 and "bad.yml:3" in r.stderr and "diagnose 'sideways'" in r.stderr,
