@@ -72,6 +72,8 @@ static cJSON *first_divergent(const struct rt_diagnose_result *res)
     cJSON_AddItemToObject(d, "call", cJSON_Duplicate(cJSON_GetObjectItem(e, "call"), true));
     cJSON_AddItemToObject(d, "command", cJSON_Duplicate(cJSON_GetObjectItem(e, "command"), true));
     cJSON_AddItemToObject(d, "pipeline", cJSON_Duplicate(cJSON_GetObjectItem(e, "pipeline"), true));
+    const cJSON *name = cJSON_GetObjectItem(e, "pipeline_name");
+    cJSON_AddItemToObject(d, "pipeline_name", name ? cJSON_Duplicate(name, true) : cJSON_CreateNull());
     const cJSON *sh;
     int i = 0;
     cJSON_ArrayForEach(sh, cJSON_GetObjectItem(e, "shaders")) {
@@ -139,12 +141,18 @@ void rt_diagnose_print(FILE *out, const struct rt_diagnose_options *o, const str
     else
         snprintf(threshold_text, sizeof threshold_text, "thresholds ssim %.4f, delta E %.2f", res->ssim_threshold,
                  res->delta_e_threshold);
+    const char *pipeline = cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline"));
+    const char *pipeline_name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline_name"));
+    char pipeline_text[96];
+    /* named as `retrace dump` names it, so the dump's lines can be found by it; the id after */
+    snprintf(pipeline_text, sizeof pipeline_text, "%s%s%s%s", pipeline_name ? pipeline_name : "",
+             pipeline_name && pipeline ? " (" : "", pipeline ? pipeline : pipeline_name ? "" : "none",
+             pipeline_name && pipeline ? ")" : "");
     fprintf(out, "first divergent draw: %" PRIu32 " of %" PRIu64 ": call %.0f %s, pipeline %s; %s ssim %.6f, "
             "delta E %.2f, %" PRIu64 " pixels differ (%s)\n", res->draw, res->draws,
             cJSON_GetNumberValue(cJSON_GetObjectItem(e, "call")),
             cJSON_GetStringValue(cJSON_GetObjectItem(e, "command")) ? cJSON_GetStringValue(cJSON_GetObjectItem(e, "command")) : "?",
-            cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline")) ? cJSON_GetStringValue(cJSON_GetObjectItem(e, "pipeline")) : "none",
-            res->role, res->ssim, res->delta_e, res->diff_pixels, threshold_text);
+            pipeline_text, res->role, res->ssim, res->delta_e, res->diff_pixels, threshold_text);
     const cJSON *sh;
     int i = 0;
     cJSON_ArrayForEach(sh, cJSON_GetObjectItem(e, "shaders")) {

@@ -79,7 +79,7 @@ rt_status replay_draws_begin(struct replay *r)
         d->skip = r->opts->config->skip_draws;
     struct rt_hashmap *maps[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
                                  &d->pipelines, &d->modules, &d->swapchains, &d->dump_early, &d->skip_early,
-                                 &d->buffers, &d->sets, &d->layouts};
+                                 &d->buffers, &d->sets, &d->layouts, &d->pipeline_numbers};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         rt_hashmap_init(maps[i]);
     d->next_stand_in = 0xd7a3000000000000ull;
@@ -220,12 +220,26 @@ static rt_status remember_stages(struct replay *r, uint64_t pipeline, const VkPi
     return rt_ok_status();
 }
 
+/* The COUNT pipelines a creation call made, numbered as `retrace dump` names them. */
+static rt_status number_pipelines(struct replay *r, const VkPipeline *pipelines, uint32_t count)
+{
+    struct replay_draws *d = r->draws;
+    for (uint32_t i = 0; dumping(r) && pipelines && i < count; i++) {
+        uint64_t n = 0;
+        if (!pipelines[i] || rt_hashmap_get(&d->pipeline_numbers, key(pipelines[i]), &n))
+            continue;
+        if (!rt_hashmap_put(&d->pipeline_numbers, key(pipelines[i]), ++d->pipelines_numbered))
+            return oom(r);
+    }
+    return rt_ok_status();
+}
+
 static rt_status create_graphics_pipelines(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCreateGraphicsPipelines *a = args;
     for (uint32_t i = 0; dumping(r) && a->pPipelines && i < a->createInfoCount; i++)
         RT_TRY(remember_stages(r, key(a->pPipelines[i]), a->pCreateInfos[i].pStages, a->pCreateInfos[i].stageCount));
-    return rt_ok_status();
+    return number_pipelines(r, a->pPipelines, a->createInfoCount);
 }
 
 static rt_status create_compute_pipelines(struct replay *r, void *args)
@@ -233,7 +247,13 @@ static rt_status create_compute_pipelines(struct replay *r, void *args)
     struct rt_vk_args_vkCreateComputePipelines *a = args;
     for (uint32_t i = 0; dumping(r) && a->pPipelines && i < a->createInfoCount; i++)
         RT_TRY(remember_stages(r, key(a->pPipelines[i]), &a->pCreateInfos[i].stage, 1));
-    return rt_ok_status();
+    return number_pipelines(r, a->pPipelines, a->createInfoCount);
+}
+
+static rt_status create_ray_tracing_pipelines(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateRayTracingPipelinesKHR *a = args;
+    return number_pipelines(r, a->pPipelines, a->createInfoCount);
 }
 
 static rt_status bind_pipeline(struct replay *r, void *args)
@@ -370,6 +390,7 @@ static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCreateShaderModule] = create_shader_module,
     [RT_VK_CMD_vkCreateGraphicsPipelines] = create_graphics_pipelines,
     [RT_VK_CMD_vkCreateComputePipelines] = create_compute_pipelines,
+    [RT_VK_CMD_vkCreateRayTracingPipelinesKHR] = create_ray_tracing_pipelines,
     [RT_VK_CMD_vkCmdBindPipeline] = bind_pipeline,
     [RT_VK_CMD_vkCmdBindDescriptorSets] = bind_descriptor_sets,
     [RT_VK_CMD_vkCmdBeginRenderPass] = begin_render_pass,
@@ -399,6 +420,17 @@ static bool selected(const struct replay_draws *d, uint32_t number)
     return false;
 }
 
+/* "pipeline_name": "<VkPipeline N>", as `retrace dump` prints the pipeline (null: none or unknown). */
+static bool add_pipeline_name(struct replay *r, cJSON *e, uint64_t pipeline)
+{
+    uint64_t n = 0;
+    char name[48];
+    if (!pipeline || !rt_hashmap_get(&r->draws->pipeline_numbers, pipeline, &n))
+        return cJSON_AddNullToObject(e, "pipeline_name") != NULL;
+    snprintf(name, sizeof name, "<VkPipeline %" PRIu64 ">", n);
+    return cJSON_AddStringToObject(e, "pipeline_name", name) != NULL;
+}
+
 /* The draw's object in draws.json, with what is known before it runs. */
 static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_cmdbuf *cb, uint32_t number)
 {
@@ -416,7 +448,7 @@ static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_c
     if (!bindings || !cJSON_AddNumberToObject(e, "draw", number) ||
         !cJSON_AddNumberToObject(e, "call", (double)r->call_seq) ||
         !cJSON_AddStringToObject(e, "command", rt_vk_cmd_name(cmd)) || !add_id(e, "command_buffer", cb->captured) ||
-        !add_id(e, "pipeline", pipeline) ||
+        !add_id(e, "pipeline", pipeline) || !add_pipeline_name(r, e, pipeline) ||
         !cJSON_AddItemToObject(e, "shaders", shaders ? cJSON_Duplicate(shaders, true) : cJSON_CreateArray()) ||
         !cJSON_AddArrayToObject(e, "files") || !cJSON_AddArrayToObject(e, "not_saved") ||
         !cJSON_AddItemToArray(cJSON_GetObjectItem(r->draws->index, "draws"), e)) {
@@ -844,6 +876,7 @@ rt_status replay_draws_finish(struct replay *r)
                                   &d->modules, &d->swapchains, &d->buffers, &d->sets, &d->layouts};
     rt_hashmap_finish(&d->dump_early);
     rt_hashmap_finish(&d->skip_early);
+    rt_hashmap_finish(&d->pipeline_numbers);
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         free_values(plain[i], false);
     free_values(&d->pipelines, true);

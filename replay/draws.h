@@ -166,6 +166,11 @@ struct replay_draws {
     struct rt_hashmap dump_early, skip_early; /* recordings (their begin's seq) made before the frame that it runs */
     struct rt_hashmap images, views, framebuffers, render_passes, cmdbufs; /* live handle -> record */
     struct rt_hashmap pipelines; /* captured pipeline -> struct cJSON * (its "shaders" array) */
+    /* captured pipeline -> N of "<VkPipeline N>": `retrace dump` numbers each
+     * type's handles in order of first appearance, which for a pipeline is the
+     * call that made it; a captured id made again keeps its first number, as there. */
+    struct rt_hashmap pipeline_numbers;
+    uint64_t pipelines_numbered;
     struct rt_hashmap modules;   /* captured shader module -> XXH3-128 hex (malloc'd) */
     struct rt_hashmap swapchains; /* captured swapchain -> struct draw_image * (format, extent) */
     struct rt_hashmap buffers;    /* live buffer -> struct draw_buffer * */

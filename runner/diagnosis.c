@@ -219,7 +219,9 @@ static bool read_answer(const char *dir, struct rt_run_diagnosis *g)
         d->draw = (int64_t)number_or_nan(cJSON_GetObjectItem(first, "draw"));
         d->call = cJSON_IsNumber(cJSON_GetObjectItem(first, "call")) ? (int64_t)cJSON_GetObjectItem(first, "call")->valuedouble : -1;
         copy_string(g->command, sizeof g->command, cJSON_GetObjectItem(first, "command"));
-        copy_string(g->pipeline, sizeof g->pipeline, cJSON_GetObjectItem(first, "pipeline"));
+        /* what a person reads on the dashboard: the pipeline as `retrace dump` names it, "<VkPipeline N>" */
+        const cJSON *named = cJSON_GetObjectItem(first, "pipeline_name");
+        copy_string(g->pipeline, sizeof g->pipeline, cJSON_IsString(named) ? named : cJSON_GetObjectItem(first, "pipeline"));
         copy_string(g->target, sizeof g->target, cJSON_GetObjectItem(first, "target"));
         d->command = g->command[0] ? g->command : NULL;
         d->pipeline = g->pipeline[0] ? g->pipeline : NULL;

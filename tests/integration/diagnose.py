@@ -40,6 +40,7 @@ Captures run windowed (DISPLAY; exit 77 without one).
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -207,7 +208,20 @@ def flip(retrace, exes):
         if d["pipeline"] != first["pipeline"] or not answer["thresholds"]["exact"]:
             fail(f"{name}: the answer names pipeline {d['pipeline']} (expected {first['pipeline']}), exact "
                  f"{answer['thresholds']['exact']}", json.dumps(answer))
-        print(f"{name} against test-flip-blend: draw {d['draw']} ({d['command']}, pipeline {d['pipeline']}), "
+        # named as `retrace dump` names it: the pipeline the draw's command buffer bound last before it
+        rc, out, err = run([retrace, "dump", trace, "--calls", f"0-{d['call']}"])
+        binds = re.findall(r"^\d+ vkCmdBindPipeline\(commandBuffer=(<VkCommandBuffer \d+>), pipelineBindPoint=GRAPHICS, "
+                           r"pipeline=(<VkPipeline \d+>)\)", out, re.M)
+        named = [p for cb, p in binds]
+        if rc != 0 or not named or d.get("pipeline_name") not in named:
+            fail(f"{name}: the answer names pipeline {d.get('pipeline_name')}, dump binds {sorted(set(named))}", err)
+        p = subprocess.run([retrace, "diagnose", trace, "--frame", "2", "--out", os.path.join(WORK, "text-" + name),
+                            "--against-config", "workarounds=test-flip-blend"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=280,
+                           env=dict(os.environ, RETRACE_TEST_FLIP_BLEND="1"))
+        if f"pipeline {d['pipeline_name']} ({d['pipeline']})" not in p.stdout:
+            fail(f"{name}: the text answer does not name {d['pipeline_name']} ({d['pipeline']})", p.stdout + p.stderr)
+        print(f"{name} against test-flip-blend: draw {d['draw']} ({d['command']}, pipeline {d['pipeline_name']}), "
               f"{d['diff_pixels']} pixels differ, {answer['replays']} replays")
         env = {k: v for k, v in os.environ.items() if k != "RETRACE_TEST_FLIP_BLEND"}
         p = subprocess.run([retrace, "diagnose", trace, "--frame", "2", "--out", os.path.join(WORK, "noenv-" + name),
