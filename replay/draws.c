@@ -83,6 +83,7 @@ rt_status replay_draws_begin(struct replay *r)
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         rt_hashmap_init(maps[i]);
     d->next_stand_in = 0xd7a3000000000000ull;
+    rt_arena_init(&d->mirror_arena, 0, (size_t)1 << 28);
     if (skip)
         RT_TRY(replay_draws_scan(r, d->skip.frame, &d->skip_early));
     if (!dumping(r))
@@ -375,6 +376,15 @@ static rt_status create_swapchain(struct replay *r, void *args)
     return rt_ok_status();
 }
 
+/* A logged secondary's recording ends here (draws_mirror.c logs calls up to it, not it). */
+static rt_status end_recording(struct replay *r, void *args)
+{
+    struct draw_cmdbuf *cb = recording(r, args);
+    if (cb)
+        cb->logging = false;
+    return rt_ok_status();
+}
+
 static rt_status destroy_device(struct replay *r, void *args)
 {
     struct rt_vk_args_vkDestroyDevice *a = args;
@@ -408,7 +418,18 @@ static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCmdBeginRenderingKHR] = begin_rendering,
     [RT_VK_CMD_vkCreateSwapchainKHR] = create_swapchain,
     [RT_VK_CMD_vkDestroyDevice] = destroy_device,
+    [RT_VK_CMD_vkEndCommandBuffer] = end_recording,
 };
+
+/* Of the before hooks, those a recorded call runs (the binds): what draws_mirror.c's replayed calls follow. */
+rt_status replay_draws_track(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    static const draw_hook binds[RT_VK_CMD_COUNT] = {
+        [RT_VK_CMD_vkCmdBindPipeline] = bind_pipeline,
+        [RT_VK_CMD_vkCmdBindDescriptorSets] = bind_descriptor_sets,
+    };
+    return binds[cmd] ? binds[cmd](r, args) : rt_ok_status();
+}
 
 static bool selected(const struct replay_draws *d, uint32_t number)
 {
@@ -472,7 +493,7 @@ static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bo
     if (in_skip && ++d->skip_draws >= d->skip.first && d->skip_draws <= d->skip.last) {
         *skip = true;
         r->result->draws_skipped++;
-        if (frame != d->skip.frame && !d->skip_early_warned) { /* left out of the recording, not the frame */
+        if (frame != d->skip.frame && !d->skip_early_warned && !(rec && rec->shadowing)) { /* no shadow (draws_mirror.c) */
             d->skip_early_warned = true;
             rt_log(RT_LOG_WARN,
                    "replay: --skip-draws %" PRIu64 ":%" PRIu32 ": draw %" PRIu32 " is in a command buffer recorded "
@@ -495,13 +516,22 @@ static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bo
 
 rt_status replay_draws_before_call(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip)
 {
+    struct replay_draws *d = r->draws;
     *skip = false;
-    r->draws->pending.active = false;
+    d->pending.active = false;
+    bool recorded = rt_vk_commands[cmd].trim_role == RT_VK_TRIM_ROLE_RECORDS &&
+                    !(rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_BEGINS_RECORDING);
+    d->current = recorded ? recording(r, args) : NULL;
     if (before_hooks[cmd])
         RT_TRY(before_hooks[cmd](r, args));
     if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_DRAWS)
-        return count_draw(r, cmd, args, skip);
-    return rt_ok_status();
+        RT_TRY(count_draw(r, cmd, args, skip));
+    bool defer = false;
+    if (d->current)
+        RT_TRY(replay_draws_mirror_log(r, cmd, d->current, *skip, &defer));
+    if (defer) /* dumped where its primary runs it (draws_mirror.c) */
+        d->pending.active = false;
+    return *skip ? rt_ok_status() : replay_draws_mirror_runs(r, cmd, args, skip);
 }
 
 /* --- after a call: live handles ------------------------------------------------ */
@@ -701,6 +731,7 @@ static rt_status allocated_command_buffers(struct replay *r, void *args)
             return oom(r);
         cb->handle = a->pCommandBuffers[i];
         cb->pool = a->pAllocateInfo->commandPool;
+        cb->level = a->pAllocateInfo->level;
     }
     return rt_ok_status();
 }
@@ -710,6 +741,7 @@ static void forget_cmdbuf(struct replay *r, VkCommandBuffer live)
     struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, live, false);
     if (cb) {
         replay_draws_release(r, cb);
+        replay_draws_mirror_forget(r, cb, false); /* a pool that goes takes the shadow with it */
         free(cb->copies);
     }
     drop(&r->draws->cmdbufs, key(live));
@@ -718,8 +750,12 @@ static void forget_cmdbuf(struct replay *r, VkCommandBuffer live)
 static rt_status freed_command_buffers(struct replay *r, void *args)
 {
     struct rt_vk_args_vkFreeCommandBuffers *a = args;
-    for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+    for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+        struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, a->pCommandBuffers[i], false);
+        if (cb)
+            replay_draws_mirror_forget(r, cb, true);
         forget_cmdbuf(r, a->pCommandBuffers[i]);
+    }
     return rt_ok_status();
 }
 
@@ -766,6 +802,7 @@ static rt_status begun_recording(struct replay *r, void *args)
         cb->early_skip = rt_hashmap_get(&r->draws->skip_early, r->call_seq, &v);
         memset(cb->pipeline, 0, sizeof cb->pipeline);
         memset(cb->sets, 0, sizeof cb->sets);
+        RT_TRY(replay_draws_mirror_begun(r, cb));
     }
     return rt_ok_status();
 }
@@ -801,6 +838,8 @@ rt_status replay_draws_after_call(struct replay *r, enum rt_vk_cmd cmd, void *ar
         RT_TRY(after_hooks[cmd](r, args));
     if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_BEGINS_RECORDING)
         RT_TRY(begun_recording(r, args));
+    if (r->draws->current)
+        RT_TRY(replay_draws_mirror_call(r, cmd));
     struct draw_pending *p = &r->draws->pending;
     if (!p->active)
         return rt_ok_status();
@@ -870,8 +909,11 @@ rt_status replay_draws_finish(struct replay *r)
         replay_draws_render_pass_free(r, rp);
     }
     rt_hashmap_iter_init(&it, &d->cmdbufs);
-    while (rt_hashmap_iter_next(&it, &k, &v))
+    while (rt_hashmap_iter_next(&it, &k, &v)) {
+        replay_draws_mirror_forget(r, (struct draw_cmdbuf *)(uintptr_t)v, false);
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
+    }
+    rt_arena_finish(&d->mirror_arena);
     struct rt_hashmap *plain[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,
                                   &d->modules, &d->swapchains, &d->buffers, &d->sets, &d->layouts};
     rt_hashmap_finish(&d->dump_early);

@@ -126,9 +126,31 @@ struct draw_target {
 
 enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
 
+/* A call recorded into a secondary that continues its primary's rendering, in
+ * the dump frame: replayed again into the primary that executes it
+ * (draws_mirror.c), where the pass can be split after each draw. */
+struct draw_logged {
+    enum rt_vk_cmd cmd;
+    struct rt_trace_packet packet; /* its params are ours (malloc'd) */
+    struct cJSON *entry;           /* a draw to dump after it, or NULL */
+    uint32_t number;
+    bool skipped;                  /* a --skip-draws draw: not called, only dumped */
+};
+
 struct draw_cmdbuf {
     VkCommandBuffer handle; /* live */
     VkCommandPool pool;     /* live */
+    VkCommandBufferLevel level;
+    /* --skip-draws F:N in a recording made before frame F: a second recording of
+     * ours with every call, the skipped draw too, which every frame but F
+     * submits instead (draws_mirror.c); shadow_id is its stand-in captured id. */
+    VkCommandBuffer shadow;
+    uint64_t shadow_id;
+    bool shadowing;        /* the current recording is mirrored into the shadow */
+    /* --dump-draws: the calls of a secondary recorded to continue a render pass */
+    struct draw_logged *log;
+    size_t log_count, log_capacity;
+    bool logging, inlined; /* being recorded; already replayed into a primary */
     const struct replay_device *dev; /* of its copies (the handle may be freed when they go) */
     uint64_t captured;
     uint64_t pipeline[2];   /* captured ids: graphics, compute */
@@ -181,8 +203,10 @@ struct replay_draws {
     uint64_t image_captured;      /* vkCreateImage's output id, between its hooks */
     struct cJSON *index;          /* {"frame", "draws": [...]} */
     struct draw_pending pending;
+    struct draw_cmdbuf *current; /* the command buffer the call records into (not a begin), or NULL */
     uint64_t saved_files;
     uint64_t staging_bytes; /* held by copies not yet released, at most DRAW_MAX_STAGING */
+    struct rt_arena mirror_arena; /* one call decoded again (draws_mirror.c) */
 };
 
 /* Copies wait in host memory until their submission ends: a frame of 1,276
@@ -206,6 +230,8 @@ void replay_draws_frame_end(struct replay *r);
 /** Writes DIR/draws.json (dump mode) and frees everything; devices still alive. */
 rt_status replay_draws_finish(struct replay *r) RT_MUST_CHECK;
 struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, bool create);
+/** What a recorded call (captured handles) binds, followed as before_call does (draws_mirror.c's calls). */
+rt_status replay_draws_track(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
 /** The device's objects of ours go (before vkDestroyDevice). */
 void replay_draws_device_gone(struct replay *r, VkDevice device);
 
@@ -242,6 +268,26 @@ rt_status replay_draws_dump_storage(struct replay *r, struct draw_pending *p, co
 /** With --dump-buffers: the buffer a copy, fill or update wrote (false where CMD writes none). */
 bool replay_draws_buffer_dst(enum rt_vk_cmd cmd, const void *args, VkBuffer *buffer, VkDeviceSize *offset,
                              VkDeviceSize *size);
+
+/* draws_split.c */
+/** Why CB's render pass or dynamic rendering cannot be ended and resumed (NULL: it can). */
+const char *replay_draws_split_why(struct replay *r, const struct draw_cmdbuf *cb);
+/** Ends CB's rendering and resumes it (loads) with CB's contents, copying nothing. */
+rt_status replay_draws_restart(struct replay *r, struct draw_cmdbuf *cb, const struct replay_device *dev) RT_MUST_CHECK;
+
+/* draws_mirror.c: second recordings made from the same call packets */
+/** After vkBeginCommandBuffer of CB: starts its shadow or its log where it needs one. */
+rt_status replay_draws_mirror_begun(struct replay *r, struct draw_cmdbuf *cb) RT_MUST_CHECK;
+/** Before a recorded call into CB (after it was counted): logs it; *DEFER: its dump waits for the primary. */
+rt_status replay_draws_mirror_log(struct replay *r, enum rt_vk_cmd cmd, struct draw_cmdbuf *cb, bool skipped,
+                                  bool *defer) RT_MUST_CHECK;
+/** After a recorded call (or a skipped draw) into a shadowed command buffer: records it into the shadow. */
+rt_status replay_draws_mirror_call(struct replay *r, enum rt_vk_cmd cmd) RT_MUST_CHECK;
+/** Before a submission or vkCmdExecuteCommands (captured handles): shadows for other frames, logged
+ * secondaries replayed into their primary (*SKIP: the call was made here). */
+rt_status replay_draws_mirror_runs(struct replay *r, enum rt_vk_cmd cmd, void *args, bool *skip) RT_MUST_CHECK;
+/** CB's shadow and log go (it is freed, or its recording begins again). */
+void replay_draws_mirror_forget(struct replay *r, struct draw_cmdbuf *cb, bool free_shadow);
 
 /* draws_save.c */
 rt_status replay_draws_add_copy(struct replay *r, struct draw_cmdbuf *cb, const struct draw_copy *c) RT_MUST_CHECK;

@@ -291,24 +291,46 @@ static rt_status copy_subpass(struct replay *r, struct draw_pending *p, const st
  * rest (empty), ends it, copies, begins the resume variant and steps back to
  * the draw's subpass. Resolves of the skipped subpasses run early and again in
  * their turn. */
+/* Why CB's rendering cannot be ended and resumed here (NULL: it can). */
+const char *replay_draws_split_why(struct replay *r, const struct draw_cmdbuf *cb)
+{
+    if (cb->kind == DRAW_DYNAMIC) {
+        const struct replay_device *dev = cb->dev ? cb->dev : replay_device_of(r, cb->handle);
+        const struct rt_vk_device_dispatch *d = dev ? &dev->dispatch.device : NULL;
+        const VkRenderingInfo *info = &cb->dynamic.info;
+        return !d || !(d->vkCmdEndRendering || d->vkCmdEndRenderingKHR) || info->viewMask ||
+                       (info->flags & VK_RENDERING_SUSPENDING_BIT)
+                   ? "multiview or suspended rendering (not split by this build)" : NULL;
+    }
+    if (cb->kind != DRAW_RENDER_PASS)
+        return NULL;
+    const struct draw_render_pass *rp = lookup(&r->draws->render_passes, key(cb->pass));
+    const struct draw_framebuffer *fb = lookup(&r->draws->framebuffers, key(cb->framebuffer));
+    return !rp ? "a render pass replay does not know"
+           : rp->subpasses > DRAW_MAX_SUBPASSES || cb->subpass >= rp->subpasses
+               ? "a render pass of more than 8 subpasses (not split by this build)"
+           : !rp->resume ? "its store and resume variants could not be made"
+           : !fb || fb->imageless ? "an imageless framebuffer (not split by this build)" : NULL;
+}
+
+/* A render pass can only end in its last subpass: the split steps through the
+ * rest (empty), ends it, copies (when P has an entry), begins the resume
+ * variant and steps back to the draw's subpass, with CB's contents. Resolves of
+ * the skipped subpasses run early and again in their turn. */
 static rt_status split_render_pass(struct replay *r, struct draw_pending *p, const struct replay_device *dev)
 {
     struct draw_cmdbuf *cb = p->cb;
+    const char *why = replay_draws_split_why(r, cb);
+    if (why)
+        return p->entry ? not_saved(r, p->entry, "attachments", why) : rt_ok_status();
     const struct draw_render_pass *rp = lookup(&r->draws->render_passes, key(cb->pass));
     const struct draw_framebuffer *fb = lookup(&r->draws->framebuffers, key(cb->framebuffer));
-    const char *why = !rp ? "a render pass replay does not know"
-                      : rp->subpasses > DRAW_MAX_SUBPASSES || cb->subpass >= rp->subpasses
-                          ? "a render pass of more than 8 subpasses (not split by this build)"
-                      : !rp->resume ? "its store and resume variants could not be made"
-                      : !fb || fb->imageless ? "an imageless framebuffer (not split by this build)" : NULL;
-    if (why)
-        return not_saved(r, p->entry, "attachments", why);
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
     for (uint32_t i = cb->subpass + 1; i < rp->subpasses; i++)
         d->vkCmdNextSubpass(cb->handle, VK_SUBPASS_CONTENTS_INLINE);
     d->vkCmdEndRenderPass(cb->handle);
-    rt_status s = copy_subpass(r, p, dev, rp, fb);
-    if (rt_ok(&s))
+    rt_status s = p->entry ? copy_subpass(r, p, dev, rp, fb) : rt_ok_status();
+    if (rt_ok(&s) && p->entry)
         s = replay_draws_dump_storage(r, p, dev, 0);
     VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp->resume,
                                    .framebuffer = cb->framebuffer, .renderArea = cb->area};
@@ -325,8 +347,9 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
     PFN_vkCmdEndRendering end = d->vkCmdEndRendering ? d->vkCmdEndRendering : d->vkCmdEndRenderingKHR;
     PFN_vkCmdBeginRendering begin = d->vkCmdBeginRendering ? d->vkCmdBeginRendering : d->vkCmdBeginRenderingKHR;
     VkRenderingInfo *info = &cb->dynamic.info;
-    if (!end || !begin || info->viewMask || (info->flags & VK_RENDERING_SUSPENDING_BIT))
-        return not_saved(r, p->entry, "attachments", "multiview or suspended rendering (not split by this build)");
+    const char *why = replay_draws_split_why(r, cb);
+    if (why || !begin)
+        return p->entry ? not_saved(r, p->entry, "attachments", why ? why : "no vkCmdBeginRendering") : rt_ok_status();
     end(cb->handle);
     uint32_t w = info->renderArea.offset.x + info->renderArea.extent.width;
     uint32_t h = info->renderArea.offset.y + info->renderArea.extent.height;
@@ -336,7 +359,7 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
         struct draw_target t;
         snprintf(role, sizeof role, "color%u", i);
         VkRenderingAttachmentInfo *a = &cb->dynamic.color[i];
-        if (a->imageView && view_target(r, a->imageView, a->imageLayout, w, h, &t) && (t.role = role))
+        if (p->entry && a->imageView && view_target(r, a->imageView, a->imageLayout, w, h, &t) && (t.role = role))
             s = replay_draws_copy_out(r, p, dev, &t);
         a->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
     }
@@ -344,7 +367,7 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
                                         info->pStencilAttachment ? &cb->dynamic.stencil : NULL};
     for (int k = 0; k < 2 && rt_ok(&s); k++) {
         struct draw_target t;
-        if (ds[k] && ds[k]->imageView && view_target(r, ds[k]->imageView, ds[k]->imageLayout, w, h, &t)) {
+        if (p->entry && ds[k] && ds[k]->imageView && view_target(r, ds[k]->imageView, ds[k]->imageLayout, w, h, &t)) {
             t.only = k ? VK_IMAGE_ASPECT_STENCIL_BIT : VK_IMAGE_ASPECT_DEPTH_BIT;
             t.role = k ? "stencil" : "depth";
             s = replay_draws_copy_out(r, p, dev, &t);
@@ -352,10 +375,20 @@ static rt_status split_dynamic(struct replay *r, struct draw_pending *p, const s
         if (ds[k])
             ds[k]->loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
     }
-    if (rt_ok(&s))
+    if (rt_ok(&s) && p->entry)
         s = replay_draws_dump_storage(r, p, dev, 0);
     info->flags &= VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT;
     begin(cb->handle, info);
+    return s;
+}
+
+rt_status replay_draws_restart(struct replay *r, struct draw_cmdbuf *cb, const struct replay_device *dev)
+{
+    struct draw_pending p = {.cb = cb};
+    r->own_depth++;
+    rt_status s = cb->kind == DRAW_RENDER_PASS ? split_render_pass(r, &p, dev)
+                  : cb->kind == DRAW_DYNAMIC    ? split_dynamic(r, &p, dev) : rt_ok_status();
+    r->own_depth--;
     return s;
 }
 

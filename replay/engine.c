@@ -201,6 +201,7 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     double start = r->opts->stats ? now_seconds() : 0;
     r->current_cmd = cmd;
     r->in_call = true;
+    r->packet = p;
     if (rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_SUBMITS) {
         r->last_submit_seq = p->seq;
         r->last_submit_frame = r->frame + 1;
@@ -235,6 +236,7 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
     }
     r->result->calls++;
     r->in_call = false;
+    r->packet = NULL;
     return s;
 }
 

@@ -90,6 +90,9 @@ struct replay {
     uint32_t pass;                /* 1-based pass of --loop */
     uint64_t frame;               /* frames completed so far; the one being replayed is frame + 1 */
     uint64_t call_seq;            /* sequence number of the packet being replayed */
+    /* The call packet being replayed (NULL between calls): draws_mirror.c
+     * records it again into a command buffer of its own. */
+    const struct rt_trace_packet *packet;
     /* What crash.c names when a fatal signal comes: the call in progress,
      * and the last submit (a driver's queue thread runs it later). */
     bool in_call;

@@ -301,8 +301,23 @@ def resubmit(retrace, trace):
     skipped, out = replay(retrace, trace, "cube-skip", "--frames", "4-6", "--skip-draws", "5:1")
     if "1 draws of frame 5 skipped" not in out or identical(plain, skipped, 5):
         fail("--skip-draws 5:1 must leave out vkcube's draw (recorded before frame 1) and change frame 5", out)
+    # only frame 5's submission loses it: the other frames run a second recording with the draw (draws_mirror.c)
+    for frame in (4, 6):
+        if not identical(plain, skipped, frame):
+            fail(f"--skip-draws 5:1 changed vkcube's frame {frame}, which submits the same recording", out)
+    if "every frame that submits" in out:
+        fail("--skip-draws 5:1 still warns that every frame loses the draw", out)
+    # and together with a dump of the same frame (diagnose's reference side): the dump sees the skip
+    d2 = os.path.join(WORK, "cube-skip-draws")
+    both, out = replay(retrace, trace, "cube-skip-dump", "--frames", "4-6", "--skip-draws", "5:1",
+                       "--dump-draws", "5", "--dump-dir", d2)
+    for frame in (4, 6):
+        if not identical(plain, both, frame):
+            fail(f"--skip-draws 5:1 --dump-draws 5 changed vkcube's frame {frame}", out)
+    if not identical(skipped, both, 5):
+        fail("--dump-draws 5 changed frame 5 under --skip-draws 5:1", out)
     print(f"vkcube frame 5: {index['frame_draws']} draws of an earlier recording dumped, its final image; "
-          "frames unchanged; skipped: frame 5 changes")
+          "frames unchanged; skipped: frame 5 changes, frames 4 and 6 do not")
 
 
 def manifest(retrace, exe):
