@@ -35,7 +35,7 @@ static void disassemble_all(const struct rt_diagnose_options *o, struct rt_diagn
     }
 }
 
-rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_result *res, uint32_t n,
+rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_result *res, uint32_t n, uint32_t before,
                       const struct diag_dump *after_test, const struct diag_dump *after_ref,
                       const struct diag_dump *before_test, const struct diag_dump *before_ref)
 {
@@ -44,9 +44,9 @@ rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_re
     const char *ext = diag_file(after_test, n, res->role, probe, sizeof probe) ? ".png" : ".bin"; /* a buffer's */
     diag_file_of(after_test, n, res->role, ext, im->after_test, sizeof im->after_test);
     diag_file_of(after_ref, n, res->role, ext, im->after_reference, sizeof im->after_reference);
-    if (n > 1) {
-        diag_file_of(before_test, n - 1, res->role, ext, im->before_test, sizeof im->before_test);
-        diag_file_of(before_ref, n - 1, res->role, ext, im->before_reference, sizeof im->before_reference);
+    if (before && before_test && before_ref) {
+        diag_file_of(before_test, before, res->role, ext, im->before_test, sizeof im->before_test);
+        diag_file_of(before_ref, before, res->role, ext, im->before_reference, sizeof im->before_reference);
     }
     if (im->after_test[0] && im->after_reference[0] && !strcmp(ext, ".png")) {
         snprintf(im->diff, sizeof im->diff, "%s/diff_draw_%04" PRIu32 "_%s.png", o->out_dir, n, res->role);

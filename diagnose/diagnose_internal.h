@@ -53,7 +53,8 @@ rt_status diag_diff(const char *reference_png, const char *test_png, const char 
 
 /* answer.c */
 /** Fills RES's images and shader disassembly for draw N (before: draw N-1's dumps, may be NULL). */
-rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_result *res, uint32_t n,
+/* N the divergent draw, BEFORE the last that agreed before it in running order (0: none). */
+rt_status diag_answer(const struct rt_diagnose_options *o, struct rt_diagnose_result *res, uint32_t n, uint32_t before,
                       const struct diag_dump *after_test, const struct diag_dump *after_ref,
                       const struct diag_dump *before_test, const struct diag_dump *before_ref) RT_MUST_CHECK;
 

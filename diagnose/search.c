@@ -38,6 +38,12 @@ static uint32_t pick(uint32_t lo, uint32_t hi, uint32_t k, const uint8_t *no_ima
 
 struct search {
     const struct rt_diagnose_options *o;
+    /* The draws in the order the frame runs them (draws.json's "executed"): the
+     * search walks positions 1..n of it, since a draw can only change what runs
+     * after it, and recording order is not running order (secondaries recorded
+     * by threads, recordings submitted out of their order). order[0] is 0. */
+    uint32_t *order;
+    uint32_t positions;
     struct rt_diagnose_result *res;
     struct diag_thresholds t;
     struct diag_dump lo_test, lo_ref; /* the dumps holding the last draw that agreed */
@@ -70,15 +76,18 @@ static rt_status round_of(struct search *s)
     uint32_t probes[MAX_PROBES];
     uint32_t k = s->o->probes ? s->o->probes : 16, n = pick(s->lo, s->hi, k < MAX_PROBES ? k : MAX_PROBES, s->no_image,
                                                           probes);
+    uint32_t draws[MAX_PROBES]; /* the probed positions' draw numbers */
+    for (uint32_t i = 0; i < n; i++)
+        draws[i] = s->order[probes[i]];
     struct diag_dump test = {0}, ref = {0};
     s->round++;
-    rt_status st = replay_side(s, false, probes, n, &test);
+    rt_status st = replay_side(s, false, draws, n, &test);
     if (rt_ok(&st))
-        st = replay_side(s, true, probes, n, &ref);
+        st = replay_side(s, true, draws, n, &ref);
     uint32_t lo = s->lo, hi = s->hi;
     for (uint32_t i = 0; i < n && rt_ok(&st) && hi == s->hi; i++) {
         struct diag_verdict v;
-        st = diag_judge(&test, &ref, probes[i], &s->t, &v);
+        st = diag_judge(&test, &ref, draws[i], &s->t, &v);
         if (rt_ok(&st) && !v.compared) {
             s->no_image[probes[i]] = 1; /* tells nothing either way */
         } else if (rt_ok(&st) && v.diverges) {
@@ -116,36 +125,52 @@ static rt_status count_draws(struct search *s)
     struct diag_dump d = {0};
     RT_TRY(replay_side(s, false, &none, 1, &d));
     double n = cJSON_GetNumberValue(cJSON_GetObjectItem(d.index, "frame_draws"));
-    diag_dump_finish(&d);
     s->res->draws = n > 0 && n < UINT32_MAX ? (uint64_t)n : 0;
+    const cJSON *executed = cJSON_GetObjectItem(d.index, "executed"), *e;
+    uint32_t listed = (uint32_t)cJSON_GetArraySize(executed);
+    /* a draws.json without the list (or a draw it misses, never run): recording order */
+    s->positions = listed ? listed : (uint32_t)s->res->draws;
+    s->order = s->res->draws ? calloc((size_t)s->positions + 2, sizeof *s->order) : NULL;
+    uint32_t at = 0;
+    if (s->order && listed) {
+        cJSON_ArrayForEach(e, executed) {
+            double v = cJSON_GetNumberValue(e);
+            if (v >= 1 && v <= (double)s->res->draws && at < s->positions)
+                s->order[++at] = (uint32_t)v;
+        }
+        s->positions = at;
+    }
+    for (uint32_t i = 1; s->order && !listed && i <= s->positions; i++)
+        s->order[i] = i;
+    diag_dump_finish(&d);
     if (!s->res->draws)
         return rt_errorf(RT_ERR_USAGE, "frame %" PRIu64 " of %s records no draws of its own (a frame that only "
                          "submits command buffers recorded earlier, or past the trace's end)", s->o->frame,
                          s->o->trace);
-    return rt_ok_status();
+    return s->order ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
 }
 
 static rt_status search(struct search *s)
 {
     RT_TRY(count_draws(s));
-    s->hi = (uint32_t)s->res->draws + 1; /* nothing diverged yet */
+    s->hi = s->positions + 1; /* nothing diverged yet */
     if (!(s->no_image = calloc(s->hi + 1, 1)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     uint32_t probe;
     while (pick(s->lo, s->hi, 1, s->no_image, &probe)) /* every round settles or rules out a draw */
         RT_TRY(round_of(s));
-    s->res->diverged = s->hi <= s->res->draws;
+    s->res->diverged = s->hi <= s->positions;
     s->res->ssim_threshold = s->t.ssim;
     s->res->tile_threshold = s->t.tile;
     s->res->delta_e_threshold = s->t.delta_e;
     s->res->calibrated_from = s->t.agreed;
     if (!s->res->diverged)
         return rt_ok_status();
-    s->res->draw = s->hi;
-    cJSON *entry = diag_entry(&s->hi_test, s->hi);
+    s->res->draw = s->order[s->hi];
+    cJSON *entry = diag_entry(&s->hi_test, s->res->draw);
     s->res->entry = entry ? cJSON_Duplicate(entry, true) : NULL;
-    return diag_answer(s->o, s->res, s->hi, &s->hi_test, &s->hi_ref, s->lo ? &s->lo_test : NULL,
-                       s->lo ? &s->lo_ref : NULL);
+    return diag_answer(s->o, s->res, s->res->draw, s->order[s->lo], &s->hi_test, &s->hi_ref,
+                       s->lo ? &s->lo_test : NULL, s->lo ? &s->lo_ref : NULL);
 }
 
 rt_status rt_diagnose_run(const struct rt_diagnose_options *o, struct rt_diagnose_result *out)
@@ -164,6 +189,7 @@ rt_status rt_diagnose_run(const struct rt_diagnose_options *o, struct rt_diagnos
     diag_dump_finish(&s.hi_test);
     diag_dump_finish(&s.hi_ref);
     free(s.no_image);
+    free(s.order);
     return st;
 }
 

@@ -93,7 +93,7 @@ rt_status replay_draws_begin(struct replay *r)
         return rt_errorf(RT_ERR_USAGE, "--dump-dir %s: %s", o->dir, strerror(errno));
     d->index = cJSON_CreateObject();
     if (!d->index || !cJSON_AddNumberToObject(d->index, "frame", (double)o->frame) ||
-        !cJSON_AddArrayToObject(d->index, "draws"))
+        !cJSON_AddArrayToObject(d->index, "draws") || !cJSON_AddArrayToObject(d->index, "executed"))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     return rt_ok_status();
 }
@@ -104,6 +104,20 @@ struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, 
     if (!cb && create && (cb = put_new(&r->draws->cmdbufs, key(live), sizeof *cb)))
         cb->handle = live;
     return cb;
+}
+
+rt_status replay_draws_runs(struct replay *r, struct draw_cmdbuf *cb, uint32_t number)
+{
+    if (cb->run_count == cb->run_capacity) {
+        size_t n = cb->run_capacity ? cb->run_capacity * 2 : 64;
+        uint32_t *grown = realloc(cb->runs, n * sizeof *grown);
+        if (!grown)
+            return oom(r);
+        cb->runs = grown;
+        cb->run_capacity = n;
+    }
+    cb->runs[cb->run_count++] = number;
+    return rt_ok_status();
 }
 
 /* The command buffer a vkCmd* call records into (its first argument, captured). */
@@ -456,7 +470,8 @@ static bool add_pipeline_name(struct replay *r, cJSON *e, uint64_t pipeline)
 static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_cmdbuf *cb, uint32_t number)
 {
     cJSON *e = cJSON_CreateObject();
-    int point = cb->kind == DRAW_OUTSIDE ? 1 : 0; /* outside rendering only dispatches use a pipeline */
+    /* outside rendering only dispatches use a pipeline; a secondary that continues a pass draws */
+    int point = cb->kind == DRAW_OUTSIDE && !cb->continues_pass ? 1 : 0;
     uint64_t pipeline = cb->pipeline[point];
     cJSON *shaders = pipeline ? lookup(&r->draws->pipelines, pipeline) : NULL;
     cJSON *bindings = e ? cJSON_AddArrayToObject(e, "bindings") : NULL;
@@ -507,7 +522,10 @@ static rt_status count_draw(struct replay *r, enum rt_vk_cmd cmd, void *args, bo
         return rt_ok_status();
     uint32_t number = ++d->dump_draws;
     r->result->frame_draws = number;
-    struct draw_cmdbuf *cb = selected(d, number) ? (rec ? rec : recording(r, args)) : NULL;
+    struct draw_cmdbuf *target = rec ? rec : recording(r, args);
+    if (target && !target->logging) /* a logged secondary's run where its primary runs it (draws_mirror.c) */
+        RT_TRY(replay_draws_runs(r, target, number));
+    struct draw_cmdbuf *cb = selected(d, number) ? target : NULL;
     RT_TRY(cb ? start_entry(r, cmd, cb, number) : rt_ok_status());
     if (cb && *skip && !cJSON_AddTrueToObject(d->pending.entry, "skipped"))
         return oom(r);
@@ -743,6 +761,7 @@ static void forget_cmdbuf(struct replay *r, VkCommandBuffer live)
         replay_draws_release(r, cb);
         replay_draws_mirror_forget(r, cb, false); /* a pool that goes takes the shadow with it */
         free(cb->copies);
+        free(cb->runs);
     }
     drop(&r->draws->cmdbufs, key(live));
 }
@@ -802,6 +821,8 @@ static rt_status begun_recording(struct replay *r, void *args)
         cb->early_skip = rt_hashmap_get(&r->draws->skip_early, r->call_seq, &v);
         memset(cb->pipeline, 0, sizeof cb->pipeline);
         memset(cb->sets, 0, sizeof cb->sets);
+        cb->run_count = 0;
+        cb->runs_listed = false;
         RT_TRY(replay_draws_mirror_begun(r, cb));
     }
     return rt_ok_status();
@@ -850,8 +871,14 @@ rt_status replay_draws_after_call(struct replay *r, enum rt_vk_cmd cmd, void *ar
 rt_status replay_draws_submitted(struct replay *r, VkQueue queue, const VkCommandBuffer *cmds, uint32_t count)
 {
     (void)queue;
+    cJSON *executed = r->draws ? cJSON_GetObjectItem(r->draws->index, "executed") : NULL;
     for (uint32_t i = 0; r->draws && i < count; i++) {
         struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, cmds[i], false);
+        for (size_t k = 0; cb && executed && dump_frame(r) && !cb->runs_listed && k < cb->run_count; k++)
+            if (!cJSON_AddItemToArray(executed, cJSON_CreateNumber(cb->runs[k])))
+                return oom(r);
+        if (cb && dump_frame(r))
+            cb->runs_listed = true; /* the order the frame first runs its draws in */
         if (cb && cb->copy_count && (dump_frame(r) || !cb->early_dump)) /* an earlier frame's run is not the frame's */
             RT_TRY(replay_draws_save(r, cb));
     }
@@ -912,6 +939,7 @@ rt_status replay_draws_finish(struct replay *r)
     while (rt_hashmap_iter_next(&it, &k, &v)) {
         replay_draws_mirror_forget(r, (struct draw_cmdbuf *)(uintptr_t)v, false);
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
+        free(((struct draw_cmdbuf *)(uintptr_t)v)->runs);
     }
     rt_arena_finish(&d->mirror_arena);
     struct rt_hashmap *plain[] = {&d->images, &d->views, &d->framebuffers, &d->render_passes, &d->cmdbufs,

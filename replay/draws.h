@@ -151,6 +151,12 @@ struct draw_cmdbuf {
     struct draw_logged *log;
     size_t log_count, log_capacity;
     bool logging, inlined; /* being recorded; already replayed into a primary */
+    /* --dump-draws: the frame's draw numbers this recording runs, in its command
+     * order (a secondary's, inlined, in the primary's); listed in draws.json's
+     * "executed" at the frame's first submission of it */
+    uint32_t *runs;
+    size_t run_count, run_capacity;
+    bool runs_listed;
     const struct replay_device *dev; /* of its copies (the handle may be freed when they go) */
     uint64_t captured;
     uint64_t pipeline[2];   /* captured ids: graphics, compute */
@@ -230,6 +236,8 @@ void replay_draws_frame_end(struct replay *r);
 /** Writes DIR/draws.json (dump mode) and frees everything; devices still alive. */
 rt_status replay_draws_finish(struct replay *r) RT_MUST_CHECK;
 struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, bool create);
+/** Draw NUMBER of the dump frame runs next in CB. */
+rt_status replay_draws_runs(struct replay *r, struct draw_cmdbuf *cb, uint32_t number) RT_MUST_CHECK;
 /** What a recorded call (captured handles) binds, followed as before_call does (draws_mirror.c's calls). */
 rt_status replay_draws_track(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
 /** The device's objects of ours go (before vkDestroyDevice). */

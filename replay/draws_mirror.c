@@ -195,6 +195,8 @@ rt_status replay_draws_mirror_log(struct replay *r, enum rt_vk_cmd cmd, struct d
         return rt_errorf(RT_ERR_INTERNAL, "call %" PRIu64 ": out of memory", r->call_seq);
     memcpy(params, r->packet->u.call.params, r->packet->u.call.size);
     l->packet.u.call.params = params;
+    if (rt_vk_cmd_categories(cmd) & RT_VK_CMD_CAT_DRAWS)
+        l->number = r->draws->dump_draws; /* counted just before (draws.c) */
     if (p->active && p->cb == cb) { /* a draw to dump: where its primary runs it */
         l->entry = p->entry;
         l->number = p->number;
@@ -219,6 +221,8 @@ static rt_status inline_secondary(struct replay *r, struct draw_cmdbuf *p, struc
         struct swap w = {r, 0, p->captured, true, true};
         if (!l->skipped)
             st = call_again(r, &l->packet, &w, &cmd, NULL);
+        if (rt_ok(&st) && l->number)
+            st = replay_draws_runs(r, p, l->number);
         if (rt_ok(&st) && l->entry) {
             struct draw_pending pending = {true, l->entry, p, l->number};
             st = replay_draws_dump(r, &pending, cmd, NULL);
@@ -232,10 +236,11 @@ static rt_status inline_secondary(struct replay *r, struct draw_cmdbuf *p, struc
     return st;
 }
 
+/* A logged secondary not yet replayed into a primary, with draws of the frame (saved or not: "executed" lists them all). */
 static bool has_draws(const struct draw_cmdbuf *s)
 {
     for (size_t i = 0; s && !s->inlined && i < s->log_count; i++)
-        if (s->log[i].entry)
+        if (s->log[i].number)
             return true;
     return false;
 }

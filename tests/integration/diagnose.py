@@ -30,6 +30,9 @@
         rt_app_passes (two subpasses of a vkCreateRenderPass2 pass, 4x MSAA)
         against skip-draws of its second draw (subpass 0) and its third
         (subpass 1): found at each exactly
+  diagnose.py secondary RETRACE THREADS
+        rt_app_threads (draws in secondary command buffers) against
+        skip-draws of a draw in each secondary: found at each exactly
   diagnose.py dispatch RETRACE PARTICLES
         rt_app_particles against skip-draws that leave out its dispatch: found
         at the dispatch itself (its storage buffers compared byte for byte),
@@ -254,6 +257,29 @@ def dispatch(retrace, exe):
           f"differ) in {answer['replays']} replays")
 
 
+def secondary(retrace, exe):
+    """rt_app_threads (draws in two workers' secondary command buffers) against skip-draws of a draw in the
+    first secondary and one in the second: found at each exactly; against itself, nothing."""
+    trace = os.path.join(WORK, "threads.rtrace")
+    rc, out, err = run([retrace, "capture", "-o", trace, "--", exe, "--frames", "3", "--threads", "2"])
+    if rc != 0:
+        fail(f"capture of {exe} exited {rc}", out + err)
+    draws = full_dump(retrace, trace)
+    with open(os.path.join(WORK, "index-threads.rtrace", "draws.json")) as f:
+        first_run = json.load(f)["executed"][0]  # the first draw the frame runs has no image before it
+    second = [e for e in draws if e["command_buffer"] != draws[0]["command_buffer"]]
+    if not second:
+        fail("rt_app_threads: its draws are in one command buffer", json.dumps(draws)[:2000])
+    for n in (draws[len(draws) // 4]["draw"], second[len(second) // 2]["draw"], draws[0]["draw"], second[0]["draw"]):
+        answer = diagnose(retrace, trace, f"threads-{n}", "--against-config", f"skip-draws=2:{n}", want=1)
+        check_found(answer, n, f"rt_app_threads skip {n}", before=n != first_run)
+        print(f"rt_app_threads against skip-draws 2:{n} (in {draws[n - 1]['command_buffer']}): draw "
+              f"{answer['first_divergent']['draw']}, {answer['replays']} replays")
+    answer = diagnose(retrace, trace, "threads-same", "--against-config", "seed=1", want=0)
+    if answer["first_divergent"] is not None:
+        fail("rt_app_threads against an identical configuration diverged", json.dumps(answer))
+
+
 def main():
     if not os.environ.get("DISPLAY"):
         print("SKIP: no DISPLAY for the windowed captures")
@@ -264,6 +290,8 @@ def main():
         passes(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "dispatch":
         dispatch(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "secondary":
+        secondary(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "flip":
         flip(sys.argv[2], sys.argv[3:])
     else:
