@@ -368,6 +368,24 @@ static rt_status check_dirs(const struct rt_replay_options *o)
     return rt_ok_status();
 }
 
+/* --report FILE: its folder exists and can be written, before anything is
+ * replayed (a farm script reads the exit code as "there is a report"). */
+static rt_status check_report(const char *report)
+{
+    if (!report)
+        return rt_ok_status();
+    char dir[PATH_MAX];
+    const char *slash = strrchr(report, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - report) + (slash == report) : 1, slash ? report : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return rt_errorf(RT_ERR_USAGE, "--report: cannot write %s: %s: %s", report, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_USAGE, "--report: cannot write %s: %s is not a directory", report, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return rt_errorf(RT_ERR_USAGE, "--report: cannot write into %s: %s", dir, strerror(errno));
+    return rt_ok_status();
+}
 
 /* The frame delimiter the trace was captured with (its header says). */
 static enum rt_frame_delimiter trace_delimiter(const char *path)
@@ -408,10 +426,12 @@ static int exit_code(const struct rt_replay_options *o, const struct rt_replay_r
     return !rt_ok(s) ? (int)s->code : o->validate && res->validation_errors ? RT_ERR_FAILED : frames_rc;
 }
 
-/* --report: written whatever happened, with the exit code the command returns. */
-static void finish_report(const struct rt_replay_options *o, const struct cli_replay_config *cc,
+/* --report: written whatever happened, with the exit code the command returns;
+ * false when it could not be written (said), which the exit code then says too. */
+static bool finish_report(const struct rt_replay_options *o, const struct cli_replay_config *cc,
                           const struct rt_replay_result *res, rt_status given, int frames_rc)
 {
+    bool written = true;
     rt_status s = rt_status_copy(&given); /* GIVEN stays the caller's */
     int code = exit_code(o, res, &s, frames_rc);
     if (cc->report) {
@@ -420,17 +440,21 @@ static void finish_report(const struct rt_replay_options *o, const struct cli_re
                                              : code ? "--frames names frames that were not saved" : "");
         if (!rt_ok(&w))
             fprintf(stderr, "retrace: error: %s\n", w.msg);
+        written = rt_ok(&w);
         rt_status_free(&w);
     }
     rt_status_free(&s);
+    return written;
 }
 
 static int finish_replay(const struct rt_replay_options *o, const struct cli_replay_config *cc,
                          struct rt_replay_result *res, rt_status s, int frames_rc)
 {
-    finish_report(o, cc, res, s, frames_rc);
+    bool written = finish_report(o, cc, res, s, frames_rc);
     int code = exit_code(o, res, &s, frames_rc);
     rt_replay_outcome_finish(&res->outcome);
+    if (rt_ok(&s) && !code && !written)
+        return RT_ERR_USAGE; /* the output asked for is not there (said above) */
     return rt_ok(&s) ? code : cli_fail(s);
 }
 
@@ -495,6 +519,8 @@ int cmd_replay_run(int argc, char **argv)
     rt_status dirs = trace_opens(o.trace_path);
     if (rt_ok(&dirs))
         dirs = check_dirs(&o);
+    if (rt_ok(&dirs))
+        dirs = check_report(cc.report);
     if (rt_ok(&dirs))
         dirs = cli_check_device(o.device); /* names the choices (cmd_devices.c) */
     if (!rt_ok(&dirs)) {
