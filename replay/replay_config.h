@@ -36,6 +36,14 @@ struct replay_config_state {
     struct replay_gpu_stall *stalls[REPLAY_MAX_STALLS];
     /* --pipeline-cache (pipeline_cache.c), the first device's */
     struct replay_pipeline_cache *cache;
+    /* test-flip-blend (test_flip_blend.c): a broken pipeline whose blending is
+     * dynamic state, and the command buffer it is bound in (captured ids) */
+    struct replay_flip_blend {
+        uint64_t broken, bound_cb;
+        bool flipped, have_enable, have_equation;
+        VkBool32 enable; /* the program's, for the first attachment, in bound_cb */
+        VkColorBlendEquationEXT equation;
+    } flip_blend;
 };
 
 /* configure.c */
