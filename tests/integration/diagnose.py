@@ -33,6 +33,9 @@
   diagnose.py secondary RETRACE THREADS
         rt_app_threads (draws in secondary command buffers) against
         skip-draws of a draw in each secondary: found at each exactly
+  diagnose.py zink RETRACE GLMARK2
+        glmark2 through zink (blending as dynamic state) against
+        test-flip-blend: found at pipeline 1's first draw
   diagnose.py dispatch RETRACE PARTICLES
         rt_app_particles against skip-draws that leave out its dispatch: found
         at the dispatch itself (its storage buffers compared byte for byte),
@@ -280,6 +283,29 @@ def secondary(retrace, exe):
         fail("rt_app_threads against an identical configuration diverged", json.dumps(answer))
 
 
+def zink(retrace, glmark2):
+    """glmark2 through zink: its pipelines take blending from dynamic state (vkCmdSetColorBlendEnableEXT /
+    EquationEXT after each bind), which the pipeline's own blend state does not reach; test-flip-blend breaks
+    those states while pipeline 1 is bound, and diagnose finds its first draw, judged pixel for pixel."""
+    trace = os.path.join(WORK, "glmark2-zink.rtrace")
+    rc, out, err = run([retrace, "capture", "-o", trace, "--", "env", "MESA_LOADER_DRIVER_OVERRIDE=zink",
+                        "LIBGL_ALWAYS_SOFTWARE=1", glmark2, "-b", "build:duration=0.3", "--size", "160x120"])
+    if rc != 0:
+        fail(f"capture of glmark2 through zink exited {rc}", out + err)
+    rc, dump, err = run([retrace, "dump", trace])
+    if "vkCmdSetColorBlendEquationEXT" not in dump:
+        print("SKIP: this zink sets no dynamic blend state")
+        sys.exit(SKIP)
+    answer = diagnose(retrace, trace, "zink-flip", "--against-config", "workarounds=test-flip-blend", want=1,
+                      env={"RETRACE_TEST_FLIP_BLEND": "1"})
+    d = answer["first_divergent"]
+    if d["pipeline_name"] != "<VkPipeline 1>" or not d["diff_pixels"]:
+        fail(f"glmark2 through zink: the break is found at {d['pipeline_name']}, {d['diff_pixels']} pixels",
+             json.dumps(answer))
+    print(f"glmark2 through zink against test-flip-blend: draw {d['draw']} of {answer['draws']} "
+          f"({d['command']}, {d['pipeline_name']}), {d['diff_pixels']} pixels differ, {answer['replays']} replays")
+
+
 def main():
     if not os.environ.get("DISPLAY"):
         print("SKIP: no DISPLAY for the windowed captures")
@@ -290,6 +316,8 @@ def main():
         passes(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "dispatch":
         dispatch(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "zink":
+        zink(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "secondary":
         secondary(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "flip":
