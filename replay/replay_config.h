@@ -40,8 +40,10 @@ struct replay_config_state {
      * dynamic state, and the command buffer it is bound in (captured ids) */
     struct replay_flip_blend {
         uint64_t broken, bound_cb;
-        bool flipped, have_enable, have_equation;
-        VkBool32 enable; /* the program's, for the first attachment, in bound_cb */
+        bool flipped;
+        uint64_t state_cb; /* the command buffer the program last set blending in */
+        bool have_enable, have_equation;
+        VkBool32 enable; /* the program's, for the first attachment, in state_cb */
         VkColorBlendEquationEXT equation;
     } flip_blend;
 };

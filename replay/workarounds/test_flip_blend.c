@@ -93,20 +93,26 @@ static rt_status live_cb(struct replay *r, uint64_t captured, VkCommandBuffer *c
                 : rt_errorf(RT_ERR_BAD_INPUT, "call %" PRIu64 ": a command buffer of an unknown device", r->call_seq);
 }
 
-/* Another pipeline is bound in the command buffer the broken one was: the program's blending back. */
-static rt_status put_back(struct replay *r, struct replay_flip_blend *c)
+/* Blending as the program set it in C's command buffer (BROKEN: as flip() would have it), set now. */
+static rt_status emit(struct replay *r, struct replay_flip_blend *c, bool broken)
 {
     VkCommandBuffer cb;
     struct replay_device *dev;
     RT_TRY(live_cb(r, c->bound_cb, &cb, &dev));
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    if (c->have_enable && d->vkCmdSetColorBlendEnableEXT)
-        d->vkCmdSetColorBlendEnableEXT(cb, 0, 1, &c->enable);
-    if (c->have_equation && d->vkCmdSetColorBlendEquationEXT)
-        d->vkCmdSetColorBlendEquationEXT(cb, 0, 1, &c->equation);
+    bool known = c->state_cb == c->bound_cb;
+    VkBool32 enable = known && c->have_enable ? c->enable : VK_FALSE, on = VK_TRUE;
+    VkColorBlendEquationEXT eq = known && c->have_equation ? c->equation : (VkColorBlendEquationEXT){0};
+    VkColorBlendEquationEXT bad = flipped_equation(enable, eq);
+    if (d->vkCmdSetColorBlendEnableEXT && (broken || (known && c->have_enable)))
+        d->vkCmdSetColorBlendEnableEXT(cb, 0, 1, broken ? &on : &enable);
+    if (d->vkCmdSetColorBlendEquationEXT && (broken || (known && c->have_equation)))
+        d->vkCmdSetColorBlendEquationEXT(cb, 0, 1, broken ? &bad : &eq);
     return rt_ok_status();
 }
 
+/* Binding the broken pipeline breaks the blending in effect (zink sets it only when it changes, not
+ * at every bind); binding another after it puts the program's back. */
 static rt_status bind(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCmdBindPipeline *a = args;
@@ -115,28 +121,42 @@ static rt_status bind(struct replay *r, void *args)
     if (a->pipelineBindPoint != VK_PIPELINE_BIND_POINT_GRAPHICS || !c->broken)
         return rt_ok_status();
     if ((uint64_t)(uintptr_t)a->pipeline == c->broken) {
-        if (c->bound_cb != cb)
-            c->have_enable = c->have_equation = false;
+        if (c->bound_cb == cb)
+            return rt_ok_status();
         c->bound_cb = cb;
-        return rt_ok_status();
+        c->flipped = true;
+        counters(r)->dynamic_flips++;
+        return emit(r, c, true);
     }
     if (cb != c->bound_cb)
         return rt_ok_status();
-    rt_status s = c->flipped ? put_back(r, c) : rt_ok_status();
+    rt_status s = c->flipped ? emit(r, c, false) : rt_ok_status();
     c->bound_cb = 0;
     c->flipped = false;
     return s;
+}
+
+/* The program's values are kept (for the command buffer it sets them in) before any change. */
+static void track(struct replay_flip_blend *c, uint64_t cb)
+{
+    if (c->state_cb != cb) {
+        c->state_cb = cb;
+        c->have_enable = c->have_equation = false;
+    }
 }
 
 static rt_status set_enable(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCmdSetColorBlendEnableEXT *a = args;
     struct replay_flip_blend *c = &r->config->flip_blend;
-    if (a->firstAttachment != 0 || !a->attachmentCount || !a->pColorBlendEnables ||
-        (uint64_t)(uintptr_t)a->commandBuffer != c->bound_cb || !c->bound_cb)
+    uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
+    if (a->firstAttachment != 0 || !a->attachmentCount || !a->pColorBlendEnables || !c->broken)
         return rt_ok_status();
+    track(c, cb);
     c->enable = a->pColorBlendEnables[0];
     c->have_enable = true;
+    if (cb != c->bound_cb)
+        return rt_ok_status();
     ((VkBool32 *)a->pColorBlendEnables)[0] = VK_TRUE; /* decoded: ours to change */
     c->flipped = true;
     counters(r)->dynamic_flips++;
@@ -147,11 +167,14 @@ static rt_status set_equation(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCmdSetColorBlendEquationEXT *a = args;
     struct replay_flip_blend *c = &r->config->flip_blend;
-    if (a->firstAttachment != 0 || !a->attachmentCount || !a->pColorBlendEquations ||
-        (uint64_t)(uintptr_t)a->commandBuffer != c->bound_cb || !c->bound_cb)
+    uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
+    if (a->firstAttachment != 0 || !a->attachmentCount || !a->pColorBlendEquations || !c->broken)
         return rt_ok_status();
+    track(c, cb);
     c->equation = a->pColorBlendEquations[0];
     c->have_equation = true;
+    if (cb != c->bound_cb)
+        return rt_ok_status();
     ((VkColorBlendEquationEXT *)a->pColorBlendEquations)[0] =
         flipped_equation(c->have_enable ? c->enable : VK_TRUE, c->equation);
     c->flipped = true;

@@ -81,16 +81,16 @@ def capture(retrace, exe, frames=3):
     return trace
 
 
-def diagnose(retrace, trace, tag, *args, want, env=None):
+def diagnose(retrace, trace, tag, *args, want, env=None, frame=2):
     out_dir = os.path.join(WORK, tag)
-    p = subprocess.run([retrace, "diagnose", trace, "--frame", "2", "--out", out_dir, "--json"] + list(args),
+    p = subprocess.run([retrace, "diagnose", trace, "--frame", str(frame), "--out", out_dir, "--json"] + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=280,
                        env=dict(os.environ, **(env or {})))
     rc, out, err = p.returncode, p.stdout, p.stderr
     if rc != want:
         fail(f"diagnose {tag} exited {rc}, expected {want}", out + err)
     answer = json.loads(out)
-    if f"{answer['replays']} replays of frame 2" not in err:
+    if f"{answer['replays']} replays of frame {frame}" not in err:
         fail(f"diagnose {tag}: the replay count is not logged", err)
     return answer
 
@@ -285,13 +285,18 @@ def secondary(retrace, exe):
 
 def zink(retrace, glmark2):
     """glmark2 through zink: its pipelines take blending from dynamic state (vkCmdSetColorBlendEnableEXT /
-    EquationEXT after each bind), which the pipeline's own blend state does not reach; test-flip-blend breaks
-    those states while pipeline 1 is bound, and diagnose finds its first draw, judged pixel for pixel."""
-    trace = os.path.join(WORK, "glmark2-zink.rtrace")
-    rc, out, err = run([retrace, "capture", "-o", trace, "--", "env", "MESA_LOADER_DRIVER_OVERRIDE=zink",
-                        "LIBGL_ALWAYS_SOFTWARE=1", glmark2, "-b", "build:duration=0.3", "--size", "160x120"])
-    if rc != 0:
-        fail(f"capture of glmark2 through zink exited {rc}", out + err)
+    EquationEXT), which the pipeline's own blend state does not reach, and zink sets it only when it
+    changes, not at every bind. test-flip-blend breaks it while pipeline K is bound; diagnose finds K's
+    first draw, judged pixel for pixel: the 'build' scene's one pipeline, and in the 'ideas' scene (100
+    draws, 9 pipelines) the first pipeline the frame binds first after its tenth draw."""
+    def capture_zink(name, *bench):
+        trace = os.path.join(WORK, name + ".rtrace")
+        rc, out, err = run([retrace, "capture", "-o", trace, "--", "env", "MESA_LOADER_DRIVER_OVERRIDE=zink",
+                            "LIBGL_ALWAYS_SOFTWARE=1", glmark2] + list(bench))
+        if rc != 0:
+            fail(f"capture of glmark2 {bench} through zink exited {rc}", out + err)
+        return trace
+    trace = capture_zink("glmark2-build", "-b", "build:duration=0.3", "--size", "160x120")
     rc, dump, err = run([retrace, "dump", trace])
     if "vkCmdSetColorBlendEquationEXT" not in dump:
         print("SKIP: this zink sets no dynamic blend state")
@@ -300,10 +305,30 @@ def zink(retrace, glmark2):
                       env={"RETRACE_TEST_FLIP_BLEND": "1"})
     d = answer["first_divergent"]
     if d["pipeline_name"] != "<VkPipeline 1>" or not d["diff_pixels"]:
-        fail(f"glmark2 through zink: the break is found at {d['pipeline_name']}, {d['diff_pixels']} pixels",
+        fail(f"glmark2 build through zink: the break is found at {d['pipeline_name']}, {d['diff_pixels']} pixels",
              json.dumps(answer))
-    print(f"glmark2 through zink against test-flip-blend: draw {d['draw']} of {answer['draws']} "
+    print(f"glmark2 build through zink against test-flip-blend: draw {d['draw']} of {answer['draws']} "
           f"({d['command']}, {d['pipeline_name']}), {d['diff_pixels']} pixels differ, {answer['replays']} replays")
+    trace = capture_zink("glmark2-ideas", "-b", "ideas:duration=1", "--size", "400x300")
+    d = os.path.join(WORK, "ideas-draws")
+    rc, out, err = run([retrace, "replay", trace, "--end-frame", "20", "--dump-draws", "20", "--dump-dir", d])
+    if rc != 0:
+        fail(f"dump of glmark2 ideas exited {rc}", out + err)
+    with open(os.path.join(d, "draws.json")) as f:
+        entries = json.load(f)["draws"]
+    first = {}
+    for e in entries:
+        first.setdefault(e["pipeline_name"], e["draw"])
+    late = [(n, p) for p, n in first.items() if p and n > 10]
+    if not late:
+        fail("glmark2 ideas: no pipeline is first bound after the frame's tenth draw", json.dumps(first))
+    want, name = min(late)
+    k = name.split()[1].rstrip(">")
+    answer = diagnose(retrace, trace, "zink-ideas-flip", "--against-config", "workarounds=test-flip-blend", want=1,
+                      env={"RETRACE_TEST_FLIP_BLEND": k}, frame=20)
+    check_found(answer, want, f"glmark2 ideas test-flip-blend K={k}")
+    print(f"glmark2 ideas through zink against test-flip-blend K={k}: draw {want} of {answer['draws']} "
+          f"({answer['first_divergent']['diff_pixels']} pixels), {answer['replays']} replays")
 
 
 def main():
