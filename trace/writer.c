@@ -227,6 +227,37 @@ static void seal_header_locked(struct rt_trace_writer *w)
     publish_slot(w, slot);
 }
 
+/* The next block fills the roomiest buffer no slot is using. swap_into_slot
+ * hands back the buffer of the slot just taken, which last held the block
+ * RT_WRITER_SLOTS seals ago: in a capture of a few dozen blocks that is
+ * nearly always none, so every block grew a new buffer from nothing, each
+ * doubling copied it, and every byte of the trace went into fresh pages (a
+ * page fault per 4 KiB: ~5,000 of the ~9,400 page faults capture added to
+ * glxgears through zink, bench/README.md). A free slot's buffer is nobody's
+ * under the lock: the writer thread frees a slot under it, only
+ * publish_slot (under it) takes one again, and the emergency flush skips
+ * free slots (crash.c, claim). */
+static void reuse_free_buffer(struct rt_trace_writer *w)
+{
+    struct rt_writer_slot *roomiest = NULL;
+    size_t capacity = w->block.capacity;
+    for (size_t k = 0; k < RT_WRITER_SLOTS; k++) {
+        struct rt_writer_slot *s = &w->slots[k];
+        if (atomic_load(&s->state) == RT_SLOT_FREE && s->capacity > capacity) {
+            roomiest = s;
+            capacity = s->capacity;
+        }
+    }
+    if (!roomiest)
+        return;
+    uint8_t *data = roomiest->data;
+    roomiest->data = w->block.data;
+    roomiest->capacity = w->block.capacity;
+    roomiest->size = 0;
+    w->block.data = data;
+    w->block.capacity = capacity;
+}
+
 void rt_writer_seal_locked(struct rt_trace_writer *w)
 {
     if (!w->header_sealed)
@@ -245,6 +276,7 @@ void rt_writer_seal_locked(struct rt_trace_writer *w)
     slot->first_seq = w->first_seq;
     w->packets = w->calls = w->frames = 0;
     publish_slot(w, slot);
+    reuse_free_buffer(w);
 }
 
 static void publish_end_locked(struct rt_trace_writer *w)
