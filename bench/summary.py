@@ -18,6 +18,36 @@ import sys
 import time
 
 
+def median_interval(values):
+    """A distribution-free interval for the median (bench/lib.sh
+    median_interval does the same): order statistics k and n+1-k, k the
+    largest with P(Binomial(n, 1/2) < k) <= 2.5%; min..max below 6 values."""
+    v = sorted(values)
+    n = len(v)
+    k, cdf, p = 1, 0.5 ** n, 0.5 ** n
+    for j in range(1, n):
+        p = p * (n - j + 1) / j
+        if cdf + p > 0.025:
+            break
+        cdf += p
+        k = j + 1
+    return v[k - 1], v[n - k]
+
+
+def verdict(row):
+    """met: the median's whole interval is at or below the goal; not met: all
+    above it; undecided: the runs cannot tell (more pairs, a quieter machine);
+    too few: 2 to 4 runs, min..max covers the median less than 94% of the time.
+    One value is a count (a trace's size), judged as it is."""
+    if 1 < len(row["values"]) < 5:
+        return "too few"
+    if row["hi"] <= row["goal"]:
+        return "met"
+    if row["lo"] > row["goal"]:
+        return "not met"
+    return "undecided"
+
+
 def read_ratios(path):
     rows = []
     with open(path) as f:
@@ -34,8 +64,10 @@ def read_ratios(path):
                     pass
             row = {"name": name, "what": what, "goal": float(goal), "values": nums}
             if nums:
-                row.update(min=min(nums), median=statistics.median(nums), max=max(nums))
+                lo, hi = median_interval(nums)
+                row.update(min=min(nums), median=statistics.median(nums), max=max(nums), lo=lo, hi=hi)
                 row["met"] = row["median"] <= row["goal"]
+                row["verdict"] = verdict(row)
             rows.append(row)
     return rows
 
@@ -46,12 +78,16 @@ def fmt(row, key):
 
 def print_table(rows):
     print()
-    print("==> bench summary (every ratio lower is better; met: median <= goal)")
-    print(f"{'ratio':<28} {'goal':>6} {'min':>7} {'median':>7} {'max':>7} {'runs':>4}  met  what")
+    print("==> bench summary (every ratio lower is better; met: median <= goal; verdict: the median's")
+    print("    ~95% interval all at or below the goal (met), all above (not met), or neither (undecided))")
+    print(f"{'ratio':<28} {'goal':>6} {'min':>7} {'median':>7} {'max':>7} {'interval':>13} {'runs':>4}  "
+          f"met  {'verdict':<9} what")
     for r in rows:
         met = "yes" if r.get("met") else "NO"
+        interval = f"{r['lo']:.3f}-{r['hi']:.3f}" if "lo" in r else "fail"
         print(f"{r['name']:<28} {r['goal']:>6.2f} {fmt(r, 'min'):>7} {fmt(r, 'median'):>7} "
-              f"{fmt(r, 'max'):>7} {len(r['values']):>4}  {met:<4} {r['what']}")
+              f"{fmt(r, 'max'):>7} {interval:>13} {len(r['values']):>4}  {met:<4} "
+              f"{r.get('verdict', 'fail'):<9} {r['what']}")
 
 
 def load_old(path):
