@@ -106,9 +106,7 @@ static void claim_output(char *output, size_t size)
     rt_log(RT_LOG_WARN, "capture: another process writes the trace named %s; this one writes %s", taken, output);
 }
 
-/* Which memory-tracking path this run took (chosen at run time: the kernel
- * may refuse userfaultfd), as a note in the trace: `retrace dump` shows it. */
-static void note_tracking(struct rt_trace_writer *w, const struct rt_memory_tracker *tracker)
+static const char *tracking_name(const struct rt_memory_tracker *tracker)
 {
     static const char *const how[] = {
         [RT_TRACK_NO_GUARD] = "full (whole mapped ranges at every submit)",
@@ -116,8 +114,15 @@ static void note_tracking(struct rt_trace_writer *w, const struct rt_memory_trac
         [RT_TRACK_SIGNALS] = "page-guard through SIGSEGV and mprotect",
         [RT_TRACK_WP_ASYNC] = "page-guard through userfaultfd asynchronous write-protect and PAGEMAP_SCAN",
     };
+    return how[rt_tracker_backend(tracker)];
+}
+
+/* Which memory-tracking path this run took (chosen at run time: the kernel
+ * may refuse userfaultfd), as a note in the trace: `retrace dump` shows it. */
+static void note_tracking(struct rt_trace_writer *w, const struct rt_memory_tracker *tracker)
+{
     char text[128];
-    snprintf(text, sizeof text, "memory tracking: %s", how[rt_tracker_backend(tracker)]);
+    snprintf(text, sizeof text, "memory tracking: %s", tracking_name(tracker));
     warn_write_failure(w, rt_trace_writer_annotation(w, RT_TRACE_ANNOTATION_NOTE, text));
 }
 
@@ -177,6 +182,22 @@ static void print_tracking_stats(const struct rt_memory_tracker *tracker)
             (unsigned long long)st.bytes_reported);
 }
 
+/* The program `retrace capture` started (its output is -o, not NAME-PID)
+ * hands it the summary's counts (settings.h, RT_CAPTURE_SUMMARY_SUFFIX):
+ * the parent would otherwise decompress and decode the whole trace again. */
+static void hand_summary(const struct rt_trace_writer_stats *st)
+{
+    if (session.settings.output_parent <= 0 || (long)getppid() != session.settings.output_parent ||
+        session.settings.screenshot_dir[0])
+        return;
+    struct rt_capture_summary summary = {.frames = st->frames, .calls = st->calls, .packets = st->packets,
+                                         .blocks = st->blocks, .raw_bytes = st->raw_bytes,
+                                         .file_bytes = st->file_bytes};
+    if (session.tracker)
+        snprintf(summary.tracking, sizeof summary.tracking, "%s", tracking_name(session.tracker));
+    rt_capture_summary_write(session.settings.output, &summary); /* else the parent reads the trace */
+}
+
 /* The trace stays open from the first vkCreateInstance to the process's
  * exit: many programs create an instance only to look at the devices and
  * destroy it before creating the real one, and both belong in one trace.
@@ -193,7 +214,11 @@ static void close_trace_locked(void)
     print_tracking_stats(session.tracker);
     atomic_store(&session.writer, NULL); /* late calls from other threads record nothing */
     session.finished = true;
-    warn_write_failure(w, rt_trace_writer_finish(w, NULL));
+    struct rt_trace_writer_stats stats;
+    rt_status finished = rt_trace_writer_finish(w, &stats);
+    if (rt_ok(&finished))
+        hand_summary(&stats);
+    warn_write_failure(w, finished);
     capture_signals_set_trace(NULL); /* renamed: nothing left for a signal to finish */
 }
 

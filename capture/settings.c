@@ -240,3 +240,88 @@ bool rt_capture_screenshot_frame(const char *text, size_t length, uint64_t *fram
     *frame = n;
     return true;
 }
+
+static bool summary_path(const char *trace_path, char *out, size_t size)
+{
+    return (size_t)snprintf(out, size, "%s" RT_CAPTURE_SUMMARY_SUFFIX, trace_path) < size;
+}
+
+bool rt_capture_summary_write(const char *trace_path, const struct rt_capture_summary *s)
+{
+    char path[PATH_MAX + 16];
+    if (!summary_path(trace_path, path, sizeof path))
+        return false;
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return false;
+    int n = fprintf(f, "retrace-capture-summary 1\nframes %llu\ncalls %llu\npackets %llu\nblocks %llu\n"
+                       "raw_bytes %llu\nfile_bytes %llu\ntracking %s\nend\n",
+                    (unsigned long long)s->frames, (unsigned long long)s->calls,
+                    (unsigned long long)s->packets, (unsigned long long)s->blocks,
+                    (unsigned long long)s->raw_bytes, (unsigned long long)s->file_bytes, s->tracking);
+    bool ok = fclose(f) == 0 && n > 0;
+    if (!ok)
+        unlink(path);
+    return ok;
+}
+
+/* One "key value" line into the summary; false for an unknown key. */
+static bool summary_field(struct rt_capture_summary *s, const char *key, const char *value)
+{
+    static const char *const keys[] = {"frames", "calls", "packets", "blocks", "raw_bytes", "file_bytes"};
+    uint64_t *fields[] = {&s->frames, &s->calls, &s->packets, &s->blocks, &s->raw_bytes, &s->file_bytes};
+    if (!strcmp(key, "tracking")) {
+        snprintf(s->tracking, sizeof s->tracking, "%s", value);
+        return true;
+    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(key, keys[i]))
+            continue;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 10);
+        if (errno || end == value || *end)
+            return false;
+        *fields[i] = v;
+        return true;
+    }
+    return false;
+}
+
+bool rt_capture_summary_take(const char *trace_path, struct rt_capture_summary *out)
+{
+    *out = (struct rt_capture_summary){0};
+    char path[PATH_MAX + 16];
+    if (!summary_path(trace_path, path, sizeof path))
+        return false;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    char line[256];
+    bool ok = fgets(line, sizeof line, f) && !strcmp(line, "retrace-capture-summary 1\n");
+    bool ended = false;
+    unsigned seen = 0;
+    while (ok && !ended && fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        if (!n || line[n - 1] != '\n') {
+            ok = false;
+            break;
+        }
+        line[n - 1] = '\0';
+        if (!strcmp(line, "end")) {
+            ended = true;
+            break;
+        }
+        char *space = strchr(line, ' ');
+        if (!space) {
+            ok = false;
+            break;
+        }
+        *space = '\0';
+        ok = summary_field(out, line, space + 1);
+        seen++;
+    }
+    fclose(f);
+    unlink(path);
+    return ok && ended && seen == 7;
+}

@@ -98,6 +98,27 @@ static void read_trace(struct capture_trace *t)
     rt_status_free(&s);
 }
 
+/* The counts the layer handed over (settings.h, RT_CAPTURE_SUMMARY_SUFFIX)
+ * instead of reading the trace: only for the trace it describes, as large
+ * as the writer left it (the writer's own stats, after its fsync and rename;
+ * a trace it finished is whole, so "good up to" is its end). False: read it. */
+static bool take_summary(struct capture_trace *t)
+{
+    struct rt_capture_summary summary;
+    struct stat st;
+    if (!rt_capture_summary_take(t->path, &summary) || stat(t->path, &st) != 0 ||
+        (uint64_t)st.st_size != summary.file_bytes)
+        return false;
+    t->progress = (struct rt_trace_progress){.good_bytes = summary.file_bytes, .blocks = summary.blocks,
+                                             .packets = summary.packets, .calls = summary.calls,
+                                             .frames = summary.frames, .raw_bytes = summary.raw_bytes,
+                                             .ended = true};
+    snprintf(t->tracking, sizeof t->tracking, "%s", summary.tracking);
+    t->bytes = (long long)st.st_size;
+    t->read = true;
+    return true;
+}
+
 /* STEM-PID.rtrace, the name another process of the program (a launcher's
  * child, a probe) writes under (capture/settings.c, capture/record.c).
  * The pid, or 0 when NAME is not one. */
@@ -186,9 +207,9 @@ void capture_traces_collect(const char *output, time_t started, struct capture_t
     for (int i = 0; i < out->count; i++)
         read_trace(&out->others[i]);
     out->main_exists = access(output, F_OK) == 0;
-    if (out->main_exists)
+    if (out->main_exists && !take_summary(&out->main))
         read_trace(&out->main);
-    else if (!promote(out, true))
+    else if (!out->main_exists && !promote(out, true))
         promote(out, false);
 }
 

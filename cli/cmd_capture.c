@@ -481,10 +481,12 @@ int cmd_capture_run(int argc, char **argv)
     }
     /* Never report a stale trace as this run's (nor make the layer think
      * another process is writing it). */
-    char part[PATH_MAX + 8];
+    char part[PATH_MAX + 16];
     snprintf(part, sizeof part, "%s.part", settings.output);
     unlink(settings.output);
     unlink(part);
+    snprintf(part, sizeof part, "%s" RT_CAPTURE_SUMMARY_SUFFIX, settings.output);
+    unlink(part); /* a summary left by a run whose retrace died: not this run's */
     struct capture_child child;
     time_t started = time(NULL);
     s = capture_child_run(program, &child);

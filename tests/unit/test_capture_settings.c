@@ -1,6 +1,7 @@
 /* Unit tests for capture/settings: RETRACE_* variables. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -201,4 +202,41 @@ Test(capture_settings, screenshot_name_round_trips)
     cr_assert_eq(frame, 42);
     cr_assert_not(rt_capture_screenshot_frame("/tmp/frame_1.png.bak", 20, &frame));
     cr_assert_not(rt_capture_screenshot_frame("notes.txt", 9, &frame));
+}
+
+/* The summary the layer hands `retrace capture` reads back whole, is removed
+ * once read, and a cut or altered one is refused (the trace is read instead). */
+Test(capture_settings, summary_round_trips_and_refuses_damage)
+{
+    char dir[] = "/tmp/rt_summary_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char trace[128], path[160];
+    snprintf(trace, sizeof trace, "%s/t.rtrace", dir);
+    snprintf(path, sizeof path, "%s" RT_CAPTURE_SUMMARY_SUFFIX, trace);
+    struct rt_capture_summary s = {.frames = 1000, .calls = 159399, .packets = 161400, .blocks = 21,
+                                   .raw_bytes = 21029027, .file_bytes = 1122239},
+                              got;
+    snprintf(s.tracking, sizeof s.tracking, "page-guard through SIGSEGV and mprotect");
+    cr_assert(rt_capture_summary_write(trace, &s));
+    cr_assert(rt_capture_summary_take(trace, &got));
+    cr_assert_eq(memcmp(&s, &got, sizeof s), 0);
+    cr_assert_neq(access(path, F_OK), 0, "taken, so removed");
+    cr_assert_not(rt_capture_summary_take(trace, &got), "none left");
+
+    /* Cut before its end line, a field that is not a number, an unknown key. */
+    static const char *const damaged[] = {
+        "retrace-capture-summary 1\nframes 1\ncalls 2\npackets 3\nblocks 4\nraw_bytes 5\nfile_bytes 6\ntracking x\n",
+        "retrace-capture-summary 1\nframes 1x\ncalls 2\npackets 3\nblocks 4\nraw_bytes 5\nfile_bytes 6\ntracking x\nend\n",
+        "retrace-capture-summary 1\nframes 1\ncalls 2\npackets 3\nblocks 4\nraw 5\nfile_bytes 6\ntracking x\nend\n",
+        "retrace-capture-summary 2\nframes 1\ncalls 2\npackets 3\nblocks 4\nraw_bytes 5\nfile_bytes 6\ntracking x\nend\n",
+    };
+    for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(damaged[i], f);
+        fclose(f);
+        cr_assert_not(rt_capture_summary_take(trace, &got), "damaged %zu", i);
+        cr_assert_neq(access(path, F_OK), 0, "a damaged one is removed too");
+    }
+    rmdir(dir);
 }
