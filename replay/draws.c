@@ -155,7 +155,17 @@ static rt_status create_image(struct replay *r, void *args)
     struct rt_vk_args_vkCreateImage *a = args;
     r->draws->image_captured = a->pImage ? key(*a->pImage) : 0;
     VkImageCreateInfo *info = (VkImageCreateInfo *)a->pCreateInfo; /* decoded: ours to change */
-    if (dumping(r) && info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
+    if (!dumping(r) || !info)
+        return rt_ok_status();
+    /* A transient attachment cannot be a copy's source; where the device has no
+     * lazily allocated memory (it would be bound to ordinary memory anyway), the
+     * dump's replay makes it an ordinary attachment. */
+    bool lazy = false;
+    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
+        lazy |= (r->gpu_memory.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) != 0;
+    if ((info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && !lazy)
+        info->usage &= ~(VkImageUsageFlags)VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    if (!(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
         info->usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT; /* so that a draw's target can be copied out */
     return rt_ok_status();
 }

@@ -3,7 +3,9 @@
  * vkCreateRenderPass2 of two subpasses over a 4x multisampled colour
  * attachment, begun with vkCmdBeginRenderPass2 and stepped with
  * vkCmdNextSubpass2; the second subpass resolves it into the target. Two
- * triangles in the first subpass, one in the second, placed by frame number. */
+ * triangles in the first subpass, one in the second, placed by frame number.
+ * `--transient 1` makes the multisampled attachment a transient one (its
+ * contents never leave the pass), what a per-draw dump must still read. */
 #include "app.h"
 
 #include "passes_frag.h"
@@ -18,6 +20,7 @@ struct push {
 };
 
 struct passes {
+    int transient; /* --transient */
     VkImage msaa;
     VkDeviceMemory msaa_memory;
     VkImageView msaa_view;
@@ -33,6 +36,8 @@ static rt_status make_msaa(struct rt_app *app, struct passes *p)
                               .format = app->format, .extent = {app->extent.width, app->extent.height, 1},
                               .mipLevels = 1, .arrayLayers = 1, .samples = SAMPLES,
                               .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+    if (p->transient)
+        info.usage |= VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
     RT_VK(vkCreateImage(app->device, &info, NULL, &p->msaa));
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(app->device, p->msaa, &req);
@@ -198,13 +203,17 @@ static void passes_teardown(struct rt_app *app, void *user)
 
 int main(int argc, char **argv)
 {
-    static const struct rt_app_desc desc = {
+    struct passes p = {0};
+    const struct rt_app_int_option options[] = {
+        {"transient", "1: the multisampled attachment is transient (default 0)", &p.transient, 0, 1}};
+    const struct rt_app_desc desc = {
         .name = "passes",
         .summary = "A vkCreateRenderPass2 pass of two subpasses over a 4x multisampled attachment, resolved.",
+        .options = options,
+        .option_count = 1,
         .setup = passes_setup,
         .record = passes_record,
         .teardown = passes_teardown,
     };
-    struct passes p = {0};
     return rt_app_main(&desc, &p, argc, argv);
 }
