@@ -247,8 +247,8 @@ static int golden_list(const struct golden_args *a)
 static rt_status write_png(const char *path, const struct rt_golden *g)
 {
     FILE *f = fopen(path, "wb");
-    if (!f)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+    if (!f) /* the user's path (a folder missing, no permission): exit 2, as capture's -o */
+        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: %s", path, strerror(errno));
     bool ok = fwrite(g->png, 1, g->png_size, f) == g->png_size;
     ok = fclose(f) == 0 && ok;
     return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "cannot write %s", path);

@@ -161,6 +161,13 @@ err = server.stderr.read()
 check(total == after[0] - 1 and "removed 1 runs older than 30 days" in err and counts()[2] == goldens,
       "serve --keep-runs 30 removes the run older than 30 days when it starts, and says so", f"{total} {err}")
 
+# An output that cannot be written is the user's (exit 2), as capture's -o,
+# not an internal error (exit 5): review finding R4.
+p = subprocess.run([retrace, "golden", "show", "1", "--db", db, "-o", os.path.join(work, "no", "such", "x.png")],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "-o: cannot write" in p.stderr,
+      "golden show -o into a folder that does not exist: exit 2 naming -o", f"{p.returncode} {p.stderr}")
+
 print(f"1..{count}")
 subprocess.run(["rm", "-rf", work])
 sys.exit(1 if failed else 0)
