@@ -181,6 +181,7 @@ def main():
             print(f"store_scale: {e}", file=sys.stderr)
             failed = True
     if uploads:
+        print(f"uploads, each in ms: {' '.join(f'{u * 1000:.0f}' for u in uploads)}", file=sys.stderr)
         cpu = (cpu_seconds(pid) - cpu0) * 1000 / len(uploads)
         print(f"| POST /api/runs, {UPLOAD_RESULTS:,} results ({len(body) / 1e6:.1f} MB) | {len(uploads)} |"
               f" {sorted(uploads)[len(uploads) // 2] * 1000:.0f} | {max(uploads) * 1000:.0f} |"

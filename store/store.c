@@ -4,6 +4,8 @@
  */
 #include "store_internal.h"
 
+#include <pthread.h>
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -265,8 +267,13 @@ static int open_sqlite(struct rt_store *store, int flags)
 
 static rt_status open_connection(struct rt_store *store)
 {
-    int flags = store->mode == RT_STORE_READ_ONLY ? SQLITE_OPEN_READONLY
-                                                  : SQLITE_OPEN_READWRITE;
+    /* NOMUTEX: a connection is one thread's at a time (its statement cache
+     * and transaction depth are not locked either; the server gives each
+     * worker its own and the writer a mutex of its own), so SQLite's own
+     * lock around every call (bind, step, column) is only cost: 6% of a
+     * 20,000-result upload's instructions. */
+    int flags = (store->mode == RT_STORE_READ_ONLY ? SQLITE_OPEN_READONLY
+                                                   : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
     if (store->mode == RT_STORE_CREATE)
         flags |= SQLITE_OPEN_CREATE;
     int rc = open_sqlite(store, flags);
@@ -405,8 +412,18 @@ static rt_status prepare_schema(struct rt_store *store)
     return rt_ok_status();
 }
 
+/* SQLite counts every allocation under a global mutex unless told not to;
+ * nothing here reads those counts, and the lock was 3% of an upload. It can
+ * only be set before SQLite starts, so once, before the first connection. */
+static void configure_sqlite(void)
+{
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* MISUSE if already started: kept as is */
+}
+
 rt_status rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **store_out)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, configure_sqlite);
     *store_out = NULL;
     if (!path || !*path)
         return rt_errorf(RT_ERR_USAGE, "no database given (--db or RETRACE_DB)");

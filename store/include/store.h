@@ -8,7 +8,9 @@
  * never built from values. Connections run in WAL mode with foreign keys on
  * and a busy timeout; every write is a BEGIN IMMEDIATE transaction, and one
  * trace's results are committed in exactly one, so several processes can
- * record into one database at once and lose nothing.
+ * record into one database at once and lose nothing. A struct rt_store is
+ * one thread's at a time (nothing in it, nor its SQLite connection, opened
+ * without SQLite's own locking, is locked): threads open one each.
  * Must not touch: Vulkan, replay, image metrics. PNG bytes are stored as
  * opaque blobs; png_io is used only to check that a blob is a PNG and to read
  * its size.
