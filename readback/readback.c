@@ -5,14 +5,7 @@
 #include "convert.h"
 #include "formats.h"
 #include "readback.h"
-
-struct readback {
-    VkBuffer buffer;
-    VkDeviceMemory memory;
-    VkCommandPool pool;
-    VkCommandBuffer cmd;
-    VkFence fence;
-};
+#include "staging.h"
 
 bool rt_readback_host_memory_type(const VkPhysicalDeviceMemoryProperties *memory, uint32_t allowed,
                                   uint32_t *index_out)
@@ -27,39 +20,6 @@ bool rt_readback_host_memory_type(const VkPhysicalDeviceMemoryProperties *memory
     return false;
 }
 
-static bool make_buffer(const struct rt_readback_device *dev, VkDeviceSize size, struct readback *rb)
-{
-    const struct rt_vk_device_dispatch *d = dev->dispatch;
-    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-    if (d->vkCreateBuffer(dev->device, &info, NULL, &rb->buffer) != VK_SUCCESS)
-        return false;
-    VkMemoryRequirements req;
-    d->vkGetBufferMemoryRequirements(dev->device, rb->buffer, &req);
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    return rt_readback_host_memory_type(dev->memory, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
-           d->vkAllocateMemory(dev->device, &alloc, NULL, &rb->memory) == VK_SUCCESS &&
-           d->vkBindBufferMemory(dev->device, rb->buffer, rb->memory, 0) == VK_SUCCESS;
-}
-
-static bool make_commands(const struct rt_readback_device *dev, uint32_t family, struct readback *rb)
-{
-    const struct rt_vk_device_dispatch *d = dev->dispatch;
-    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = family};
-    VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    if (d->vkCreateCommandPool(dev->device, &pool, NULL, &rb->pool) != VK_SUCCESS ||
-        d->vkCreateFence(dev->device, &fence, NULL, &rb->fence) != VK_SUCCESS)
-        return false;
-    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                         .commandPool = rb->pool,
-                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    if (d->vkAllocateCommandBuffers(dev->device, &alloc, &rb->cmd) != VK_SUCCESS)
-        return false;
-    /* A dispatchable object the layer made: the loader must be able to find
-     * its dispatch table through it. */
-    return !dev->set_loader_data || dev->set_loader_data(dev->device, rb->cmd) == VK_SUCCESS;
-}
-
 static void image_barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
                           VkImageLayout from, VkImageLayout to, VkAccessFlags src_access, VkAccessFlags dst_access)
 {
@@ -72,40 +32,17 @@ static void image_barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer
                             NULL, 0, NULL, 1, &b);
 }
 
-static void record_copy(const struct rt_vk_device_dispatch *d, const struct readback *rb, VkImage image,
+/* Into the staging buffer, the image left in LAYOUT (rt_staging_submit
+ * makes the copy visible to the host). */
+static void record_copy(const struct rt_vk_device_dispatch *d, const struct rt_staging *rb, VkImage image,
                         VkImageLayout layout, VkExtent2D extent)
 {
-    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    d->vkBeginCommandBuffer(rb->cmd, &begin);
     image_barrier(d, rb->cmd, image, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_MEMORY_WRITE_BIT,
                   VK_ACCESS_TRANSFER_READ_BIT);
     VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                 .imageExtent = {extent.width, extent.height, 1}};
     d->vkCmdCopyImageToBuffer(rb->cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb->buffer, 1, &region);
     image_barrier(d, rb->cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout, VK_ACCESS_TRANSFER_READ_BIT, 0);
-    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                               .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    d->vkCmdPipelineBarrier(rb->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host,
-                            0, NULL, 0, NULL);
-    d->vkEndCommandBuffer(rb->cmd);
-}
-
-/* Submits the copy after the present's semaphores and waits for it. */
-static bool submit_and_wait(const struct rt_vk_device_dispatch *d, VkDevice device, VkQueue queue,
-                            const struct readback *rb, uint32_t waits, const VkSemaphore *semaphores)
-{
-    VkPipelineStageFlags stages[16];
-    if (waits > 16)
-        return false;
-    for (uint32_t i = 0; i < waits; i++)
-        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = waits,
-                           .pWaitSemaphores = semaphores, .pWaitDstStageMask = stages,
-                           .commandBufferCount = 1, .pCommandBuffers = &rb->cmd};
-    return d->vkQueueSubmit(queue, 1, &submit, rb->fence) == VK_SUCCESS &&
-           d->vkWaitForFences(device, 1, &rb->fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
 }
 
 /* PATH ends in .png; a format with no PNG form is written next to it as .bin + .json. */
@@ -141,12 +78,10 @@ static void make_opaque(VkFormat format, uint8_t *bytes, size_t size)
     }
 }
 
-static rt_status save(const struct rt_vk_device_dispatch *d, VkDevice device, const struct readback *rb,
-                      VkFormat format, VkExtent2D extent, VkDeviceSize size, bool opaque, const char *path)
+static rt_status save(const struct rt_staging *rb, VkFormat format, VkExtent2D extent, VkDeviceSize size,
+                      bool opaque, const char *path)
 {
-    void *pixels = NULL;
-    if (d->vkMapMemory(device, rb->memory, 0, VK_WHOLE_SIZE, 0, &pixels) != VK_SUCCESS)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot map the screenshot buffer");
+    void *pixels = rb->map;
     if (opaque)
         make_opaque(format, pixels, (size_t)size);
     char stem[4096];
@@ -154,20 +89,7 @@ static rt_status save(const struct rt_vk_device_dispatch *d, VkDevice device, co
     snprintf(stem, sizeof stem, "%.*s", (int)(n > 4 && !strcmp(path + n - 4, ".png") ? n - 4 : n), path);
     rt_status s = rt_readback_save(format, VK_IMAGE_ASPECT_COLOR_BIT, pixels, (size_t)size, extent.width,
                                    extent.height, 0, stem, NULL, 0);
-    d->vkUnmapMemory(device, rb->memory);
     return s;
-}
-
-static void destroy_readback(const struct rt_vk_device_dispatch *d, VkDevice device, struct readback *rb)
-{
-    if (rb->pool)
-        d->vkDestroyCommandPool(device, rb->pool, NULL);
-    if (rb->fence)
-        d->vkDestroyFence(device, rb->fence, NULL);
-    if (rb->buffer)
-        d->vkDestroyBuffer(device, rb->buffer, NULL);
-    if (rb->memory)
-        d->vkFreeMemory(device, rb->memory, NULL);
 }
 
 bool rt_readback_supported(VkFormat format)
@@ -184,15 +106,14 @@ rt_status rt_readback_png(const struct rt_readback_device *dev, VkQueue queue, u
     if (!size)
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "%s: cannot read images of format %d", path, (int)format);
     const struct rt_vk_device_dispatch *d = dev->dispatch;
-    struct readback rb = {0};
-    bool copied = false;
-    if (make_buffer(dev, size, &rb) && make_commands(dev, family, &rb)) {
+    struct rt_staging rb;
+    rt_status s = rt_staging_begin(dev, family, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &rb);
+    if (rt_ok(&s)) {
         record_copy(d, &rb, image, layout, extent);
-        copied = submit_and_wait(d, dev->device, queue, &rb, wait_count, waits);
-        *waited_out = copied;
+        s = rt_staging_submit(&rb, queue, wait_count, waits, waited_out);
     }
-    rt_status s = copied ? save(d, dev->device, &rb, format, extent, size, opaque, path)
-                         : rt_errorf(RT_ERR_INTERNAL, "%s: the copy of the presented image failed", path);
-    destroy_readback(d, dev->device, &rb);
+    s = rt_ok(&s) ? save(&rb, format, extent, size, opaque, path)
+                  : rt_status_wrap(s, "%s: the copy of the presented image failed", path);
+    rt_staging_end(&rb);
     return s;
 }

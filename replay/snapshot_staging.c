@@ -2,97 +2,44 @@
 #include <string.h>
 
 #include "formats.h"
-#include "readback.h"
+#include "staging.h"
 #include "snapshot_staging.h"
-
-#define VK_TRY(call, what)                                                                              \
-    do {                                                                                                \
-        VkResult vk_try_ = (call);                                                                      \
-        if (vk_try_ != VK_SUCCESS)                                                                      \
-            return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: %s failed (%s)", what,                   \
-                             replay_result_name(vk_try_));                                              \
-    } while (0)
-
-static rt_status make_buffer(struct replay *r, VkDeviceSize size, struct snapshot_staging *s)
-{
-    const struct rt_vk_device_dispatch *d = &s->dev->dispatch.device;
-    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 1,
-                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-    VK_TRY(d->vkCreateBuffer(s->dev->handle, &info, NULL, &s->buffer), "vkCreateBuffer (staging)");
-    VkMemoryRequirements req;
-    d->vkGetBufferMemoryRequirements(s->dev->handle, s->buffer, &req);
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    if (!rt_readback_host_memory_type(&r->gpu_memory, req.memoryTypeBits, &alloc.memoryTypeIndex))
-        return rt_errorf(RT_ERR_CANNOT_REPLAY, "snapshot: the device has no host-visible coherent memory for staging");
-    VK_TRY(d->vkAllocateMemory(s->dev->handle, &alloc, NULL, &s->memory), "vkAllocateMemory (staging)");
-    VK_TRY(d->vkBindBufferMemory(s->dev->handle, s->buffer, s->memory, 0), "vkBindBufferMemory (staging)");
-    VK_TRY(d->vkMapMemory(s->dev->handle, s->memory, 0, VK_WHOLE_SIZE, 0, &s->map), "vkMapMemory (staging)");
-    return rt_ok_status();
-}
-
-static rt_status make_commands(struct snapshot_staging *s)
-{
-    const struct rt_vk_device_dispatch *d = &s->dev->dispatch.device;
-    VkCommandPoolCreateInfo pinfo = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                     .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-                                     .queueFamilyIndex = s->dev->any_queue_family};
-    VK_TRY(d->vkCreateCommandPool(s->dev->handle, &pinfo, NULL, &s->pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo cinfo = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                         .commandPool = s->pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                         .commandBufferCount = 1};
-    VK_TRY(d->vkAllocateCommandBuffers(s->dev->handle, &cinfo, &s->cmd), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    VK_TRY(d->vkBeginCommandBuffer(s->cmd, &begin), "vkBeginCommandBuffer");
-    /* Earlier submissions' writes, and the host's staging writes, are made
-     * visible to the copies that follow. */
-    VkMemoryBarrier all = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                           .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
-                           .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
-    d->vkCmdPipelineBarrier(s->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &all, 0, NULL, 0, NULL);
-    return rt_ok_status();
-}
 
 rt_status snapshot_staging_begin(struct replay *r, VkDeviceSize size, struct snapshot_staging *s)
 {
     *s = (struct snapshot_staging){.dev = r->device};
     if (!s->dev || !s->dev->any_queue)
         return rt_errorf(RT_ERR_BAD_INPUT, "snapshot content before the trace made a device and a queue");
-    rt_status st = make_buffer(r, size, s);
-    if (rt_ok(&st))
-        st = make_commands(s);
-    if (!rt_ok(&st))
-        snapshot_staging_end(s);
-    return st;
+    struct rt_readback_device rd = {s->dev->handle, &s->dev->dispatch.device, &r->gpu_memory, NULL};
+    /* storage: the multisampled images' samples go through it (snapshot_samples.c) */
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    rt_status st = rt_staging_begin(&rd, s->dev->any_queue_family, size, usage, &s->staging);
+    if (!rt_ok(&st)) {
+        *s = (struct snapshot_staging){0};
+        return rt_status_wrap(st, "snapshot");
+    }
+    s->buffer = s->staging.buffer;
+    s->map = s->staging.map;
+    s->cmd = s->staging.cmd;
+    /* Earlier submissions' writes, and the host's staging writes, are made
+     * visible to the copies that follow. */
+    VkMemoryBarrier all = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                           .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT,
+                           .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+    s->dev->dispatch.device.vkCmdPipelineBarrier(s->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                                                 VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &all, 0, NULL, 0, NULL);
+    return rt_ok_status();
 }
 
 rt_status snapshot_staging_submit(struct snapshot_staging *s)
 {
-    const struct rt_vk_device_dispatch *d = &s->dev->dispatch.device;
-    VkMemoryBarrier to_host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT};
-    d->vkCmdPipelineBarrier(s->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                            VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &to_host, 0, NULL,
-                            0, NULL);
-    VK_TRY(d->vkEndCommandBuffer(s->cmd), "vkEndCommandBuffer");
-    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &s->cmd};
-    VK_TRY(d->vkQueueSubmit(s->dev->any_queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
-    VK_TRY(d->vkQueueWaitIdle(s->dev->any_queue), "vkQueueWaitIdle");
-    return rt_ok_status();
+    return rt_status_wrap(rt_staging_submit(&s->staging, s->dev->any_queue, 0, NULL, NULL), "snapshot");
 }
 
 void snapshot_staging_end(struct snapshot_staging *s)
 {
-    if (!s->dev)
-        return;
-    const struct rt_vk_device_dispatch *d = &s->dev->dispatch.device;
-    if (s->pool)
-        d->vkDestroyCommandPool(s->dev->handle, s->pool, NULL);
-    if (s->buffer)
-        d->vkDestroyBuffer(s->dev->handle, s->buffer, NULL);
-    if (s->memory)
-        d->vkFreeMemory(s->dev->handle, s->memory, NULL);
+    rt_staging_end(&s->staging);
     *s = (struct snapshot_staging){0};
 }
 

@@ -1,20 +1,22 @@
 /*
- * replay/snapshot_staging.h — one host-visible staging buffer and one
- * command buffer on a device's queue, for the snapshot's reads (trim) and
- * writes (replaying a trimmed trace). Slow and simple: made, submitted,
- * waited for and freed per piece; a snapshot copies each resource once.
+ * replay/snapshot_staging.h — the snapshot's use of the staging module
+ * (readback/include/staging.h): one host-visible staging buffer and one
+ * command buffer on the last device's first queue, for the snapshot's reads
+ * (trim) and writes (replaying a trimmed trace), with a full memory barrier
+ * recorded first. Slow and simple: made, submitted, waited for and freed per
+ * piece; a snapshot copies each resource once.
  */
 #ifndef RT_REPLAY_SNAPSHOT_STAGING_H
 #define RT_REPLAY_SNAPSHOT_STAGING_H
 
 #include "replay_internal.h"
+#include "staging.h"
 
 struct snapshot_staging {
     struct replay_device *dev;
-    VkBuffer buffer;
-    VkDeviceMemory memory;
+    struct rt_staging staging;
+    VkBuffer buffer;     /* staging's: transfer source and destination, storage */
     void *map;
-    VkCommandPool pool;
     VkCommandBuffer cmd; /* begun; a full memory barrier recorded first */
 };
 
