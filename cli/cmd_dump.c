@@ -223,6 +223,10 @@ static rt_status print_call(struct dump *d, const struct rt_trace_header *h, con
         static const char guard[] = "snapshot guard: replays older than trace format 1.2 stop here";
         return emit(d, p, name, guard, sizeof guard - 1);
     }
+    if (!strcmp(name, rt_trace_snapshot_samples_guard)) {
+        static const char guard[] = "snapshot samples guard: replays older than trace format 1.4 stop here";
+        return emit(d, p, name, guard, sizeof guard - 1);
+    }
     if (cmd == RT_VK_CMD_COUNT || rt_vk_args_size(cmd) == 0) {
         char text[512];
         int n = d->json ? snprintf(text, sizeof text, "not decodable by this build")
@@ -269,6 +273,7 @@ static size_t snapshot_text(struct dump *d, const struct rt_trace_packet *p, cha
     struct rt_trace_snapshot_end e;
     struct rt_trace_buffer_content bc;
     struct rt_trace_image_content ic;
+    struct rt_trace_image_samples is;
     struct rt_trace_sync_state ss;
     struct rt_trace_query_state qs;
     if (rt_trace_snapshot_begin_decode(p, &b))
@@ -297,6 +302,11 @@ static size_t snapshot_text(struct dump *d, const struct rt_trace_packet *p, cha
                                 symbolic_handle(d, VK_OBJECT_TYPE_QUERY_POOL, qs.pool_id), qs.query_type, available,
                                 qs.count);
     }
+    if (rt_trace_image_samples_decode(p, &is))
+        return (size_t)snprintf(text, size, "samples <VkImage %" PRIu64 "> aspect=0x%x layer=%u layout=%u samples=%u "
+                                "kind=%u region=%u,%u+%ux%u size=%zu", symbolic_handle(d, VK_OBJECT_TYPE_IMAGE,
+                                is.image_id), is.aspect, is.layer, is.layout, is.samples, is.kind, is.x, is.y,
+                                is.width, is.height, is.size);
     return (size_t)snprintf(text, size, "snapshot packet that does not decode");
 }
 
@@ -334,6 +344,7 @@ static rt_status print_packet(struct dump *d, const struct rt_trace_header *h, c
     case RT_TRACE_PACKET_IMAGE_CONTENT:
     case RT_TRACE_PACKET_SYNC_STATE:
     case RT_TRACE_PACKET_QUERY_STATE:
+    case RT_TRACE_PACKET_IMAGE_SAMPLES:
         n = snapshot_text(d, p, text, sizeof text);
         break;
     default:

@@ -170,7 +170,8 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
     case RT_TRACE_PACKET_BUFFER_CONTENT:
     case RT_TRACE_PACKET_IMAGE_CONTENT:
     case RT_TRACE_PACKET_SYNC_STATE:
-    case RT_TRACE_PACKET_QUERY_STATE: count_snapshot(in, p); break;
+    case RT_TRACE_PACKET_QUERY_STATE:
+    case RT_TRACE_PACKET_IMAGE_SAMPLES: count_snapshot(in, p); break;
     case RT_TRACE_PACKET_END: break;
     }
 }

@@ -90,6 +90,9 @@ static void print_result(const struct rt_trim_options *o, const struct rt_trim_r
            " fences/semaphores/events, %" PRIu64 " queries available in %" PRIu64 " query pools\n",
            r->snapshot_packets, r->snapshot_bytes, r->kept_calls, r->kept_calls + r->dropped_calls, o->first,
            r->buffers, r->images, r->content_bytes, r->sync_objects, r->queries_available, r->query_pools);
+    if (r->multisampled_images || r->samples_not_carried)
+        printf("samples      %" PRIu64 " multisampled images carried sample by sample, %" PRIu64 " layers or "
+               "aspects not (warned above)\n", r->multisampled_images, r->samples_not_carried);
     printf("size         %" PRIu64 " bytes, %.1f%% of the original's %" PRIu64 "\n", r->out_bytes,
            in_bytes ? 100.0 * (double)r->out_bytes / (double)in_bytes : 0.0, in_bytes);
     printf("time         replay to frame %" PRIu64 " %.2f s, contents read %.2f s, writing %.2f s\n", o->first,

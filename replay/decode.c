@@ -19,7 +19,7 @@ struct rt_replay_checker {
     struct rt_typed_map handles; /* captured ids the trace made so far (values unused) */
     uint64_t seq;
     rt_status status;
-    uint32_t guard; /* a trimmed trace's snapshot guard command (replay skips it) */
+    uint32_t guard, samples_guard; /* a trimmed trace's snapshot guard commands (replay skips them) */
     size_t output_count;
     struct checked_handle {
         VkObjectType type;
@@ -66,6 +66,7 @@ rt_status rt_replay_checker_create(const struct rt_trace_header *header, struct 
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     c->header = header;
     c->guard = replay_snapshot_guard_id(header);
+    c->samples_guard = replay_snapshot_samples_guard_id(header);
     rt_arena_init(&c->arena, 0, (size_t)1 << 30);
     rt_typed_map_init(&c->handles);
     rt_status s = replay_map_commands(header, &c->commands);
@@ -99,7 +100,8 @@ static void check_handle(void *user, VkObjectType type, void *slot, bool output)
 
 rt_status rt_replay_check_packet(struct rt_replay_checker *c, const struct rt_trace_packet *p)
 {
-    if (p->type != RT_TRACE_PACKET_CALL || p->u.call.command_id == c->guard)
+    if (p->type != RT_TRACE_PACKET_CALL || p->u.call.command_id == c->guard ||
+        p->u.call.command_id == c->samples_guard)
         return rt_ok_status();
     enum rt_vk_cmd cmd;
     void *args;

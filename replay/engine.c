@@ -192,7 +192,8 @@ static rt_status replay_call_packet(struct replay *r, const struct rt_trace_pack
 {
     enum rt_vk_cmd cmd;
     void *args;
-    if (p->u.call.command_id == r->snapshot_guard) /* a trimmed trace's (snapshot_apply.c) */
+    if (p->u.call.command_id == r->snapshot_guard || /* a trimmed trace's (snapshot_apply.c) */
+        p->u.call.command_id == r->snapshot_samples_guard)
         return rt_ok_status();
     RT_TRY(replay_decode_call(r->header, r->commands, p, &r->arena, &cmd, &args));
     if (r->opts->trim && r->opts->trim->call)
@@ -303,6 +304,7 @@ static rt_status replay_packet(struct replay *r, const struct rt_trace_packet *p
     case RT_TRACE_PACKET_IMAGE_CONTENT:
     case RT_TRACE_PACKET_SYNC_STATE:
     case RT_TRACE_PACKET_QUERY_STATE:
+    case RT_TRACE_PACKET_IMAGE_SAMPLES:
         return replay_snapshot_packet(r, p);
     default:
         return rt_ok_status();
@@ -316,6 +318,7 @@ static rt_status map_commands(struct replay *r)
     if (!r->calls_per_command || !r->seconds_per_command)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     r->snapshot_guard = replay_snapshot_guard_id(r->header);
+    r->snapshot_samples_guard = replay_snapshot_samples_guard_id(r->header);
     return replay_map_commands(r->header, &r->commands);
 }
 

@@ -106,6 +106,7 @@ struct replay {
     struct replay_draws *draws; /* --skip-draws, --dump-draws (draws.h); NULL = neither */
     bool in_snapshot;        /* between a trimmed trace's snapshot begin and end (snapshot_apply.c) */
     uint32_t snapshot_guard; /* the trace's id of the snapshot guard command, or UINT32_MAX */
+    uint32_t snapshot_samples_guard; /* ... of the 1.4 samples guard, or UINT32_MAX */
 };
 
 /* crash.c: the replay a fatal signal interrupts (NULL: none). */
@@ -234,6 +235,8 @@ bool replay_validation_count(struct replay *r, const char *id, uint32_t severity
 
 /* snapshot_apply.c: a trimmed trace's state snapshot, and trim's needs. */
 uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h);
+/* The 1.4 guard before a snapshot's multisampled contents, or UINT32_MAX. */
+uint32_t replay_snapshot_samples_guard_id(const struct rt_trace_header *h);
 void replay_snapshot_adjust(struct replay *r, enum rt_vk_cmd cmd, void *args);
 rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet *p) RT_MUST_CHECK;
 

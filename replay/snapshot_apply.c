@@ -5,8 +5,11 @@
  * their recorded layouts), fences, semaphores and events are put in their
  * recorded states, and query pools reset with the queries that were
  * available made available again (their results may differ: a replay
- * needs them available, as the frames may wait for them). While trimming, and inside a snapshot, buffers and images
- * get the transfer usage those copies need.
+ * needs them available, as the frames may wait for them), and multisampled
+ * images' samples drawn back (snapshot_samples.c). While trimming, and
+ * inside a snapshot, buffers and images get the transfer usage those copies
+ * need, and multisampled images the sampled (trimming) or attachment
+ * (snapshot) usage their samples need where the device has it.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -14,15 +17,26 @@
 #include "formats.h"
 #include "log.h"
 #include "replay_trim.h"
+#include "snapshot_samples.h"
 #include "snapshot_staging.h"
 #include "trace_snapshot.h"
 
-uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h)
+static uint32_t command_id(const struct rt_trace_header *h, const char *name)
 {
     for (uint32_t i = 0; i < h->command_count; i++)
-        if (!strcmp(h->command_names[i], rt_trace_snapshot_guard))
+        if (!strcmp(h->command_names[i], name))
             return i;
     return UINT32_MAX;
+}
+
+uint32_t replay_snapshot_guard_id(const struct rt_trace_header *h)
+{
+    return command_id(h, rt_trace_snapshot_guard);
+}
+
+uint32_t replay_snapshot_samples_guard_id(const struct rt_trace_header *h)
+{
+    return command_id(h, rt_trace_snapshot_samples_guard);
 }
 
 /* vkCreateBuffer and vkCreateImage: the decoded create info lives in the
@@ -39,8 +53,11 @@ void replay_snapshot_adjust(struct replay *r, enum rt_vk_cmd cmd, void *args)
             info->usage |= trimming ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     } else if (type == VK_OBJECT_TYPE_IMAGE) {
         VkImageCreateInfo *info = (VkImageCreateInfo *)((struct rt_vk_args_vkCreateImage *)args)->pCreateInfo;
-        if (info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
+        if (info && !(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)) {
             info->usage |= trimming ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+            if (info->samples != VK_SAMPLE_COUNT_1_BIT && info->tiling == VK_IMAGE_TILING_OPTIMAL)
+                info->usage |= replay_samples_usage(r, info->format, info->samples, trimming);
+        }
     }
 }
 
@@ -195,6 +212,7 @@ rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet 
     struct rt_trace_image_content i;
     struct rt_trace_sync_state s;
     struct rt_trace_query_state q;
+    struct rt_trace_image_samples m;
     rt_status st = rt_ok_status();
     if (p->type == RT_TRACE_PACKET_SNAPSHOT_BEGIN)
         r->in_snapshot = true;
@@ -208,6 +226,8 @@ rt_status replay_snapshot_packet(struct replay *r, const struct rt_trace_packet 
         st = apply_sync(r, &s);
     else if (rt_trace_query_state_decode(p, &q))
         st = apply_queries(r, &q);
+    else if (rt_trace_image_samples_decode(p, &m))
+        st = replay_snapshot_write_samples(r, &m);
     const struct rt_replay_trim_hooks *t = r->opts->trim;
     if (rt_ok(&st) && t && t->snapshot)
         st = t->snapshot(t->user, p);

@@ -260,6 +260,7 @@ static const size_t fixed_sizes[] = {
     [RT_FORMAT_PACKET_IMAGE_CONTENT] = RT_FORMAT_IMAGE_CONTENT_FIXED,
     [RT_FORMAT_PACKET_SYNC_STATE] = RT_FORMAT_SYNC_STATE_FIXED,
     [RT_FORMAT_PACKET_QUERY_STATE] = RT_FORMAT_QUERY_STATE_FIXED,
+    [RT_FORMAT_PACKET_IMAGE_SAMPLES] = RT_FORMAT_IMAGE_SAMPLES_FIXED,
 };
 #define KNOWN_TYPES (sizeof fixed_sizes / sizeof fixed_sizes[0])
 
@@ -419,6 +420,7 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
     case RT_FORMAT_PACKET_IMAGE_CONTENT:
     case RT_FORMAT_PACKET_SYNC_STATE:
     case RT_FORMAT_PACKET_QUERY_STATE:
+    case RT_FORMAT_PACKET_IMAGE_SAMPLES:
         out->u.snapshot.body = b;
         out->u.snapshot.size = size;
         break;

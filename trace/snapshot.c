@@ -10,6 +10,7 @@
 enum { STAGE_NONE, STAGE_INSIDE, STAGE_ENDED };
 
 const char rt_trace_snapshot_guard[] = RT_FORMAT_SNAPSHOT_GUARD;
+const char rt_trace_snapshot_samples_guard[] = RT_FORMAT_SNAPSHOT_SAMPLES_GUARD;
 
 size_t rt_trace_snapshot_max_data(void)
 {
@@ -113,9 +114,33 @@ bool rt_trace_query_state_decode(const struct rt_trace_packet *p, struct rt_trac
     return p->type == RT_TRACE_PACKET_QUERY_STATE && query_body(p->u.snapshot.body, p->u.snapshot.size, out);
 }
 
+/* The size must be exactly the samples' (a power of two from 2 to 64) and
+ * the kind one of enum rt_trace_sample_kind. */
+static bool samples_body(const uint8_t *b, size_t size, struct rt_trace_image_samples *out)
+{
+    struct rt_dec dec;
+    rt_dec_init(&dec, b, size, NULL);
+    out->image_id = rt_dec_u64(&dec);
+    uint32_t *fields[] = {&out->aspect, &out->layer, &out->layout, &out->samples, &out->kind,
+                          &out->x, &out->y, &out->width, &out->height};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        *fields[i] = rt_dec_u32(&dec);
+    out->data = dec.pos;
+    out->size = rt_dec_left(&dec);
+    uint64_t want = (uint64_t)out->width * out->height * out->samples * RT_TRACE_SAMPLE_BYTES;
+    bool samples = out->samples >= 2 && out->samples <= 64 && !(out->samples & (out->samples - 1));
+    return !dec.failed && samples && out->kind <= RT_TRACE_SAMPLES_DEPTH && out->width && out->height &&
+           want == out->size;
+}
+
+bool rt_trace_image_samples_decode(const struct rt_trace_packet *p, struct rt_trace_image_samples *out)
+{
+    return p->type == RT_TRACE_PACKET_IMAGE_SAMPLES && samples_body(p->u.snapshot.body, p->u.snapshot.size, out);
+}
+
 bool rt_trace_packet_is_snapshot(enum rt_trace_packet_type type)
 {
-    return type >= RT_TRACE_PACKET_SNAPSHOT_BEGIN && type <= RT_TRACE_PACKET_QUERY_STATE;
+    return type >= RT_TRACE_PACKET_SNAPSHOT_BEGIN && type <= RT_TRACE_PACKET_IMAGE_SAMPLES;
 }
 
 /* -------------------------------------------------------------- the rules */
@@ -125,6 +150,7 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
     struct rt_trace_snapshot_begin begin;
     struct rt_trace_image_content image;
     struct rt_trace_query_state query;
+    struct rt_trace_image_samples samples;
     switch (type) {
     case RT_FORMAT_PACKET_SNAPSHOT_BEGIN:
         return begin_body(body, size, &begin) ? NULL : "malformed snapshot begin";
@@ -136,6 +162,8 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
         return size == RT_FORMAT_SYNC_STATE_FIXED ? NULL : "malformed sync state";
     case RT_FORMAT_PACKET_QUERY_STATE:
         return query_body(body, size, &query) ? NULL : "query state whose size is not its query count";
+    case RT_FORMAT_PACKET_IMAGE_SAMPLES:
+        return samples_body(body, size, &samples) ? NULL : "image samples whose size is not its region's samples";
     default:
         return NULL;
     }
@@ -144,7 +172,7 @@ static const char *check_body(uint16_t type, const uint8_t *body, size_t size)
 const char *rt_trace_snapshot_check(uint16_t type, const uint8_t *body, size_t size, uint64_t frames_before,
                                     uint8_t *stage)
 {
-    if (type < RT_FORMAT_PACKET_SNAPSHOT_BEGIN || type > RT_FORMAT_PACKET_QUERY_STATE)
+    if (type < RT_FORMAT_PACKET_SNAPSHOT_BEGIN || type > RT_FORMAT_PACKET_IMAGE_SAMPLES)
         return NULL; /* not a snapshot packet */
     const char *why = check_body(type, body, size);
     if (why)

@@ -84,3 +84,17 @@ rt_status rt_trace_writer_query_state(struct rt_trace_writer *w, const struct rt
     rt_enc_bytes(&enc, q->available, q->count);
     return append(w, RT_FORMAT_PACKET_QUERY_STATE, &enc);
 }
+
+rt_status rt_trace_writer_image_samples(struct rt_trace_writer *w, const struct rt_trace_image_samples *c)
+{
+    if (c->size > rt_trace_snapshot_max_data())
+        return rt_errorf(RT_ERR_INTERNAL, "image samples of %zu bytes exceed a packet", c->size);
+    struct rt_enc enc;
+    rt_enc_init(&enc);
+    rt_enc_u64(&enc, c->image_id);
+    const uint32_t fields[] = {c->aspect, c->layer, c->layout, c->samples, c->kind, c->x, c->y, c->width, c->height};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        rt_enc_u32(&enc, fields[i]);
+    rt_enc_bytes(&enc, c->data, c->size);
+    return append(w, RT_FORMAT_PACKET_IMAGE_SAMPLES, &enc);
+}

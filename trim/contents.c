@@ -7,9 +7,12 @@
  * replay makes those available again and resets the rest: the frames may
  * wait on what they read). Swapchain images are carried like any image (a
  * frame may load what its image showed last time instead of clearing it).
- * Images in UNDEFINED or PREINITIALIZED layout, multisampled, transient,
- * sparse and planar images carry none (their content is undefined or cannot
- * be copied to a buffer). What a snapshot cannot carry and the frames after A would
+ * Multisampled images carry every sample of their colour or depth aspect
+ * (IMAGE_SAMPLES, format 1.4, read by a shader: replay_trim.h), after one
+ * samples guard call; where the device cannot read them (or their stencil)
+ * a warning names the image. Images in UNDEFINED or PREINITIALIZED layout,
+ * transient, sparse and planar images carry none (their content is
+ * undefined or cannot be copied to a buffer). What a snapshot cannot carry and the frames after A would
  * need is refused before anything is written (trim_check_contents).
  */
 #include <inttypes.h>
@@ -31,6 +34,8 @@ struct sink {
     size_t scratch_size;
     uint64_t *packets, *bytes;
     struct rt_trim_result *result;
+    uint32_t samples_guard; /* the command id of the 1.4 samples guard */
+    bool guard_written;
 };
 
 static bool bound(const struct trim_state *t, const struct trim_object *o)
@@ -98,14 +103,89 @@ static VkImageAspectFlags aspects_of(VkFormat format)
     return !f || f->plane_count > 1 ? 0 : a ? a : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
+/* Once, before the first IMAGE_SAMPLES: a 1.3 replay stops there. */
+static rt_status samples_guard(struct sink *k)
+{
+    if (k->guard_written)
+        return rt_ok_status();
+    RT_TRY(rt_trace_writer_call(k->w, k->samples_guard, 0, 0, NULL, 0, NULL));
+    k->guard_written = true;
+    *k->packets += 1;
+    *k->bytes += PACKET_OVERHEAD + 24;
+    return rt_ok_status();
+}
+
+/* One aspect of one layer of a multisampled image, in pieces of whole rows. */
+static rt_status layer_samples(struct sink *k, const struct trim_object *o, const struct trim_image *img,
+                               struct rt_replay_image_region g)
+{
+    uint64_t row = (uint64_t)img->extent.width * img->samples * RT_TRACE_SAMPLE_BYTES;
+    uint32_t rows_per = k->scratch_size / row ? (uint32_t)(k->scratch_size / row) : 0;
+    if (!rows_per)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "a row of multisampled image 0x%" PRIx64 " (%u texels, %u samples) "
+                         "does not fit a snapshot packet", o->id, img->extent.width, (unsigned)img->samples);
+    RT_TRY(samples_guard(k));
+    for (uint32_t y = 0; y < img->extent.height; y += rows_per) {
+        g.x = 0, g.y = y, g.z = 0, g.width = img->extent.width, g.depth = 1;
+        g.height = img->extent.height - y < rows_per ? img->extent.height - y : rows_per;
+        uint64_t size = row * g.height;
+        uint32_t kind = 0;
+        RT_TRY(rt_replay_read_samples(k->r, o->id, &g, img->samples, k->scratch, size, &kind));
+        struct rt_trace_image_samples c = {o->id, g.aspect, g.layer, g.layout, img->samples, kind,
+                                           g.x, g.y, g.width, g.height, k->scratch, (size_t)size};
+        RT_TRY(rt_trace_writer_image_samples(k->w, &c));
+        *k->packets += 1;
+        *k->bytes += PACKET_OVERHEAD + 44 + size;
+        k->result->content_bytes += size;
+    }
+    return rt_ok_status();
+}
+
+/* Every defined layer's colour or depth samples; what cannot be read (a
+ * stencil aspect, a format the device cannot sample) is named in a warning
+ * (the frames may clear it: --check tells). */
+static rt_status image_samples(struct sink *k, const struct trim_state *t, const struct trim_object *o,
+                               const struct trim_image *img, VkImageAspectFlags aspects)
+{
+    bool any = false;
+    for (uint32_t l = 0; l < img->layers; l++) {
+        VkImageLayout layout = img->layouts[l]; /* one mip */
+        if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout == VK_IMAGE_LAYOUT_PREINITIALIZED)
+            continue;
+        const VkImageAspectFlagBits order[] = {VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                               VK_IMAGE_ASPECT_STENCIL_BIT};
+        for (int a = 0; a < 3; a++) {
+            if (!(aspects & order[a]))
+                continue;
+            const char *why = rt_replay_samples_unreadable(k->r, o->id, order[a], img->samples);
+            if (why) {
+                rt_log(RT_LOG_WARN, "trim: a multisampled image (handle 0x%" PRIx64 ", %u samples, layer %u) holds "
+                       "content at the first frame that the snapshot does not carry: %s; the trimmed frames "
+                       "differ if they read it before clearing it (--check tells)", o->id,
+                       (unsigned)img->samples, l, why);
+                k->result->samples_not_carried++;
+                continue;
+            }
+            struct rt_replay_image_region g = {.aspect = order[a], .mip = 0, .layer = l, .layout = layout};
+            RT_TRY(layer_samples(k, o, img, g));
+            any = true;
+        }
+    }
+    k->result->multisampled_images += any;
+    (void)t;
+    return rt_ok_status();
+}
+
 static rt_status image_contents(struct sink *k, const struct trim_state *t, const struct trim_object *o)
 {
     const struct trim_image *img = &t->images[o->info];
     VkImageAspectFlags aspects = aspects_of(img->format);
     /* a swapchain's images have no memory of their own to be bound to */
-    if (img->transient || img->sparse || img->samples != VK_SAMPLE_COUNT_1_BIT || !aspects || !img->layouts ||
-        (!img->swapchain && !bound(t, o)))
+    if (img->transient || img->sparse || !aspects || !img->layouts || (!img->swapchain && !bound(t, o)))
         return rt_ok_status();
+    if (img->samples != VK_SAMPLE_COUNT_1_BIT)
+        return img->mips == 1 && img->type == VK_IMAGE_TYPE_2D ? image_samples(k, t, o, img, aspects)
+                                                               : rt_ok_status();
     bool any = false;
     for (uint32_t m = 0; m < img->mips; m++)
         for (uint32_t l = 0; l < img->layers; l++) {
@@ -210,9 +290,8 @@ static bool planar(VkFormat format)
 
 /* Sparse resources lose their bindings (vkQueueBindSparse before A is not
  * replayed) and planar images their planes: a trim that would drop them
- * silently is refused, naming the object. A multisampled image with content
- * is carried without it: most programs clear or resolve it every frame, and
- * --check shows the ones that do not. */
+ * silently is refused, naming the object. (Multisampled images are carried
+ * where the device can read them, else warned of: image_samples.) */
 rt_status trim_check_contents(const struct trim_state *t, uint64_t frame)
 {
     for (uint32_t i = 0; i < t->object_count; i++) {
@@ -228,19 +307,15 @@ rt_status trim_check_contents(const struct trim_state *t, uint64_t frame)
                              "alive there, and a snapshot does not carry %s yet; trim at a frame before it is "
                              "made or after it is destroyed", frame, what, o->id,
                              o->sparse || (img && img->sparse) ? "sparse bindings" : "the contents of planar images");
-        if (o->alive && img && img->samples != VK_SAMPLE_COUNT_1_BIT && defined_somewhere(img))
-            rt_log(RT_LOG_WARN, "trim: a multisampled image (handle 0x%" PRIx64 ", %u samples) holds content at "
-                   "frame %" PRIu64 " that the snapshot does not carry; the trimmed frames differ if they read it "
-                   "before clearing it (--check tells)", o->id, (unsigned)img->samples, frame);
     }
     return rt_ok_status();
 }
 
 rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w,
-                              uint64_t *packets, uint64_t *bytes)
+                              uint32_t samples_guard, uint64_t *packets, uint64_t *bytes)
 {
     struct sink k = {.r = r, .w = w, .scratch_size = rt_trace_snapshot_max_data(), .packets = packets,
-                     .bytes = bytes, .result = t->result};
+                     .bytes = bytes, .result = t->result, .samples_guard = samples_guard};
     if (!(k.scratch = malloc(k.scratch_size)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     rt_status s = rt_ok_status();

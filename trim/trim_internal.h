@@ -154,7 +154,7 @@ void trim_layouts_created(struct trim_state *t, enum rt_vk_cmd cmd, const void *
 /* contents.c: the snapshot's BUFFER_CONTENT, IMAGE_CONTENT, SYNC_STATE and QUERY_STATE packets. */
 struct replay;
 struct rt_trace_writer;
-rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w,
+rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_trace_writer *w, uint32_t samples_guard,
                               uint64_t *packets, uint64_t *bytes) RT_MUST_CHECK;
 
 /** RT_ERR_CANNOT_REPLAY naming the first live object whose state a snapshot

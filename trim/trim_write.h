@@ -17,7 +17,7 @@ struct trim_writer {
     /* set by trim_write */
     const struct rt_trace_header *header;
     struct rt_trace_writer *w;
-    uint32_t guard;
+    uint32_t guard, samples_guard; /* command ids of the snapshot guards */
     uint64_t frame; /* IN's frame ends read */
     bool in_snapshot;
     uint64_t snapshot_packets, snapshot_bytes;

@@ -23,20 +23,29 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* IN's table, plus the snapshot guards where IN has none: the samples
+ * guard is named even when no samples follow (a name alone changes nothing
+ * for a 1.3 reader; only the call stops it). */
 static rt_status open_writer(struct trim_writer *tw)
 {
     const struct rt_trace_header *h = tw->header;
-    tw->guard = UINT32_MAX;
-    for (uint32_t i = 0; i < h->command_count; i++)
+    tw->guard = tw->samples_guard = UINT32_MAX;
+    for (uint32_t i = 0; i < h->command_count; i++) {
         if (!strcmp(h->command_names[i], rt_trace_snapshot_guard))
             tw->guard = i;
-    uint32_t count = h->command_count + (tw->guard == UINT32_MAX);
+        if (!strcmp(h->command_names[i], rt_trace_snapshot_samples_guard))
+            tw->samples_guard = i;
+    }
+    uint32_t count = h->command_count + (tw->guard == UINT32_MAX) + (tw->samples_guard == UINT32_MAX);
     const char **names = calloc(count, sizeof *names);
     if (!names)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     memcpy(names, h->command_names, h->command_count * sizeof *names);
+    uint32_t next = h->command_count;
     if (tw->guard == UINT32_MAX)
-        names[tw->guard = h->command_count] = rt_trace_snapshot_guard;
+        names[tw->guard = next++] = rt_trace_snapshot_guard;
+    if (tw->samples_guard == UINT32_MAX)
+        names[tw->samples_guard = next++] = rt_trace_snapshot_samples_guard;
     struct rt_trace_writer_options o = {
         .path = tw->opts->out, .application_name = h->application_name, .engine_name = h->engine_name,
         .application_version = h->application_version, .engine_version = h->engine_version,
@@ -119,6 +128,7 @@ static rt_status inner_snapshot(struct trim_writer *tw, const struct rt_trace_pa
     struct rt_trace_image_content i;
     struct rt_trace_sync_state s;
     struct rt_trace_query_state q;
+    struct rt_trace_image_samples m;
     if (p->type == RT_TRACE_PACKET_SNAPSHOT_BEGIN || p->type == RT_TRACE_PACKET_SNAPSHOT_END)
         return rt_ok_status(); /* this trim writes its own */
     tw->snapshot_packets++;
@@ -131,6 +141,8 @@ static rt_status inner_snapshot(struct trim_writer *tw, const struct rt_trace_pa
         return rt_trace_writer_sync_state(tw->w, &s);
     if (rt_trace_query_state_decode(p, &q))
         return rt_trace_writer_query_state(tw->w, &q);
+    if (rt_trace_image_samples_decode(p, &m))
+        return rt_trace_writer_image_samples(tw->w, &m);
     return rt_ok_status();
 }
 
@@ -227,7 +239,7 @@ rt_status trim_write(struct trim_writer *tw, struct trim_state *t, struct replay
         s = copy_pass(tw, in, true);
     double read_start = now();
     if (rt_ok(&s) && r)
-        s = trim_write_contents(t, r, tw->w, &tw->snapshot_packets, &tw->snapshot_bytes);
+        s = trim_write_contents(t, r, tw->w, tw->samples_guard, &tw->snapshot_packets, &tw->snapshot_bytes);
     tw->result->read_seconds = now() - read_start;
     if (rt_ok(&s) && tw->opts->first > 1)
         s = end_snapshot(tw);

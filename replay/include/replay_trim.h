@@ -47,6 +47,19 @@ struct rt_replay_image_region {
 rt_status rt_replay_read_image(struct replay *r, uint64_t image, const struct rt_replay_image_region *region,
                                void *out, uint64_t size) RT_MUST_CHECK;
 
+/** Why aspect ASPECT (colour or depth) of multisampled image IMAGE (a trace
+ * id) with SAMPLES cannot be read here, or NULL when it can: a stencil
+ * aspect, a format the device cannot sample at that count (trim gives the
+ * image SAMPLED usage only where it can), a first queue without compute. */
+const char *rt_replay_samples_unreadable(struct replay *r, uint64_t image, uint32_t aspect, uint32_t samples);
+
+/** Every sample of REGION (its aspect, layer, layout, x, y, width, height;
+ * mip 0, one slice) of multisampled image IMAGE with SAMPLES into OUT: SIZE
+ * = width * height * samples * RT_TRACE_SAMPLE_BYTES bytes, the words of an
+ * IMAGE_SAMPLES packet (trace_snapshot.h); *kind_out is their kind. */
+rt_status rt_replay_read_samples(struct replay *r, uint64_t image, const struct rt_replay_image_region *region,
+                                 uint32_t samples, void *out, uint64_t size, uint32_t *kind_out) RT_MUST_CHECK;
+
 /** A fence's or event's state (1 signaled/set, 0 not), or a timeline
  * semaphore's counter, of OBJECT (VkObjectType TYPE, a trace id). */
 rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, uint64_t *value_out) RT_MUST_CHECK;

@@ -2,8 +2,9 @@
  * trace (trace/trace_snapshot.h): every packet round-trips through the writer
  * and the reader; the header flag marks the file; the reader refuses header
  * flags it does not know, snapshot packets after a frame, a second snapshot,
- * content outside one, an image region that is empty, and a query state
- * whose size is not its query count. */
+ * content outside one, an image region that is empty, a query state
+ * whose size is not its query count, and image samples whose size is not
+ * their region's or whose sample count is not a power of two (1.4). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,11 @@ static void write_snapshot(struct rt_trace_writer *w)
     static const uint8_t available[3] = {1, 0, 1};
     struct rt_trace_query_state qs = {.pool_id = 0xaa, .query_type = 2, .count = 3, .available = available};
     OK(rt_trace_writer_query_state(w, &qs));
+    static const uint32_t words[2 * 1 * 4 * 4] = {[0] = 0x3f800000u, [31] = 7};
+    struct rt_trace_image_samples is = {.image_id = 0xbb, .aspect = 1, .layer = 2, .layout = 2, .samples = 4,
+                                        .kind = RT_TRACE_SAMPLES_UINT, .x = 0, .y = 6, .width = 2, .height = 1,
+                                        .data = words, .size = sizeof words};
+    OK(rt_trace_writer_image_samples(w, &is));
     struct rt_trace_snapshot_end e = {.packet_count = 5, .bytes = 1234};
     OK(rt_trace_writer_snapshot_end(w, &e));
 }
@@ -76,7 +82,7 @@ Test(trace_snapshot, every_packet_round_trips)
     struct rt_trace_reader *r;
     OK(rt_trace_reader_open(path, &r));
     cr_assert_eq(rt_trace_reader_header(r)->flags, RT_FORMAT_FLAG_SNAPSHOT);
-    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 3);
+    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 4);
     struct rt_trace_packet p;
     struct rt_trace_snapshot_begin b;
     next(r, &p, RT_TRACE_PACKET_SNAPSHOT_BEGIN);
@@ -109,6 +115,13 @@ Test(trace_snapshot, every_packet_round_trips)
     cr_assert(qs.pool_id == 0xaa && qs.query_type == 2 && qs.count == 3);
     cr_assert(qs.available[0] == 1 && qs.available[1] == 0 && qs.available[2] == 1);
     cr_assert(rt_trace_packet_is_snapshot(RT_TRACE_PACKET_QUERY_STATE));
+    struct rt_trace_image_samples is;
+    next(r, &p, RT_TRACE_PACKET_IMAGE_SAMPLES);
+    cr_assert(rt_trace_image_samples_decode(&p, &is));
+    cr_assert(is.image_id == 0xbb && is.aspect == 1 && is.layer == 2 && is.layout == 2 && is.samples == 4);
+    cr_assert(is.kind == RT_TRACE_SAMPLES_UINT && is.y == 6 && is.width == 2 && is.height == 1 && is.size == 128);
+    cr_assert(((const uint32_t *)is.data)[0] == 0x3f800000u && ((const uint32_t *)is.data)[31] == 7);
+    cr_assert(rt_trace_packet_is_snapshot(RT_TRACE_PACKET_IMAGE_SAMPLES));
     struct rt_trace_snapshot_end e;
     next(r, &p, RT_TRACE_PACKET_SNAPSHOT_END);
     cr_assert(rt_trace_snapshot_end_decode(&p, &e));
@@ -201,4 +214,31 @@ Test(trace_snapshot, a_query_state_shorter_than_its_count_is_refused)
     const char *why = read_all(path);
     cr_assert(strstr(why, "query state whose size is not its query count"), "%s", why);
     unlink(path);
+}
+
+static const char *samples_refusal(uint32_t samples, size_t words)
+{
+    char *path = tmp_path("samples.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_FORMAT_FLAG_SNAPSHOT);
+    struct rt_trace_snapshot_begin b = {.first_frame = 1, .last_frame = 1, .source = "x", .source_length = 1};
+    OK(rt_trace_writer_snapshot_begin(w, &b));
+    static const uint32_t data[64] = {0};
+    struct rt_trace_image_samples is = {.image_id = 1, .aspect = 1, .samples = samples, .width = 1, .height = 1,
+                                        .data = data, .size = words * 4};
+    OK(rt_trace_writer_image_samples(w, &is));
+    OK(rt_trace_writer_close(w, NULL));
+    const char *why = read_all(path);
+    unlink(path);
+    return why;
+}
+
+Test(trace_snapshot, image_samples_not_filling_their_region_are_refused)
+{
+    cr_assert_str_eq(samples_refusal(4, 16), "", "one texel of 4 samples is 16 words");
+    const char *why = samples_refusal(4, 15);
+    cr_assert(strstr(why, "image samples whose size is not its region's samples"), "%s", why);
+    why = samples_refusal(3, 12);
+    cr_assert(strstr(why, "image samples whose size"), "3 samples: %s", why);
+    why = samples_refusal(1, 4);
+    cr_assert(strstr(why, "image samples whose size"), "1 sample: %s", why);
 }

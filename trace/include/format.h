@@ -21,7 +21,7 @@
 
 /* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
 #define RT_FORMAT_VERSION_MAJOR 1
-#define RT_FORMAT_VERSION_MINOR 3
+#define RT_FORMAT_VERSION_MINOR 4
 
 /* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
 #define RT_FORMAT_FILE_HEADER_SIZE 28
@@ -72,7 +72,8 @@ enum rt_format_packet_type {
     RT_FORMAT_PACKET_IMAGE_CONTENT = 11,  /* 1.2: texels of an image subresource region */
     RT_FORMAT_PACKET_SYNC_STATE = 12,     /* 1.2: a fence, semaphore or event's state */
     RT_FORMAT_PACKET_QUERY_STATE = 13,    /* 1.3: which queries of a query pool are available */
-    /* next: 14 (planned: memory update by reference) */
+    RT_FORMAT_PACKET_IMAGE_SAMPLES = 14,  /* 1.4: every sample of a multisampled image region */
+    /* next: 15 (planned: memory update by reference) */
 };
 
 /* File header flags (u32). APPEND-ONLY. A reader refuses bits it does not know. */
@@ -83,6 +84,9 @@ enum rt_format_packet_type {
  * and stop there (they skip the snapshot's packet types, so without it they
  * would replay a trimmed trace without its contents). */
 #define RT_FORMAT_SNAPSHOT_GUARD "retrace-snapshot (trace format 1.2: update retrace)"
+/* Called before a snapshot's first IMAGE_SAMPLES packet (1.4): replays
+ * older than 1.4 stop there instead of skipping the samples silently. */
+#define RT_FORMAT_SNAPSHOT_SAMPLES_GUARD "retrace-snapshot-samples (trace format 1.4: update retrace)"
 
 /* Fixed body prefixes (bytes) before the variable tail of each packet type. */
 #define RT_FORMAT_CALL_FIXED 24        /* command u32, thread u32, seq u64, ret u64 */
@@ -98,5 +102,6 @@ enum rt_format_packet_type {
 #define RT_FORMAT_IMAGE_CONTENT_FIXED 48  /* image id u64, aspect mip layer layout x y z w h d u32 */
 #define RT_FORMAT_SYNC_STATE_FIXED 24     /* object type u32, timeline u32, id u64, value u64 */
 #define RT_FORMAT_QUERY_STATE_FIXED 16    /* pool id u64, query type u32, query count u32; then u8 per query */
+#define RT_FORMAT_IMAGE_SAMPLES_FIXED 44  /* image id u64, aspect layer layout samples kind x y w h u32 */
 
 #endif

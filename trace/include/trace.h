@@ -245,6 +245,7 @@ enum rt_trace_packet_type {
     RT_TRACE_PACKET_IMAGE_CONTENT = 11,
     RT_TRACE_PACKET_SYNC_STATE = 12,
     RT_TRACE_PACKET_QUERY_STATE = 13, /* 1.3 */
+    RT_TRACE_PACKET_IMAGE_SAMPLES = 14, /* 1.4 */
 };
 
 /** Walks a verify packet's ranges (validated by the reader). */

@@ -5,7 +5,8 @@
  * codec for both directions, so the two cannot drift.
  *
  * Owns: the bytes of SNAPSHOT_BEGIN, SNAPSHOT_END, BUFFER_CONTENT,
- * IMAGE_CONTENT, SYNC_STATE and QUERY_STATE (1.3) bodies, and where in a
+ * IMAGE_CONTENT, SYNC_STATE, QUERY_STATE (1.3) and IMAGE_SAMPLES (1.4)
+ * bodies, and where in a
  * trace they may come.
  * Must not touch: Vulkan (values are plain integers: VkObjectType,
  * VkImageLayout, VkImageAspectFlags as u32), what a replay does with them.
@@ -25,6 +26,8 @@
 
 /** The name of the command a snapshot calls first (format.h says why). */
 extern const char rt_trace_snapshot_guard[];
+/** The command called before a snapshot's first IMAGE_SAMPLES packet (1.4). */
+extern const char rt_trace_snapshot_samples_guard[];
 
 struct rt_trace_snapshot_begin {
     uint64_t first_frame, last_frame; /* the source's frames A..B */
@@ -69,6 +72,28 @@ struct rt_trace_query_state {
     const uint8_t *available; /* count bytes: 1 available, 0 not */
 };
 
+/* Every sample of rows y..y+height of one layer of a multisampled 2D image
+ * (1.4): for each texel, row by row, for each sample, four 32-bit words,
+ * one per channel (R, G, B, A; depth and stencil in the first), as a shader
+ * reads them: KIND says how to read the words. */
+enum rt_trace_sample_kind {
+    RT_TRACE_SAMPLES_FLOAT = 0, /* float bits (float, normalized, sRGB-decoded and scaled formats) */
+    RT_TRACE_SAMPLES_SINT = 1,  /* two's complement */
+    RT_TRACE_SAMPLES_UINT = 2,
+    RT_TRACE_SAMPLES_DEPTH = 3, /* depth aspect: float bits in the first word */
+};
+#define RT_TRACE_SAMPLE_BYTES 16 /* four words a sample */
+
+struct rt_trace_image_samples {
+    uint64_t image_id;
+    uint32_t aspect, layer, layout; /* VkImageAspectFlagBits, VkImageLayout */
+    uint32_t samples;               /* the image's VkSampleCountFlagBits: 2..64 */
+    uint32_t kind;                  /* enum rt_trace_sample_kind */
+    uint32_t x, y, width, height;
+    const void *data; /* width * height * samples * RT_TRACE_SAMPLE_BYTES */
+    size_t size;
+};
+
 /* Writers: each appends one packet (the writer's own lock and sequence). */
 RT_MUST_CHECK rt_status rt_trace_writer_snapshot_begin(struct rt_trace_writer *w,
                                                        const struct rt_trace_snapshot_begin *b);
@@ -82,6 +107,8 @@ RT_MUST_CHECK rt_status rt_trace_writer_sync_state(struct rt_trace_writer *w,
                                                    const struct rt_trace_sync_state *s);
 RT_MUST_CHECK rt_status rt_trace_writer_query_state(struct rt_trace_writer *w,
                                                     const struct rt_trace_query_state *q);
+RT_MUST_CHECK rt_status rt_trace_writer_image_samples(struct rt_trace_writer *w,
+                                                      const struct rt_trace_image_samples *c);
 
 /** The largest data a content packet may carry (it must fit one block). */
 size_t rt_trace_snapshot_max_data(void);
@@ -94,6 +121,7 @@ bool rt_trace_buffer_content_decode(const struct rt_trace_packet *p, struct rt_t
 bool rt_trace_image_content_decode(const struct rt_trace_packet *p, struct rt_trace_image_content *out);
 bool rt_trace_sync_state_decode(const struct rt_trace_packet *p, struct rt_trace_sync_state *out);
 bool rt_trace_query_state_decode(const struct rt_trace_packet *p, struct rt_trace_query_state *out);
+bool rt_trace_image_samples_decode(const struct rt_trace_packet *p, struct rt_trace_image_samples *out);
 
 /** Whether a packet type is one of the snapshot's. */
 bool rt_trace_packet_is_snapshot(enum rt_trace_packet_type type);
