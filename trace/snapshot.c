@@ -127,10 +127,12 @@ static bool samples_body(const uint8_t *b, size_t size, struct rt_trace_image_sa
         *fields[i] = rt_dec_u32(&dec);
     out->data = dec.pos;
     out->size = rt_dec_left(&dec);
-    uint64_t want = (uint64_t)out->width * out->height * out->samples * RT_TRACE_SAMPLE_BYTES;
     bool samples = out->samples >= 2 && out->samples <= 64 && !(out->samples & (out->samples - 1));
-    return !dec.failed && samples && out->kind <= RT_TRACE_SAMPLES_DEPTH && out->width && out->height &&
-           want == out->size;
+    if (dec.failed || !samples || out->kind > RT_TRACE_SAMPLES_DEPTH || !out->width || !out->height)
+        return false;
+    /* divided, not multiplied: width * height * samples * 16 may not fit 64 bits */
+    size_t per_texel = (size_t)out->samples * RT_TRACE_SAMPLE_BYTES, texels = out->size / per_texel;
+    return out->size % per_texel == 0 && texels % out->width == 0 && texels / out->width == out->height;
 }
 
 bool rt_trace_image_samples_decode(const struct rt_trace_packet *p, struct rt_trace_image_samples *out)

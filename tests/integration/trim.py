@@ -8,9 +8,10 @@ with --check (OUT replayed against the original's frames, pixel by pixel).
 On the first program (persist: every frame shows all earlier frames' GPU
 work) also: a trim of a trim, frame numbers, info and dump of a trimmed
 trace, a damaged input (its good part is trimmed, or exit 3), a range past
-the end (exit 2 naming the last frame), -o naming the input (exit 2), and a
-check that must fail (CHECK_FAILS)."""
+the end (exit 2 naming the last frame), -o naming the input (exit 2), a
+check that must fail (CHECK_FAILS), and progress shown on a terminal only."""
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -109,6 +110,31 @@ def trim_of_trim(retrace, work, trace):
         fail("frames of a trimmed trace do not count from 1", "\n".join(dump[-5:]))
 
 
+def progress(retrace, work, trace):
+    """`frame N of M` while replaying to A, on a terminal (stderr a pty), and
+    not when stderr is a file or pipe."""
+    out = os.path.join(work, "progress.rtrace")
+    args = [retrace, "trim", trace, "--frames", "5", "-o", out]
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    if p.wait(timeout=600) != 0 or b"\rframe 4 of 4" not in seen:
+        fail("no progress on a terminal", seen.decode(errors="replace"))
+    quiet = run(args).stderr
+    if "frame 1 of" in quiet:
+        fail("progress written to a pipe", quiet)
+
+
 def manifest_trim(retrace, work, trace):
     """retrace run: `trim: 5-6` replays the cached trim (made once, keyed by sha256 and range),
     in a cache folder whose parents do not exist yet (a fresh $HOME has no ~/.cache/retrace)."""
@@ -143,6 +169,7 @@ def main():
             trim_of_trim(retrace, work, trace)
             hostile(retrace, work, trace)
             manifest_trim(retrace, work, trace)
+            progress(retrace, work, trace)
             p = run([check_fails, trace, work])
             print(p.stdout.strip())
         done.append(name)
