@@ -56,6 +56,10 @@ def hostile(retrace, work, trace):
     if "names the trace being trimmed" not in p.stderr:
         fail("-o naming the input is not refused by name", p.stderr)
     run([retrace, "trim", trace, "--frames", "3-2", "-o", out], expect=2)
+    # -o into a folder that does not exist: exit 2 before the replay to A (review R3: was exit 5 after it)
+    p = run([retrace, "trim", trace, "--frames", "5", "-o", os.path.join(work, "missing", "t.rtrace")], expect=2)
+    if "-o: cannot write" not in p.stderr:
+        fail("-o into a missing folder is not refused by name", p.stderr)
     # A capture seals its blocks by time, so a short one may be one block; a
     # trim seals one per frame: trim 1-FRAMES (the whole trace) is what is cut.
     whole = os.path.join(work, "whole.rtrace")
