@@ -26,6 +26,7 @@ struct rt_job_state {
     bool failed_once;     /* an earlier attempt failed: a later pass is flaky */
     char first_failure[512];
     bool done;
+    bool started;         /* its first attempt has begun (jobs may start out of order) */
 };
 
 /* URL traces are fetched once per run. */

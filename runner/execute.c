@@ -91,6 +91,38 @@ static size_t busy_count(const struct rt_exec *x)
     return n;
 }
 
+/*
+ * --update-goldens: a trace's goldens are its first configuration's images
+ * (the plan lists a trace's jobs together, in the manifest's order), so its
+ * later configurations wait until that job is done. Before, they ran at once
+ * and whichever finished first wrote the goldens: a deliberately broken
+ * configuration's frames became the device's goldens.
+ */
+static bool waits_for_goldens(const struct rt_exec *x, size_t j)
+{
+    if (!x->o->update_goldens)
+        return false;
+    for (size_t k = j; k-- > 0 && x->plan->jobs[k].trace == x->plan->jobs[j].trace;)
+        if (!x->states[k].done)
+            return true;
+    return false;
+}
+
+/* The first job not started that may start now; false when none may. */
+static bool pick_new_job(struct rt_exec *x, size_t *out)
+{
+    for (size_t j = x->next_job; j < x->plan->count; j++) {
+        if (x->states[j].started || waits_for_goldens(x, j))
+            continue;
+        x->states[j].started = true;
+        while (x->next_job < x->plan->count && x->states[x->next_job].started)
+            x->next_job++;
+        *out = j;
+        return true;
+    }
+    return false;
+}
+
 /* Fills free slots: retries first, then new jobs. */
 static rt_status start_jobs(struct rt_exec *x)
 {
@@ -104,8 +136,8 @@ static rt_status start_jobs(struct rt_exec *x)
             if (x->retry_head < x->retry_tail) {
                 j = x->retry_queue[x->retry_head++];
                 attempt = x->states[j].attempts + 1;
-            } else {
-                j = x->next_job++;
+            } else if (!pick_new_job(x, &j)) {
+                break; /* the jobs left wait for a busy one (waits_for_goldens) */
             }
             RT_TRY(rt_job_start(x, slot, j, attempt));
             const struct rt_run_job *job = &x->plan->jobs[j];
