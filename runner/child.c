@@ -181,14 +181,23 @@ void rt_child_tail_lines(const struct rt_child *child, unsigned lines, char *buf
     buf[o] = 0;
 }
 
-bool rt_child_error_line(const struct rt_child *child, char *buf, size_t size)
+/* retrace's own error: "retrace: error: ..." or "retrace replay: ..." (not its warnings). */
+static bool is_error_line(const char *p)
+{
+    return !strncmp(p, "retrace", 7) && (!strncmp(p, "retrace: error: ", 16) || !strncmp(p, "retrace replay: ", 16)) &&
+           strncmp(p, "retrace replay: warning", 23);
+}
+
+static bool is_warning_line(const char *p) { return !strncmp(p, "retrace: warning: ", 18); }
+
+/* The last line of the child's output that WANTED takes, into BUF. */
+static bool last_line(const struct rt_child *child, bool (*wanted)(const char *), char *buf, size_t size)
 {
     const char *found = NULL;
     size_t found_len = 0;
     for (const char *p = child->tail; *p;) {
         size_t len = strcspn(p, "\n");
-        if (!strncmp(p, "retrace", 7) && (!strncmp(p, "retrace: error: ", 16) || !strncmp(p, "retrace replay: ", 16)) &&
-            strncmp(p, "retrace replay: warning", 23))
+        if (wanted(p))
             found = p, found_len = len;
         p += len + (p[len] == '\n');
     }
@@ -196,6 +205,16 @@ bool rt_child_error_line(const struct rt_child *child, char *buf, size_t size)
         return false;
     snprintf(buf, size, "%.*s", (int)found_len, found);
     return true;
+}
+
+bool rt_child_error_line(const struct rt_child *child, char *buf, size_t size)
+{
+    return last_line(child, is_error_line, buf, size);
+}
+
+bool rt_child_warning_line(const struct rt_child *child, char *buf, size_t size)
+{
+    return last_line(child, is_warning_line, buf, size);
 }
 
 void rt_child_kill(struct rt_child *child)

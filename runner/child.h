@@ -53,6 +53,13 @@ void rt_child_tail_lines(const struct rt_child *child, unsigned lines, char *buf
  */
 bool rt_child_error_line(const struct rt_child *child, char *buf, size_t size);
 
+/**
+ * The last "retrace: warning: " line of the child's output, into BUF; false
+ * when there is none. For a replay that failed without an error line (exit 2:
+ * --frames named frames it could not save), that warning is what went wrong.
+ */
+bool rt_child_warning_line(const struct rt_child *child, char *buf, size_t size);
+
 /** Kills a running child's group and reaps it (an aborted run). */
 void rt_child_kill(struct rt_child *child);
 

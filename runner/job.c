@@ -325,7 +325,8 @@ static rt_status judge(struct rt_exec *x, struct rt_slot *slot, struct rt_run_fr
                             WTERMSIG(c->wait_status), strsignal(WTERMSIG(c->wait_status)), tail[0] ? tail : "(none)");
     else if (WEXITSTATUS(c->wait_status) == REPLAY_EXIT_DRIVER_CRASHED && rt_child_error_line(c, tail, sizeof tail))
         *frames = job_level(RT_RESULT_CRASH, "%s", tail + strlen("retrace: error: "));
-    else if (WEXITSTATUS(c->wait_status) != 0 && rt_child_error_line(c, tail, sizeof tail))
+    else if (WEXITSTATUS(c->wait_status) != 0 &&
+             (rt_child_error_line(c, tail, sizeof tail) || rt_child_warning_line(c, tail, sizeof tail)))
         *frames = job_level(RT_RESULT_ERROR, "the replay exited %d: %s", WEXITSTATUS(c->wait_status), tail);
     else if (WEXITSTATUS(c->wait_status) != 0)
         *frames = job_level(RT_RESULT_ERROR, "the replay exited %d: %s", WEXITSTATUS(c->wait_status),
