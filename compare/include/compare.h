@@ -178,7 +178,9 @@ const char *rt_compare_verdict_name(enum rt_compare_verdict verdict);
  * psnr=45.67 diff_pixels=123 max_delta=17 width=1280 height=720 result=pass" (psnr=inf
  * when equal); for a size mismatch "width=W height=H actual_width=W2
  * actual_height=H2 result=size-mismatch". JSON: one object, the same keys
- * (psnr null when infinite). Truncates like snprintf; returns its result.
+ * (psnr null when infinite), made by cJSON. The line truncates like snprintf
+ * and returns its result; the JSON is all or nothing (an empty BUF and -1
+ * when it does not fit).
  */
 int rt_compare_format_line(const struct rt_compare_result *result, char *buf, size_t size);
 int rt_compare_format_json(const struct rt_compare_result *result, char *buf, size_t size);
