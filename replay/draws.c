@@ -150,23 +150,51 @@ static bool add_id(cJSON *o, const char *name, uint64_t id)
 
 typedef rt_status (*draw_hook)(struct replay *r, void *args);
 
+/* An image's usage in the dump's replay: a transfer source, so that a draw's
+ * target can be copied out. A transient attachment cannot be one; where the
+ * device has no lazily allocated memory (it is bound to ordinary memory
+ * anyway), it becomes an ordinary attachment. */
+static VkImageUsageFlags dump_usage(const struct replay *r, VkImageUsageFlags usage)
+{
+    bool lazy = false;
+    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
+        lazy |= (r->gpu_memory.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) != 0;
+    if ((usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && !lazy)
+        usage &= ~(VkImageUsageFlags)VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    return usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT ? usage : usage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+}
+
+/* The first struct of type TYPE in a decoded pNext chain (ours to change), or NULL. */
+static void *chained(const void *next, VkStructureType type)
+{
+    for (const VkBaseInStructure *b = next; b; b = b->pNext)
+        if (b->sType == type)
+            return (void *)b;
+    return NULL;
+}
+
 static rt_status create_image(struct replay *r, void *args)
 {
     struct rt_vk_args_vkCreateImage *a = args;
     r->draws->image_captured = a->pImage ? key(*a->pImage) : 0;
     VkImageCreateInfo *info = (VkImageCreateInfo *)a->pCreateInfo; /* decoded: ours to change */
-    if (!dumping(r) || !info)
-        return rt_ok_status();
-    /* A transient attachment cannot be a copy's source; where the device has no
-     * lazily allocated memory (it would be bound to ordinary memory anyway), the
-     * dump's replay makes it an ordinary attachment. */
-    bool lazy = false;
-    for (uint32_t i = 0; i < r->gpu_memory.memoryTypeCount; i++)
-        lazy |= (r->gpu_memory.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) != 0;
-    if ((info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && !lazy)
-        info->usage &= ~(VkImageUsageFlags)VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
-    if (!(info->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT))
-        info->usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT; /* so that a draw's target can be copied out */
+    if (dumping(r) && info)
+        info->usage = dump_usage(r, info->usage);
+    return rt_ok_status();
+}
+
+/* An imageless framebuffer says its images' usage, which must be their views' at
+ * each begin: the usage create_image gave them. */
+static rt_status create_framebuffer(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCreateFramebuffer *a = args;
+    VkFramebufferAttachmentsCreateInfo *att =
+        dumping(r) && a->pCreateInfo ? chained(a->pCreateInfo->pNext, VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO)
+                                     : NULL;
+    for (uint32_t i = 0; att && att->pAttachmentImageInfos && i < att->attachmentImageInfoCount; i++) {
+        VkFramebufferAttachmentImageInfo *im = (VkFramebufferAttachmentImageInfo *)&att->pAttachmentImageInfos[i];
+        im->usage = dump_usage(r, im->usage);
+    }
     return rt_ok_status();
 }
 
@@ -322,6 +350,13 @@ static rt_status begin_render_pass_info(struct replay *r, void *args, VkSubpassC
     cb->area = info->renderArea;
     cb->contents = contents;
     cb->subpass = 0;
+    cb->view_count = 0; /* an imageless framebuffer's views come with the begin */
+    const VkRenderPassAttachmentBeginInfo *views = chained(info->pNext, VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO);
+    for (uint32_t i = 0; views && views->pAttachments && i < views->attachmentCount && i < DRAW_MAX_ATTACHMENTS; i++) {
+        uint64_t live = 0;
+        RT_TRY(replay_live(r, VK_OBJECT_TYPE_IMAGE_VIEW, key(views->pAttachments[i]), &live));
+        cb->views[cb->view_count++] = (VkImageView)(uintptr_t)live;
+    }
     struct draw_render_pass *rp = lookup(&r->draws->render_passes, pass);
     if ((dump_frame(r) || cb->early_dump) && rp && rp->store_id)
         info->renderPass = (VkRenderPass)(uintptr_t)rp->store_id;
@@ -420,6 +455,7 @@ static rt_status destroy_device(struct replay *r, void *args)
 
 static const draw_hook before_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkCreateImage] = create_image,
+    [RT_VK_CMD_vkCreateFramebuffer] = create_framebuffer,
     [RT_VK_CMD_vkCreateBuffer] = replay_draws_create_buffer,
     [RT_VK_CMD_vkCreateShaderModule] = create_shader_module,
     [RT_VK_CMD_vkCreateGraphicsPipelines] = create_graphics_pipelines,

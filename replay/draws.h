@@ -168,6 +168,8 @@ struct draw_cmdbuf {
     VkFramebuffer framebuffer;
     uint64_t pass_captured, framebuffer_captured;
     VkRect2D area;
+    VkImageView views[DRAW_MAX_ATTACHMENTS]; /* live: an imageless framebuffer's, from the begin */
+    uint32_t view_count;
     VkSubpassContents contents;
     uint32_t subpass;
     struct {

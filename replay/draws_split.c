@@ -272,13 +272,15 @@ static rt_status copy_subpass(struct replay *r, struct draw_pending *p, const st
                               const struct draw_render_pass *rp, const struct draw_framebuffer *fb)
 {
     const struct draw_subpass *sp = &rp->sub[p->cb->subpass];
+    const VkImageView *views = fb->imageless ? p->cb->views : fb->views; /* imageless: the begin's */
+    uint32_t count = fb->imageless ? p->cb->view_count : fb->count;
     rt_status s = rt_ok_status();
     for (uint32_t k = 0; k <= sp->colour_count && rt_ok(&s); k++) { /* the colours, then depth/stencil */
         uint32_t att = k < sp->colour_count ? sp->colour[k] : sp->depth;
         char role[16];
         struct draw_target t;
-        if (att >= fb->count || att >= rp->count ||
-            !view_target(r, fb->views[att], rp->final_layout[att], fb->width, fb->height, &t))
+        if (att >= count || att >= rp->count ||
+            !view_target(r, views[att], rp->final_layout[att], fb->width, fb->height, &t))
             continue;
         snprintf(role, sizeof role, "color%u", k);
         t.role = role;
@@ -310,7 +312,8 @@ const char *replay_draws_split_why(struct replay *r, const struct draw_cmdbuf *c
            : rp->subpasses > DRAW_MAX_SUBPASSES || cb->subpass >= rp->subpasses
                ? "a render pass of more than 8 subpasses (not split by this build)"
            : !rp->resume ? "its store and resume variants could not be made"
-           : !fb || fb->imageless ? "an imageless framebuffer (not split by this build)" : NULL;
+           : !fb ? "a framebuffer replay does not know"
+           : fb->imageless && cb->view_count < fb->count ? "an imageless framebuffer begun without its views" : NULL;
 }
 
 /* A render pass can only end in its last subpass: the split steps through the
@@ -332,7 +335,10 @@ static rt_status split_render_pass(struct replay *r, struct draw_pending *p, con
     rt_status s = p->entry ? copy_subpass(r, p, dev, rp, fb) : rt_ok_status();
     if (rt_ok(&s) && p->entry)
         s = replay_draws_dump_storage(r, p, dev, 0);
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp->resume,
+    VkRenderPassAttachmentBeginInfo views = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO,
+                                             .attachmentCount = cb->view_count, .pAttachments = cb->views};
+    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                   .pNext = fb->imageless ? &views : NULL, .renderPass = rp->resume,
                                    .framebuffer = cb->framebuffer, .renderArea = cb->area};
     d->vkCmdBeginRenderPass(cb->handle, &begin, cb->subpass ? VK_SUBPASS_CONTENTS_INLINE : cb->contents);
     for (uint32_t i = 1; i <= cb->subpass; i++)

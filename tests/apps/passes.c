@@ -5,7 +5,9 @@
  * vkCmdNextSubpass2; the second subpass resolves it into the target. Two
  * triangles in the first subpass, one in the second, placed by frame number.
  * `--transient 1` makes the multisampled attachment a transient one (its
- * contents never leave the pass), what a per-draw dump must still read. */
+ * contents never leave the pass), `--imageless 1` the framebuffers imageless
+ * (VK_KHR_imageless_framebuffer, core 1.2: the views come with each begin):
+ * what a per-draw dump must still read. */
 #include "app.h"
 
 #include "passes_frag.h"
@@ -20,7 +22,8 @@ struct push {
 };
 
 struct passes {
-    int transient; /* --transient */
+    int transient, imageless; /* --transient, --imageless */
+    VkImageUsageFlags msaa_usage;
     VkImage msaa;
     VkDeviceMemory msaa_memory;
     VkImageView msaa_view;
@@ -38,6 +41,7 @@ static rt_status make_msaa(struct rt_app *app, struct passes *p)
                               .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
     if (p->transient)
         info.usage |= VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    p->msaa_usage = info.usage;
     RT_VK(vkCreateImage(app->device, &info, NULL, &p->msaa));
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(app->device, p->msaa, &req);
@@ -93,12 +97,32 @@ static rt_status make_pass(struct rt_app *app, struct passes *p)
                                     .pAttachments = atts, .subpassCount = 2, .pSubpasses = subpasses,
                                     .dependencyCount = 2, .pDependencies = deps};
     RT_VK(vkCreateRenderPass2(app->device, &info, NULL, &p->pass));
+    if (p->imageless && !app->enabled12.imagelessFramebuffer)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "--imageless: the device has no imagelessFramebuffer");
+    /* imageless: what the views will be, not the views (the begin gives those) */
+    VkImageUsageFlags target_usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    VkFramebufferAttachmentImageInfo images[2] = {
+        {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO, .usage = p->msaa_usage,
+         .width = app->extent.width, .height = app->extent.height, .layerCount = 1, .viewFormatCount = 1,
+         .pViewFormats = &app->format},
+        {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO, .usage = target_usage,
+         .width = app->extent.width, .height = app->extent.height, .layerCount = 1, .viewFormatCount = 1,
+         .pViewFormats = &app->format}};
+    VkFramebufferAttachmentsCreateInfo attachments = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO,
+                                                      .attachmentImageInfoCount = 2, .pAttachmentImageInfos = images};
     for (uint32_t i = 0; i < app->image_count; i++) {
         VkImageView views[2] = {p->msaa_view, app->views[i]};
         VkFramebufferCreateInfo fb = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, .renderPass = p->pass,
                                       .attachmentCount = 2, .pAttachments = views, .width = app->extent.width,
                                       .height = app->extent.height, .layers = 1};
+        if (p->imageless) {
+            fb.pNext = &attachments;
+            fb.flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT;
+            fb.pAttachments = NULL;
+        }
         RT_VK(vkCreateFramebuffer(app->device, &fb, NULL, &p->framebuffers[i]));
+        if (p->imageless) /* one framebuffer serves every image */
+            break;
     }
     return rt_ok_status();
 }
@@ -170,8 +194,12 @@ static rt_status passes_record(struct rt_app *app, void *user, struct rt_app_fra
     struct passes *p = user;
     float t = 0.05f * (float)(f->number % 8);
     VkClearValue clear = {.color = {{0.05f, 0.05f, 0.1f, 1.0f}}};
-    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = p->pass,
-                                   .framebuffer = p->framebuffers[f->image_index],
+    VkImageView views[2] = {p->msaa_view, app->views[f->image_index]};
+    VkRenderPassAttachmentBeginInfo attachments = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO,
+                                                   .attachmentCount = 2, .pAttachments = views};
+    VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                   .pNext = p->imageless ? &attachments : NULL, .renderPass = p->pass,
+                                   .framebuffer = p->framebuffers[p->imageless ? 0 : f->image_index],
                                    .renderArea = {{0, 0}, app->extent}, .clearValueCount = 1, .pClearValues = &clear};
     VkSubpassBeginInfo inline_contents = {.sType = VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO,
                                           .contents = VK_SUBPASS_CONTENTS_INLINE};
@@ -205,12 +233,16 @@ int main(int argc, char **argv)
 {
     struct passes p = {0};
     const struct rt_app_int_option options[] = {
-        {"transient", "1: the multisampled attachment is transient (default 0)", &p.transient, 0, 1}};
+        {"transient", "1: the multisampled attachment is transient (default 0)", &p.transient, 0, 1},
+        {"imageless", "1: imageless framebuffers, the views given at each begin (default 0)", &p.imageless, 0, 1}};
+    static const VkPhysicalDeviceVulkan12Features optional12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .imagelessFramebuffer = VK_TRUE};
     const struct rt_app_desc desc = {
         .name = "passes",
         .summary = "A vkCreateRenderPass2 pass of two subpasses over a 4x multisampled attachment, resolved.",
         .options = options,
-        .option_count = 1,
+        .option_count = 2,
+        .optional12 = &optional12,
         .setup = passes_setup,
         .record = passes_record,
         .teardown = passes_teardown,

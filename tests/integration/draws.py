@@ -290,6 +290,8 @@ def passes(retrace, exe):
     passes_one(retrace, exe, "passes")
     # the multisampled attachment transient: the dump makes it copyable (no lazily allocated memory here)
     passes_one(retrace, exe, "passes-transient", "--transient", "1")
+    # imageless framebuffers (the views come with each begin; the split resumes with them), transient too
+    passes_one(retrace, exe, "passes-imageless", "--imageless", "1", "--transient", "1")
 
 
 def passes_one(retrace, exe, name, *app_args):
