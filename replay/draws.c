@@ -324,8 +324,11 @@ static rt_status bind_descriptor_sets(struct replay *r, void *args)
     struct draw_cmdbuf *cb = recording(r, args);
     for (uint32_t i = 0; cb && a->pipelineBindPoint <= VK_PIPELINE_BIND_POINT_COMPUTE && i < a->descriptorSetCount;
          i++)
-        if (a->firstSet + i < DRAW_MAX_SETS)
+        if (a->firstSet + i < DRAW_MAX_SETS) {
             cb->sets[a->pipelineBindPoint][a->firstSet + i] = key(a->pDescriptorSets[i]);
+            free(cb->pushed[a->pipelineBindPoint][a->firstSet + i]); /* a bound set replaces a push */
+            cb->pushed[a->pipelineBindPoint][a->firstSet + i] = NULL;
+        }
     return rt_ok_status();
 }
 
@@ -491,6 +494,15 @@ rt_status replay_draws_track(struct replay *r, enum rt_vk_cmd cmd, void *args)
     return binds[cmd] ? binds[cmd](r, args) : rt_ok_status();
 }
 
+/* And after it (live handles): what it pushed. */
+rt_status replay_draws_track_after(struct replay *r, enum rt_vk_cmd cmd, void *args)
+{
+    static const draw_hook pushes[RT_VK_CMD_COUNT] = {
+        [RT_VK_CMD_vkCmdPushDescriptorSetKHR] = replay_draws_pushed_set,
+    };
+    return pushes[cmd] ? pushes[cmd](r, args) : rt_ok_status();
+}
+
 static bool selected(const struct replay_draws *d, uint32_t number)
 {
     if (!d->opts->only)
@@ -522,9 +534,10 @@ static rt_status start_entry(struct replay *r, enum rt_vk_cmd cmd, struct draw_c
     cJSON *shaders = pipeline ? lookup(&r->draws->pipelines, pipeline) : NULL;
     cJSON *bindings = e ? cJSON_AddArrayToObject(e, "bindings") : NULL;
     for (int i = 0; bindings && i < DRAW_MAX_SETS; i++) {
-        cJSON *b = cb->sets[point][i] ? cJSON_CreateObject() : NULL;
+        cJSON *b = cb->sets[point][i] || cb->pushed[point][i] ? cJSON_CreateObject() : NULL;
         if (b && (!cJSON_AddItemToArray(bindings, b) || !cJSON_AddNumberToObject(b, "set", i) ||
-                  !add_id(b, "descriptor_set", cb->sets[point][i])))
+                  !add_id(b, "descriptor_set", cb->sets[point][i]) ||
+                  (cb->pushed[point][i] && !cJSON_AddTrueToObject(b, "pushed"))))
             bindings = NULL;
     }
     if (!bindings || !cJSON_AddNumberToObject(e, "draw", number) ||
@@ -806,6 +819,7 @@ static void forget_cmdbuf(struct replay *r, VkCommandBuffer live)
     if (cb) {
         replay_draws_release(r, cb);
         replay_draws_mirror_forget(r, cb, false); /* a pool that goes takes the shadow with it */
+        replay_draws_forget_pushed(cb);
         free(cb->copies);
         free(cb->runs);
     }
@@ -867,6 +881,7 @@ static rt_status begun_recording(struct replay *r, void *args)
         cb->early_skip = rt_hashmap_get(&r->draws->skip_early, r->call_seq, &v);
         memset(cb->pipeline, 0, sizeof cb->pipeline);
         memset(cb->sets, 0, sizeof cb->sets);
+        replay_draws_forget_pushed(cb);
         cb->run_count = 0;
         cb->runs_listed = false;
         RT_TRY(replay_draws_mirror_begun(r, cb));
@@ -882,6 +897,7 @@ static const draw_hook after_hooks[RT_VK_CMD_COUNT] = {
     [RT_VK_CMD_vkAllocateDescriptorSets] = replay_draws_allocated_sets,
     [RT_VK_CMD_vkCreateDescriptorSetLayout] = replay_draws_created_set_layout,
     [RT_VK_CMD_vkUpdateDescriptorSets] = replay_draws_updated_sets,
+    [RT_VK_CMD_vkCmdPushDescriptorSetKHR] = replay_draws_pushed_set,
     [RT_VK_CMD_vkGetSwapchainImagesKHR] = got_swapchain_images,
     [RT_VK_CMD_vkCreateImageView] = created_view,
     [RT_VK_CMD_vkDestroyImageView] = destroyed_view,
@@ -984,6 +1000,7 @@ rt_status replay_draws_finish(struct replay *r)
     rt_hashmap_iter_init(&it, &d->cmdbufs);
     while (rt_hashmap_iter_next(&it, &k, &v)) {
         replay_draws_mirror_forget(r, (struct draw_cmdbuf *)(uintptr_t)v, false);
+        replay_draws_forget_pushed((struct draw_cmdbuf *)(uintptr_t)v);
         free(((struct draw_cmdbuf *)(uintptr_t)v)->copies);
         free(((struct draw_cmdbuf *)(uintptr_t)v)->runs);
     }

@@ -161,6 +161,7 @@ struct draw_cmdbuf {
     uint64_t captured;
     uint64_t pipeline[2];   /* captured ids: graphics, compute */
     uint64_t sets[2][DRAW_MAX_SETS];
+    struct draw_set *pushed[2][DRAW_MAX_SETS]; /* vkCmdPushDescriptorSetKHR's (malloc'd), where no set is bound */
     enum draw_rendering_kind kind;
     bool continues_pass;    /* a secondary recorded to run inside its primary's render pass */
     bool early_dump, early_skip; /* its recording, made before the dump (skip) frame, runs in it */
@@ -242,6 +243,8 @@ struct draw_cmdbuf *replay_draws_cmdbuf(struct replay *r, VkCommandBuffer live, 
 rt_status replay_draws_runs(struct replay *r, struct draw_cmdbuf *cb, uint32_t number) RT_MUST_CHECK;
 /** What a recorded call (captured handles) binds, followed as before_call does (draws_mirror.c's calls). */
 rt_status replay_draws_track(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
+/** The same after the call (live handles): push descriptors. */
+rt_status replay_draws_track_after(struct replay *r, enum rt_vk_cmd cmd, void *args) RT_MUST_CHECK;
 /** The device's objects of ours go (before vkDestroyDevice). */
 void replay_draws_device_gone(struct replay *r, VkDevice device);
 
@@ -272,6 +275,10 @@ rt_status replay_draws_destroyed_buffer(struct replay *r, void *args) RT_MUST_CH
 rt_status replay_draws_allocated_sets(struct replay *r, void *args) RT_MUST_CHECK;
 rt_status replay_draws_created_set_layout(struct replay *r, void *args) RT_MUST_CHECK;
 rt_status replay_draws_updated_sets(struct replay *r, void *args) RT_MUST_CHECK;
+/** vkCmdPushDescriptorSetKHR (live handles): the storage descriptors it pushes, for its command buffer. */
+rt_status replay_draws_pushed_set(struct replay *r, void *args) RT_MUST_CHECK;
+/** CB's pushed sets go (a new recording, or CB itself). */
+void replay_draws_forget_pushed(struct draw_cmdbuf *cb);
 /** After P's draw or dispatch: the storage images (and, with --dump-buffers, buffers) its sets at POINT hold. */
 rt_status replay_draws_dump_storage(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
                                     int point) RT_MUST_CHECK;

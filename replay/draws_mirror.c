@@ -83,6 +83,8 @@ static rt_status call_again(struct replay *r, const struct rt_trace_packet *p, s
         RT_TRY(replay_draws_track(r, cmd, args));
     replay_handler_fn handler = replay_handler(cmd);
     RT_TRY(handler ? handler(r, args, p->u.call.return_value) : replay_generic_call(r, cmd, args, p->u.call.return_value));
+    if (w->track)
+        RT_TRY(replay_draws_track_after(r, cmd, args));
     if (cmd_out)
         *cmd_out = cmd;
     if (args_out)

@@ -208,6 +208,36 @@ rt_status replay_draws_updated_sets(struct replay *r, void *args)
     return rt_ok_status();
 }
 
+rt_status replay_draws_pushed_set(struct replay *r, void *args)
+{
+    struct rt_vk_args_vkCmdPushDescriptorSetKHR *a = args;
+    struct draw_cmdbuf *cb = replay_draws_cmdbuf(r, a->commandBuffer, true);
+    if (!cb)
+        return oom(r);
+    if (a->pipelineBindPoint > VK_PIPELINE_BIND_POINT_COMPUTE || a->set >= DRAW_MAX_SETS)
+        return rt_ok_status();
+    struct draw_set **slot_of = &cb->pushed[a->pipelineBindPoint][a->set];
+    if (!*slot_of && !(*slot_of = calloc(1, sizeof **slot_of)))
+        return oom(r);
+    cb->sets[a->pipelineBindPoint][a->set] = 0; /* what a push replaces */
+    for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
+        const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+        for (uint32_t j = 0; j < w->descriptorCount; j++) /* bindings not written keep what was pushed */
+            if (storage(w->descriptorType) || (*slot_of)->count)
+                write_one(*slot_of, w, j);
+    }
+    return rt_ok_status();
+}
+
+void replay_draws_forget_pushed(struct draw_cmdbuf *cb)
+{
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < DRAW_MAX_SETS; i++) {
+            free(cb->pushed[p][i]);
+            cb->pushed[p][i] = NULL;
+        }
+}
+
 static rt_status dump_descriptor(struct replay *r, struct draw_pending *p, const struct replay_device *dev, int set,
                                  const struct draw_descriptor *d)
 {
@@ -241,17 +271,18 @@ rt_status replay_draws_dump_storage(struct replay *r, struct draw_pending *p, co
     size_t before = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(p->entry, "not_saved")) + p->cb->copy_count;
     for (int i = 0; i < DRAW_MAX_SETS && rt_ok(&s); i++) {
         uint64_t live = 0;
-        if (!p->cb->sets[point][i] ||
-            !rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_DESCRIPTOR_SET, p->cb->sets[point][i], &live))
+        const struct draw_set *set = p->cb->pushed[point][i];
+        if (!set && (!p->cb->sets[point][i] ||
+                     !rt_typed_map_get(&r->handles, VK_OBJECT_TYPE_DESCRIPTOR_SET, p->cb->sets[point][i], &live)))
             continue;
-        const struct draw_set *set = lookup(&r->draws->sets, live);
+        if (!set)
+            set = lookup(&r->draws->sets, live);
         for (uint32_t k = 0; set && k < set->count && rt_ok(&s); k++)
             s = dump_descriptor(r, p, dev, i, &set->d[k]);
     }
     size_t after = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(p->entry, "not_saved")) + p->cb->copy_count;
     if (rt_ok(&s) && point == 1 && after == before)
-        s = replay_draws_not_saved(r, p->entry, "dst", "no storage image or buffer this build follows (sets "
-                                   "written by update templates or push descriptors are not)");
+        s = replay_draws_not_saved(r, p->entry, "dst", "no storage image or buffer this build follows");
     return s;
 }
 

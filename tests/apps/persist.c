@@ -7,7 +7,9 @@
  * (SHADER_READ_ONLY_OPTIMAL and TRANSFER_DST_OPTIMAL; the stamp in TRANSFER_SRC). So a frame's picture holds
  * every earlier frame's stamps: a replay that starts mid-run (a trimmed
  * trace) must restore GPU-written contents and per-layer layouts. Runs in the
- * framework's sync2 mode (vkQueueSubmit2, barrier2, a timeline semaphore). */
+ * framework's sync2 mode (vkQueueSubmit2, barrier2, a timeline semaphore).
+ * `--push 1`: the compute shader's storage image comes through a push
+ * descriptor (VK_KHR_push_descriptor), which a per-draw dump must follow. */
 #include "app.h"
 
 #include "persist_comp.h"
@@ -17,6 +19,9 @@
 #define STAMP 64
 
 struct persist {
+    int push; /* --push */
+    VkWriteDescriptorSet stamp_write; /* --push: what frame 1 pushes (pImageInfo: stamp_info) */
+    VkDescriptorImageInfo stamp_info;
     struct rt_app_image stamp; /* STAMP x STAMP, rgba8, written by compute in frame 1 */
     VkImage acc;               /* 2 layers, the target's format and size */
     VkDeviceMemory acc_memory;
@@ -62,6 +67,8 @@ static rt_status create_sets(struct rt_app *app, struct persist *p)
         VkDescriptorSetLayoutBinding binding = {0, types[i], 1, stages[i], NULL};
         VkDescriptorSetLayoutCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                                 .bindingCount = 1, .pBindings = &binding};
+        if (i == 0 && p->push)
+            info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
         RT_VK(vkCreateDescriptorSetLayout(app->device, &info, NULL, &p->set_layouts[i]));
         VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                              .setLayoutCount = 1, .pSetLayouts = &p->set_layouts[i]};
@@ -71,10 +78,11 @@ static rt_status create_sets(struct rt_app *app, struct persist *p)
     VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 2,
                                        .poolSizeCount = 2, .pPoolSizes = sizes};
     RT_VK(vkCreateDescriptorPool(app->device, &pool, NULL, &p->pool));
+    uint32_t first = p->push ? 1 : 0; /* a push descriptor set is never allocated */
     VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                         .descriptorPool = p->pool, .descriptorSetCount = 2,
-                                         .pSetLayouts = p->set_layouts};
-    RT_VK(vkAllocateDescriptorSets(app->device, &alloc, p->sets));
+                                         .descriptorPool = p->pool, .descriptorSetCount = 2 - first,
+                                         .pSetLayouts = p->set_layouts + first};
+    RT_VK(vkAllocateDescriptorSets(app->device, &alloc, p->sets + first));
     VkDescriptorImageInfo images[2] = {{VK_NULL_HANDLE, p->stamp.view, VK_IMAGE_LAYOUT_GENERAL},
                                        {p->sampler, p->acc_view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL}};
     VkWriteDescriptorSet writes[2];
@@ -82,7 +90,9 @@ static rt_status create_sets(struct rt_app *app, struct persist *p)
         writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->sets[i],
                                            .descriptorCount = 1, .descriptorType = types[i],
                                            .pImageInfo = &images[i]};
-    vkUpdateDescriptorSets(app->device, 2, writes, 0, NULL);
+    vkUpdateDescriptorSets(app->device, 2 - first, writes + first, 0, NULL);
+    p->stamp_write = writes[0];
+    p->stamp_info = images[0];
     return rt_ok_status();
 }
 
@@ -105,6 +115,8 @@ static rt_status create_pipelines(struct rt_app *app, struct persist *p)
 static rt_status persist_setup(struct rt_app *app, void *user)
 {
     struct persist *p = user;
+    if (p->push && !app->optional_extension)
+        return rt_errorf(RT_ERR_CANNOT_REPLAY, "--push: the device has no %s", VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     RT_TRY(rt_app_image_create(app, VK_FORMAT_R8G8B8A8_UNORM, (VkExtent2D){STAMP, STAMP}, 1,
                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                VK_IMAGE_ASPECT_COLOR_BIT, &p->stamp));
@@ -134,7 +146,14 @@ static void first_frame(struct persist *p, VkCommandBuffer cmd)
 {
     layer_barrier(cmd, p->stamp.image, 0, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->draw_stamp);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layouts[0], 0, 1, &p->sets[0], 0, NULL);
+    if (p->push) {
+        VkWriteDescriptorSet w = p->stamp_write;
+        w.dstSet = VK_NULL_HANDLE;
+        w.pImageInfo = &p->stamp_info;
+        vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layouts[0], 0, 1, &w);
+    } else {
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layouts[0], 0, 1, &p->sets[0], 0, NULL);
+    }
     vkCmdDispatch(cmd, STAMP / 8, STAMP / 8, 1);
     layer_barrier(cmd, p->stamp.image, 0, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     const VkClearColorValue colours[2] = {{{0.05f, 0.05f, 0.20f, 1.0f}}, {{0.25f, 0.05f, 0.05f, 1.0f}}};
@@ -206,8 +225,14 @@ int main(int argc, char **argv)
 {
     static const VkPhysicalDeviceVulkan13Features features13 = {.synchronization2 = VK_TRUE, .maintenance4 = VK_TRUE};
     static const VkPhysicalDeviceVulkan12Features features12 = {.timelineSemaphore = VK_TRUE};
-    static const struct rt_app_desc desc = {
+    struct persist p = {0};
+    const struct rt_app_int_option options[] = {
+        {"push", "1: the compute shader's storage image through a push descriptor (default 0)", &p.push, 0, 1}};
+    const struct rt_app_desc desc = {
         .name = "persist",
+        .options = options,
+        .option_count = 1,
+        .optional_extension = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
         .summary = "Stamps a compute-drawn image into an accumulation image that is never\n"
                    "cleared again: each frame shows every earlier frame's work.",
         .features12 = &features12,
@@ -217,6 +242,5 @@ int main(int argc, char **argv)
         .record = persist_record,
         .teardown = persist_teardown,
     };
-    struct persist p = {0};
     return rt_app_main(&desc, &p, argc, argv);
 }

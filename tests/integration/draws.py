@@ -238,22 +238,38 @@ def read_png(path):
 
 
 def storage(retrace, persist, particles):
-    trace = capture(retrace, "persist", persist)
-    d = os.path.join(WORK, "persist-draws")
-    plain, _ = replay(retrace, trace, "persist-plain")
-    shots, out = replay(retrace, trace, "persist-dumped", "--dump-draws", "1", "--dump-dir", d)
+    stamp_of(retrace, persist, "persist")
+    # the stamp's storage image through a push descriptor (VK_KHR_push_descriptor)
+    stamp_of(retrace, persist, "persist-push", "--push", "1")
+    buffers_of(retrace, particles)
+
+
+def stamp_of(retrace, persist, name, *app_args):
+    trace = os.path.join(WORK, name + ".rtrace")
+    rc, out = run([retrace, "capture", "-o", trace, "--", persist, "--frames", "3"] + list(app_args))
+    if rc != 0:
+        fail(f"capture of {persist} {app_args} exited {rc}", out)
+    d = os.path.join(WORK, name + "-draws")
+    plain, _ = replay(retrace, trace, name + "-plain")
+    shots, out = replay(retrace, trace, name + "-dumped", "--dump-draws", "1", "--dump-dir", d, "--validate")
+    if "validation: 0 errors, 0 warnings" not in out:
+        fail(f"{name}: validation messages with --dump-draws", out)
     index, _ = check_index_frame(d, 1, out)
     dispatch = next(e for e in index["draws"] if e["command"] == "vkCmdDispatch")
     stamp = [f for f in dispatch["files"] if f["role"] == "storage0.0"]
     if not stamp or not stamp[0]["path"].endswith(".png"):
-        fail("rt_app_persist: the dispatch's storage image was not saved", json.dumps(dispatch))
+        fail(f"{name}: the dispatch's storage image was not saved", json.dumps(dispatch))
     w, h, rows = read_png(os.path.join(d, stamp[0]["path"]))
     for x, y in ((0, 0), (63, 0), (0, 63), (40, 17), (63, 63)):  # persist.comp: (x/63, y/63, ring, 1)
         r, g, b, a = rows[y][x]
         if abs(r - round(x * 255 / 63)) > 1 or abs(g - round(y * 255 / 63)) > 1 or b not in (0, 255) or a != 255:
             fail(f"rt_app_persist: stamp pixel {x},{y} is {rows[y][x]}, not the shader's")
     if (w, h) != (64, 64) or not all(identical(plain, shots, f) for f in (1, 2, 3)):
-        fail(f"rt_app_persist: stamp {w}x{h} or frames changed by the dump", out)
+        fail(f"{name}: stamp {w}x{h} or frames changed by the dump", out)
+    print(f"{name}: the dispatch's storage image saved, the shader's pixels; frames unchanged")
+
+
+def buffers_of(retrace, particles):
     trace = capture(retrace, "particles", particles)
     plain, _ = replay(retrace, trace, "particles-plain")
     d = os.path.join(WORK, "particles-buffers")

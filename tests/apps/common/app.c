@@ -1,6 +1,7 @@
 /* tests/apps/common/app.c — rt_app_main: instance, validation, device, lifecycle. */
 #include "app.h"
 
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +131,22 @@ static int pick_family(VkPhysicalDevice pd)
 }
 
 /* Prefers a discrete GPU, then integrated, then anything (lavapipe). */
+
+/* Whether PHYSICAL offers the device extension NAME. */
+static bool has_device_extension(VkPhysicalDevice physical, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical, NULL, &n, NULL) != VK_SUCCESS || !n)
+        return false;
+    VkExtensionProperties *props = calloc(n, sizeof *props);
+    bool found = false;
+    if (props && vkEnumerateDeviceExtensionProperties(physical, NULL, &n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
 static rt_status pick_device(struct rt_app *app)
 {
     VkPhysicalDevice devs[16];
@@ -258,14 +275,21 @@ static rt_status create_device(struct rt_app *app)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *swapchain_ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    const char *exts[2];
+    uint32_t ext_count = 0;
+    if (!app->args.offscreen)
+        exts[ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+    if (app->desc->optional_extension && has_device_extension(app->physical, app->desc->optional_extension)) {
+        exts[ext_count++] = app->desc->optional_extension;
+        app->optional_extension = true;
+    }
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &want.f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue,
-        .enabledExtensionCount = app->args.offscreen ? 0 : 1,
-        .ppEnabledExtensionNames = &swapchain_ext,
+        .enabledExtensionCount = ext_count,
+        .ppEnabledExtensionNames = exts,
     };
     VkResult r = vkCreateDevice(app->physical, &info, NULL, &app->device);
     if (r == VK_ERROR_EXTENSION_NOT_PRESENT || r == VK_ERROR_FEATURE_NOT_PRESENT)

@@ -78,6 +78,8 @@ struct rt_app_desc {
     /* Vulkan 1.2 features enabled where the device has them; the app reads
      * app->enabled12 to choose its path. */
     const VkPhysicalDeviceVulkan12Features *optional12;
+    /* A device extension enabled where the device has it (app->optional_extension says). */
+    const char *optional_extension;
     /* The framework itself synchronises with vkQueueSubmit2, barrier2 and one
      * timeline semaphore instead of fences (the modern app). */
     bool sync2;
@@ -128,6 +130,7 @@ struct rt_app {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     VkPhysicalDeviceVulkan12Features enabled12; /* pNext is not meaningful */
+    bool optional_extension;                    /* desc->optional_extension was enabled */
     VkDevice device;
     uint32_t queue_family;
     VkQueue queue;
