@@ -281,6 +281,11 @@ static int golden_show(const struct golden_args *a)
     int rc = need_rest(a, 1, "a golden ID");
     if (rc || (rc = parse_id(a->rest[0], &id)))
         return rc;
+    if (a->output) { /* refused before the store is read, in every command's words */
+        rt_status s = rt_output_file_check("-o", a->output);
+        if (!rt_ok(&s))
+            return cli_fail(s);
+    }
     return cli_fail(with_store(a, RT_STORE_READ_ONLY, show_fn, &id));
 }
 
