@@ -263,6 +263,29 @@ try {
   assert.ok(await page.locator("#delta-chart").count() === 1, "ΔE is plotted beside SSIM");
   await shot("trace");
   ok("trace page: SSIM history per device");
+  // its labels stay inside the plot and apart (review R8: the newest failure's
+  // gates were cut off at the right edge, the two threshold labels overlapped):
+  // vkcube frame 10 fails in the newest run, below both thresholds
+  await page.goto(`${url}trace.html?trace=vkcube&frame=10`);
+  await page.waitForSelector("#chart circle");
+  const labels = await page.evaluate(() => {
+    const svg = document.querySelector("#chart");
+    const width = Number(svg.getAttribute("viewBox").split(" ")[2]);
+    return { width, boxes: [...svg.querySelectorAll("text")].map((t) => {
+      const b = t.getBBox();
+      return { text: t.textContent, cls: t.getAttribute("class"), x: b.x, y: b.y, w: b.width, h: b.height };
+    }) };
+  });
+  assert.ok(labels.boxes.some((b) => b.cls === "gate"), "no failure is labelled with its gates");
+  for (const b of labels.boxes)
+    assert.ok(b.x >= 0 && b.x + b.w <= labels.width, `label "${b.text}" leaves the plot: ${b.x.toFixed(0)}..${(b.x + b.w).toFixed(0)} of ${labels.width}`);
+  const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+  const named = labels.boxes.filter((b) => /threshold/.test(b.text));
+  for (const a of named)
+    for (const b of labels.boxes)
+      if (a !== b && !/^run #/.test(b.text)) assert.ok(apart(a, b), `labels "${a.text}" and "${b.text}" overlap`);
+  await shot("trace-failing");
+  ok("trace page: every label inside the plot, the thresholds' apart from the others");
   // 6. two shards of one pipeline, uploaded as the runner does, joined; the same failing image on both is one group
   const same = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
   for (const [i, status] of [[1, "pass"], [2, "fail"]]) {

@@ -74,10 +74,17 @@ function chart(points, devices, runs) {
   svg.append(grid, s("text", { x: L, y: H - 8 }, `run #${runs[0] ?? ""}`),
     s("text", { x: W - R, y: H - 8, "text-anchor": "end" }, `run #${runs[runs.length - 1] ?? ""}`));
   const last = [...points].reverse();
+  // The thresholds' names sit at the left end of their lines, where the
+  // oldest points are (the newest, at the right, carry the failure labels),
+  // the second one under its line when the two lines are close.
+  let above = null;
   for (const [key, name, dash] of [["threshold", "SSIM threshold", "4 3"], ["tile_threshold", "worst-tile threshold", "1 3"]]) {
     const value = last.find((p) => p[key] !== null)?.[key];
-    if (value) svg.append(s("line", { class: "threshold", x1: L, x2: W - R, y1: y(value), y2: y(value), "stroke-dasharray": dash }),
-      s("text", { x: W - R, y: y(value) - 4, "text-anchor": "end" }, `${name} ${value}`));
+    if (!value) continue;
+    const close = above !== null && Math.abs(y(value) - above) < 16;
+    svg.append(s("line", { class: "threshold", x1: L, x2: W - R, y1: y(value), y2: y(value), "stroke-dasharray": dash }),
+      s("text", { x: L + 6, y: close ? y(value) + 13 : y(value) - 4 }, `${name} ${value}`));
+    above = y(value);
   }
   devices.forEach((device, i) => {
     const mine = points.filter((p) => seriesOf(p) === device && p.ssim !== null);
@@ -92,8 +99,11 @@ function chart(points, devices, runs) {
       svg.append(s("a", { href: `/result.html?id=${p.result_id}`, "aria-label": `run ${p.run_id} ${device}: SSIM ${num(p.ssim)}, ${p.status}${gates.length ? `, failed ${gates.join(" and ")}` : ""}` },
         s("circle", { cx: x(p.run_id), cy: y(p.ssim), r: failed ? 5 : 3.5, fill: failed ? "#b3261e" : colour, stroke: "#fff" },
           s("title", {}, `run #${p.run_id} ${when(p.started_at)}\n${device}\nSSIM ${num(p.ssim)} · worst tile ${num(p.ssim_worst_tile)} · ΔE ${num(p.delta_e, 2)} · ${p.status}`))));
+      // a failure's gates, right of its dot, or left of it near the right edge
+      const right = x(p.run_id) > W - R - 140;
       if (failed && gates.length)
-        svg.append(s("text", { class: "gate", x: x(p.run_id) + 7, y: y(p.ssim) - 6 }, gates.join("+")));
+        svg.append(s("text", { class: "gate", x: x(p.run_id) + (right ? -7 : 7), y: y(p.ssim) - 6,
+          "text-anchor": right ? "end" : "start" }, gates.join("+")));
     }
   });
   return svg;
