@@ -594,7 +594,8 @@ void rt_front_library_error(struct rt_front *front, unsigned status)
             continue;
         candidates++;
         only = r;
-        if (bytes_received(r->fd) - r->head_base >= OVERFLOW_BYTES) {
+        uint64_t received = bytes_received(r->fd); /* 0 when unknown: never "over" */
+        if (received > r->head_base && received - r->head_base >= OVERFLOW_BYTES) {
             answer_instead(front, r, status);
             answered++;
         }
