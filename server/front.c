@@ -62,11 +62,12 @@ struct record {
     atomic_llong head_since_ms; /* since when */
     bool cut;                   /* shut down once: no second time */
     /* under the front's lock: the libmicrohttpd thread that serves it (a
-     * connection stays on one), and the bytes received when its current
-     * head began (TCP_INFO), for rt_front_library_error */
+     * connection stays on one), and the bytes of the stream its answered
+     * requests took (heads and bodies): what TCP_INFO says it received
+     * beyond them belongs to the head being read (rt_front_library_error) */
     bool has_worker;
     pthread_t worker;
-    uint64_t head_base;
+    uint64_t consumed;
 };
 
 struct address {
@@ -514,16 +515,16 @@ static uint64_t bytes_received(int fd)
     return info.tcpi_bytes_received;
 }
 
-/* Called on the libmicrohttpd thread that serves R: that thread, and (when
- * a head begins) the bytes received so far. */
-static void note_worker(struct record *r, bool head_begins)
+/* Called on the libmicrohttpd thread that serves R: that thread, and the
+ * bytes of the request that just ended (CONSUMED, 0 at a head). Counted
+ * from the requests themselves, not read from TCP_INFO when one ends: the
+ * client may have sent its next head before libmicrohttpd says so. */
+static void note_worker(struct record *r, uint64_t consumed)
 {
-    uint64_t base = head_begins ? bytes_received(r->fd) : 0;
     pthread_mutex_lock(&r->front->lock);
     r->worker = pthread_self();
     r->has_worker = true;
-    if (head_begins)
-        r->head_base = base;
+    r->consumed += consumed;
     pthread_mutex_unlock(&r->front->lock);
 }
 
@@ -533,15 +534,15 @@ void rt_front_head_arrived(struct MHD_Connection *conn)
     if (!r)
         return;
     atomic_store(&r->in_head, false);
-    note_worker(r, false);
+    note_worker(r, 0);
 }
 
-void rt_front_request_done(struct MHD_Connection *conn)
+void rt_front_request_done(struct MHD_Connection *conn, uint64_t request_bytes)
 {
     struct record *r = record_of(conn);
     if (!r)
         return;
-    note_worker(r, true);
+    note_worker(r, request_bytes);
     atomic_store(&r->head_since_ms, now_ms());
     atomic_store(&r->in_head, true);
     atomic_store(&r->in_body, false);
@@ -592,10 +593,12 @@ void rt_front_library_error(struct rt_front *front, unsigned status)
         if (r->cut || !r->has_worker || !pthread_equal(r->worker, self) ||
             !atomic_load(&r->in_head))
             continue;
+        uint64_t received = bytes_received(r->fd); /* 0 when unknown: never a candidate */
+        if (received <= r->consumed)
+            continue; /* nothing beyond its answered requests: an idle kept-alive connection */
         candidates++;
         only = r;
-        uint64_t received = bytes_received(r->fd); /* 0 when unknown: never "over" */
-        if (received > r->head_base && received - r->head_base >= OVERFLOW_BYTES) {
+        if (received - r->consumed >= OVERFLOW_BYTES) {
             answer_instead(front, r, status);
             answered++;
         }

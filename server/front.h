@@ -46,8 +46,9 @@ void rt_front_head_arrived(struct MHD_Connection *conn);
  * has shut its side (the body can never be complete) is let go at once. */
 void rt_front_body_expected(struct MHD_Connection *conn, bool expected);
 
-/** CONN's request is answered: its next head is held to the deadline from now. */
-void rt_front_request_done(struct MHD_Connection *conn);
+/** CONN's request, REQUEST_BYTES of the stream (its head and the body
+ * taken), is answered: its next head is held to the deadline from now. */
+void rt_front_request_done(struct MHD_Connection *conn, uint64_t request_bytes);
 
 /* libmicrohttpd's memory for one connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT):
  * a head that does not fit it is refused by libmicrohttpd itself. */
@@ -60,8 +61,9 @@ void rt_front_request_done(struct MHD_Connection *conn);
  * parse), which only happens on a kept-alive connection's later heads (the
  * first is checked by the front). The connection is the one that thread
  * serves which is waiting for a head and has received at least half the
- * buffer since that head began, or, when none has, the only one waiting for
- * a head there: it is answered with STATUS as JSON now, and libmicrohttpd's
+ * buffer beyond its answered requests, or, when none has, the only one waiting for
+ * a head there that has received anything since its last answer (an idle
+ * kept-alive connection has not): it is answered with STATUS as JSON now, and libmicrohttpd's
  * page is never sent. Connections it cannot tell apart keep libmicrohttpd's
  * answer (docs: server/README.md).
  */

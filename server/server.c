@@ -143,6 +143,7 @@ static enum MHD_Result begin_request(struct rt_request *req)
 {
     const union MHD_ConnectionInfo *head =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    req->stream_bytes = head ? head->header_size : 0;
     req->answered = strlen(req->url) > RT_HEAD_MAX_TARGET ||
                     (head && head->header_size > RT_HEAD_MAX);
     if (!req->answered && MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
@@ -218,6 +219,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return begin_request(req);
     }
     if (*upload_data_size) {
+        req->stream_bytes += *upload_data_size;
         if (!req->answered)
             take_body(req, upload_data, *upload_data_size);
         *upload_data_size = 0;
@@ -239,8 +241,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
     (void)cls, (void)code;
-    rt_front_request_done(conn);
     struct rt_request *req = *con_cls;
+    rt_front_request_done(conn, req ? req->stream_bytes : 0);
     if (req) {
         free(req->body);
         free(req);

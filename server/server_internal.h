@@ -84,6 +84,7 @@ struct rt_request {
     size_t body_size, body_capacity;
     bool too_large;
     bool answered; /* a response was queued early (too large) */
+    uint64_t stream_bytes; /* its head and every body byte libmicrohttpd handed over */
 };
 
 /* ---- responses (http.c) ------------------------------------------------ */

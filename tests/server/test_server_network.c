@@ -309,6 +309,12 @@ Test(network, a_kept_alive_head_over_libmicrohttpds_buffer_is_answered_as_json)
         const char *raw;
         int status;
     } cases[] = {{big_field, 431}, {big_target, 414}, {bad_length, 400}};
+    /* another kept-alive connection, idle on the same (only) worker: the
+     * refused one must still be told from it */
+    int idle = connect_from("127.0.0.3");
+    char idle_buf[8192];
+    send_text(idle, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    cr_assert_eq(read_one(idle, idle_buf, sizeof idle_buf), 200);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int fd = connect_from("127.0.0.2");
         char buf[8192];
@@ -321,6 +327,9 @@ Test(network, a_kept_alive_head_over_libmicrohttpds_buffer_is_answered_as_json)
         assert_json_error(&r, cases[i].status);
         http_response_finish(&r);
     }
+    send_text(idle, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    cr_assert_eq(read_one(idle, idle_buf, sizeof idle_buf), 200, "the idle connection was cut");
+    close(idle);
     free(big_field);
     free(big_target);
     still_serving();
