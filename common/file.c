@@ -101,3 +101,19 @@ rt_status rt_output_file_check(const char *flag, const char *path)
     unlink(probe);
     return rt_ok_status();
 }
+
+rt_status rt_file_open_read(const char *path, const char *what, FILE **out)
+{
+    const char *sep = what ? " " : "";
+    what = what ? what : "";
+    struct stat st;
+    *out = fopen(path, "rb");
+    if (!*out)
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open%s%s: %s", path, sep, what, strerror(errno));
+    if (fstat(fileno(*out), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(*out);
+        *out = NULL;
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open%s%s: it is a directory", path, sep, what);
+    }
+    return rt_ok_status();
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "png_fast.h"
 
 rt_status rt_image_init(struct rt_image *out, uint32_t width, uint32_t height)
@@ -208,9 +209,8 @@ static void trim_to_pixels(struct rt_image *image)
 rt_status rt_png_read_file(const char *path, struct rt_image *out)
 {
     memset(out, 0, sizeof *out);
-    struct png_stream s = {.file = fopen(path, "rb")};
-    if (!s.file)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    struct png_stream s = {0};
+    RT_TRY(rt_file_open_read(path, NULL, &s.file));
     size_t size = 0, cap = 0;
     uint8_t *data = slurp(s.file, &size, &cap);
     if (data && rt_png_fast_decode_within(data, size, cap, out)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "file.h"
 #include "manifest_yaml.h"
 
 #define DEFAULT_THRESHOLD 0.99
@@ -367,9 +368,8 @@ static rt_status load_document(struct mf_ctx *c, FILE *f)
 rt_status rt_manifest_load(const char *path, struct rt_manifest *out)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot open manifest: %s", path, strerror(errno));
+    FILE *f;
+    RT_TRY(rt_file_open_read(path, "manifest", &f));
     struct mf_ctx c = {.path = path, .m = out};
     rt_arena_init(&out->arena, 0, 0);
     rt_status s = load_document(&c, f);

@@ -4,13 +4,14 @@
  *
  * Owns: one way to read a file that may be a pipe or grow while it is read
  * (no size taken from stat), with one error wording; one `mkdir -p`; one
- * check of an output file's folder.
+ * check of an output file's folder; one open of an input that is not a folder.
  * Must not touch: anything but libc.
  */
 #ifndef RT_FILE_H
 #define RT_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -39,5 +40,13 @@ RT_MUST_CHECK rt_status rt_make_dirs(const char *path);
  * after the replay or comparison whose result it then loses.
  */
 RT_MUST_CHECK rt_status rt_output_file_check(const char *flag, const char *path);
+
+/**
+ * Opens PATH for reading into *OUT, refusing a folder: Linux opens one, and
+ * the read that fails later made it "not a PNG file" or a parser's "input
+ * error". RT_ERR_BAD_INPUT worded "PATH: cannot open[ WHAT]: REASON" (WHAT
+ * may be NULL); *OUT is NULL then.
+ */
+RT_MUST_CHECK rt_status rt_file_open_read(const char *path, const char *what, FILE **out);
 
 #endif

@@ -382,3 +382,22 @@ Test(file, output_check_refuses_what_cannot_be_written)
     unlink(ok_path);
     rmdir(dir);
 }
+
+/* A folder is refused where an input file belongs, naming what was opened. */
+Test(file, open_read_refuses_a_folder)
+{
+    FILE *f = (FILE *)1;
+    rt_status s = rt_file_open_read("/tmp", "manifest", &f);
+    cr_assert_eq(s.code, RT_ERR_BAD_INPUT, "%s", s.msg);
+    cr_assert_str_eq(s.msg, "/tmp: cannot open manifest: it is a directory");
+    cr_assert_null(f);
+    rt_status_free(&s);
+    s = rt_file_open_read("/nonexistent-rt", NULL, &f);
+    cr_assert_str_eq(s.msg, "/nonexistent-rt: cannot open: No such file or directory");
+    cr_assert_null(f);
+    rt_status_free(&s);
+    s = rt_file_open_read("/proc/self/status", NULL, &f);
+    cr_assert(rt_ok(&s), "%s", s.msg);
+    cr_assert_not_null(f);
+    fclose(f);
+}

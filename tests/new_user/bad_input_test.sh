@@ -1,0 +1,20 @@
+#!/bin/sh
+# tests/new_user/bad_input_test.sh RETRACE TRACES_DIR — a folder given where
+# a file belongs is bad input (exit 3) that says so. Linux opens a folder for
+# reading; reading it then fails, which came out as "not a PNG file" (compare)
+# and "DIR:1: input error" (run, from libyaml). Prints TAP.
+R=$1 T=$2
+. "$(dirname "$0")/../cli/tap.sh"
+G=$T/golden/1-vkcube-f1.png
+mkdir "$work/folder"
+check "compare: a folder as the golden is exit 3 saying so" 3 "folder: cannot open: it is a directory" -- \
+    "$R" compare "$work/folder" "$G"
+check "compare: a folder as the actual image is exit 3 saying so" 3 "folder: cannot open: it is a directory" -- \
+    "$R" compare "$G" "$work/folder"
+check "run: a folder as the manifest is exit 3 saying so" 3 "folder: cannot open manifest: it is a directory" -- \
+    "$R" run "$work/folder" --db "$work/g.db"
+check "run: a missing manifest is still named" 3 "none.yml: cannot open manifest: No such file or directory" -- \
+    "$R" run "$work/none.yml" --db "$work/g.db"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
