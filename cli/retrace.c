@@ -52,8 +52,12 @@ static void print_overview(FILE *out)
     fprintf(out, "usage: retrace COMMAND [ARGS...]\n"
                  "       retrace help [COMMAND]\n"
                  "       retrace --version\n\ncommands:\n");
+    int width = 0; /* the longest name, so no synopsis runs into its name */
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].synopsis);
+        if ((int)strlen(commands[i].name) > width)
+            width = (int)strlen(commands[i].name);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-*s  %s\n", width, commands[i].name, commands[i].synopsis);
     fputc('\n', out);
     cli_usage_exits(out, cli_exit_codes);
 }
