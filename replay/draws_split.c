@@ -13,6 +13,7 @@
 #include "draws.h"
 #include "formats.h"
 #include "readback.h"
+#include "staging.h"
 
 static void *lookup(const struct rt_hashmap *m, uint64_t k)
 {
@@ -51,19 +52,15 @@ static VkImageAspectFlags aspects_of(VkFormat format)
     return a ? a : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
+/* C's staging buffer, from the shared staging module (readback/staging.h);
+ * false when none could be made (nothing is left to free then). */
 static bool staging(struct replay *r, const struct replay_device *dev, VkDeviceSize size, struct draw_copy *c)
 {
-    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-    if (d->vkCreateBuffer(dev->handle, &info, NULL, &c->buffer) != VK_SUCCESS)
-        return false;
-    VkMemoryRequirements req;
-    d->vkGetBufferMemoryRequirements(dev->handle, c->buffer, &req);
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    return rt_readback_host_memory_type(&r->gpu_memory, req.memoryTypeBits, &alloc.memoryTypeIndex) &&
-           d->vkAllocateMemory(dev->handle, &alloc, NULL, &c->memory) == VK_SUCCESS &&
-           d->vkBindBufferMemory(dev->handle, c->buffer, c->memory, 0) == VK_SUCCESS;
+    const struct rt_readback_device rd = {dev->handle, &dev->dispatch.device, &r->gpu_memory, NULL};
+    rt_status s = rt_staging_buffer(&rd, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &c->buffer, &c->memory);
+    bool ok = rt_ok(&s);
+    rt_status_free(&s); /* the copy is then "not saved", with why */
+    return ok;
 }
 
 static void barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
