@@ -3,6 +3,7 @@
  * first draw of frame F whose output diverges between this replay and a
  * reference (diagnose/diagnose.h; docs/FORMATS.md 7.3).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,21 @@ static int parse_args(int argc, char **argv, struct diagnose_args *a)
     return 0;
 }
 
+/* What would make a side's replay fail at once is said before any replay:
+ * a --device or --against-device naming no device, an ICD file that is not there. */
+static rt_status check_sides(const struct rt_diagnose_options *o)
+{
+    const struct rt_diagnose_side *sides[] = {&o->test, &o->reference};
+    for (size_t k = 0; k < 2; k++)
+        for (uint32_t i = 0; i + 1 < sides[k]->arg_count; i++)
+            if (!strcmp(sides[k]->args[i], "--device"))
+                RT_TRY(rt_status_wrap(cli_check_device(sides[k]->args[i + 1]), "%s",
+                                      k ? "the reference (--against-device, or lavapipe by default)" : "--device"));
+    if (o->reference.icd && access(o->reference.icd, R_OK) != 0)
+        return rt_errorf(RT_ERR_BAD_INPUT, "--against-icd %s: cannot open: %s", o->reference.icd, strerror(errno));
+    return rt_ok_status();
+}
+
 int cmd_diagnose_run(int argc, char **argv)
 {
     static struct diagnose_args a; /* the options point into it */
@@ -175,6 +191,9 @@ int cmd_diagnose_run(int argc, char **argv)
     rt_trace_reader_destroy(reader);
     if (!rt_ok(&opened))
         return cli_fail(rt_status_wrap(opened, "%s", a.o.trace));
+    rt_status ready = check_sides(&a.o);
+    if (!rt_ok(&ready))
+        return cli_fail(ready);
     struct rt_diagnose_result res;
     rt_status s = rt_diagnose_run(&a.o, &res);
     if (!rt_ok(&s)) {

@@ -31,7 +31,7 @@ commands=$("$retrace" help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 mkdir -p "$work/store"
 "$retrace" golden import "$traces/golden" --db "$work/store/g.db" >/dev/null || exit 1
 
-echo "1..$(( $(echo "$commands" | wc -l) * 4 + 45 ))"
+echo "1..$(( $(echo "$commands" | wc -l) * 4 + 47 ))"
 for c in $commands; do
     check "$c -h" 0 "usage: retrace $c" -- "$retrace" "$c" -h
     check "$c --help" 0 "usage: retrace $c" -- "$retrace" "$c" --help
@@ -92,6 +92,12 @@ else not_ok "replay: a missing trace is one line, the error" "$("$retrace" repla
 check "replay --skip-draws naming a draw the frame lacks warns" 0 \
     "warning: --skip-draws 3:5: frame 3 has 1 draws, so none was skipped" -- \
     "$retrace" replay "$traces/vkcube.rtrace" --skip-draws 3:5 --end-frame 4
+check "diagnose: a reference device that does not exist is exit 4 before any replay" 4 \
+    "no Vulkan device matches --device nosuchgpu" -- \
+    "$retrace" diagnose "$traces/vkcube.rtrace" --frame 5 --against-device nosuchgpu --out "$work/diag-nodev"
+check "diagnose: an ICD file that does not exist is exit 3 naming it" 3 \
+    "--against-icd /nonexistent/icd.json: cannot open" -- \
+    "$retrace" diagnose "$traces/vkcube.rtrace" --frame 5 --against-icd /nonexistent/icd.json --out "$work/diag-noicd"
 check "replay --report into a folder that does not exist is refused before the replay" 2 \
     "--report: cannot write /nonexistent/r.json" -- \
     "$retrace" replay "$traces/vkcube.rtrace" --report /nonexistent/r.json --end-frame 2
