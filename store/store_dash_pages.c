@@ -9,8 +9,9 @@
  * "dependencies"): SQLite's, which is linked already.
  *
  * The keys and their order are those the cJSON pages had (server/README.md
- * documents them). What differs is how SQLite writes a number: a REAL is
- * written with 15 significant digits, as cJSON wrote it, but one with no
+ * documents them). What differs is how SQLite writes a number: a REAL
+ * with 15 significant digits (cJSON wrote 17 where 15 did not read back
+ * within its epsilon: the two differ by at most 2e-16), and one with no
  * fraction keeps ".0" (an ssim of 1 is `1.0`; the same number to any JSON
  * reader). SQLite would write an infinity as `Inf`, which is no JSON: every
  * REAL goes through FINITE, which makes it null, as cJSON did (a PSNR of
