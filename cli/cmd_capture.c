@@ -374,11 +374,23 @@ static void name_missed_screenshots(const struct rt_capture_settings *settings, 
                       t->shot_count, in, past);
 }
 
+/* 126 and 127 are how a shell or env says the command could not be run
+ * (found but not executable, not found): with no trace written, that is
+ * the cause, and asking the loader again would only run it again. */
+static bool could_not_run(int status)
+{
+    return WIFEXITED(status) && (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127);
+}
+
 static rt_status summarise(char **program, const struct rt_capture_settings *settings, int status, time_t started,
                            struct capture_trim *trim)
 {
     static struct capture_traces traces; /* large */
     capture_traces_collect(settings->output, started, &traces);
+    if (!traces.main_exists && traces.count == 0 && could_not_run(status))
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s wrote no trace: it could not be run (exit %d: %s)", program[0],
+                         WEXITSTATUS(status), WEXITSTATUS(status) == 127 ? "a command it runs was not found"
+                                                                         : "a command it runs is not executable");
     if (!traces.main_exists && traces.count == 0)
         return no_trace(program);
     rt_status trimmed = rt_ok_status();
@@ -425,6 +437,8 @@ static int finish_run(char **program, const struct rt_capture_settings *settings
 {
     bool failed = report_program_status(program[0], child->status);
     rt_status s = summarise(program, settings, child->status, started, trim);
+    /* Not run at all: exit 3 (README), not a program that failed. */
+    failed = failed && !(could_not_run(child->status) && s.code == RT_ERR_BAD_INPUT);
     if (trim->on)
         capture_trim_remove_temp(trim); /* also after no_trace's probe run */
     if (child->stop_signal) {
@@ -438,7 +452,7 @@ static int finish_run(char **program, const struct rt_capture_settings *settings
     if (!rt_ok(&s))
         fprintf(stderr, "retrace: error: %s\n", s.msg);
     if (failed)
-        fprintf(stderr, "retrace: error: the program failed (exit %d)%s\n", CLI_EXIT_PROGRAM_FAILED,
+        fprintf(stderr, "retrace: error: %s failed, so retrace exits %d%s\n", program[0], CLI_EXIT_PROGRAM_FAILED,
                 rt_ok(&s) ? "; the trace is kept" : "");
     rt_status_free(&s);
     return failed ? CLI_EXIT_PROGRAM_FAILED : 0;

@@ -34,6 +34,14 @@ check "--json says how the program ended" 6 '"program":{"signal":11' -- \
     "$retrace" capture --json -o "$work/j.rtrace" --frame-delimiter submit -- "$busy" 3 segv 5
 check "a program that exits non-zero: 6" 6 "exited with status 3" -- \
     "$retrace" capture -o "$work/x.rtrace" -- sh -c 'exit 3'
+check "a program env cannot find: 3, could not be run" 3 "could not be run (exit 127" -- \
+    "$retrace" capture -o "$work/e.rtrace" -- env /nonexistent/program
+check "a command that is not executable, no trace: 3" 3 "could not be run (exit 126" -- \
+    "$retrace" capture -o "$work/f.rtrace" -- sh -c 'exit 126'
+check "a failed program: retrace's own status named as such" 6 "exited with status 3.*" -- \
+    "$retrace" capture -o "$work/g.rtrace" -- sh -c 'exit 3'
+check "... and the last line says 6 is retrace's" 6 "sh failed, so retrace exits 6" -- \
+    "$retrace" capture -o "$work/h.rtrace" -- sh -c 'exit 3'
 check "a program that exits 0 without Vulkan: 3" 3 "wrote no trace" -- \
     "$retrace" capture -o "$work/y.rtrace" -- true
 check "an output directory that does not exist: 2, program not run" 2 "does-not-exist" -- \
