@@ -1,7 +1,6 @@
 /* cli/cmd_compare.c — `retrace compare`: SSIM, PSNR and pixel differences of two PNGs. */
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "args.h"
 #include "cli.h"
@@ -80,16 +79,6 @@ static int parse_option(struct cli_args *p, int id, struct compare_args *a)
     return rc;
 }
 
-/* The same file, by name or by inode (a link, "./a.png"). */
-static bool same_file(const char *x, const char *y)
-{
-    if (!strcmp(x, y))
-        return true;
-    struct stat sx, sy;
-    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev &&
-           sx.st_ino == sy.st_ino;
-}
-
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
     const struct rt_command *cmd = cli_find_command("compare");
@@ -111,7 +100,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     if (npaths != 2)
         return cli_usage_error(cmd, "needs two images, GOLDEN.png and ACTUAL.png");
     for (int i = 0; a->diff_path && i < 2; i++)
-        if (same_file(a->diff_path, a->paths[i]))
+        if (rt_same_file(a->diff_path, a->paths[i]))
             return cli_usage_error(cmd, "--diff %s would overwrite the %s image", a->diff_path,
                                    i ? "actual" : "golden");
     if (a->diff_path) { /* before the comparison, whose result would be lost */

@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "file.h"
 #include "import.h"
 
 enum { OPT_OUT = 1, OPT_KEEP_GOING, OPT_COMPRESSION, OPT_DELIMITER };
@@ -74,6 +75,14 @@ static int parse_args(int argc, char **argv, struct rt_import_options *o)
         snprintf(default_out, sizeof default_out, "%.*s.rtrace", (int)(n - 5), o->in);
         o->out = default_out;
     }
+    if (rt_same_file(o->in, o->out)) /* the import would replace the capture it reads */
+        return cli_usage_error(self, "-o %s would overwrite the capture", o->out);
+    rt_status w = rt_output_file_check("-o", o->out); /* before the import, not after it */
+    if (!rt_ok(&w)) {
+        rc = cli_usage_error(self, "%s", w.msg);
+        rt_status_free(&w);
+        return rc;
+    }
     return 0;
 }
 
@@ -106,6 +115,8 @@ int cmd_import_run(int argc, char **argv)
         return cli_exit_code(rc);
     struct rt_import_summary sum;
     rt_status s = rt_import_gfxr(&o, &sum);
+    if (!rt_ok(&s) && !strstr(s.msg, o.in))
+        s = rt_status_wrap(s, "%s", o.in); /* which file, as replay and info say */
     if (!rt_ok(&s) && sum.stopped && sum.out.file_bytes)
         print_summary(&o, &sum);
     else if (rt_ok(&s))

@@ -117,3 +117,11 @@ rt_status rt_file_open_read(const char *path, const char *what, FILE **out)
     }
     return rt_ok_status();
 }
+
+bool rt_same_file(const char *x, const char *y)
+{
+    if (!strcmp(x, y))
+        return true;
+    struct stat sx, sy;
+    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}

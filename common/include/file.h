@@ -10,6 +10,7 @@
 #ifndef RT_FILE_H
 #define RT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -48,5 +49,12 @@ RT_MUST_CHECK rt_status rt_output_file_check(const char *flag, const char *path)
  * may be NULL); *OUT is NULL then.
  */
 RT_MUST_CHECK rt_status rt_file_open_read(const char *path, const char *what, FILE **out);
+
+/**
+ * True when paths X and Y name one file: the same string, or the same device
+ * and inode (a link, "./a.png"). For refusing an output that would overwrite
+ * an input.
+ */
+bool rt_same_file(const char *x, const char *y);
 
 #endif
