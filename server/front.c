@@ -583,7 +583,7 @@ static void answer_instead(struct rt_front *front, struct record *r, unsigned st
     }
 }
 
-void rt_front_library_error(struct rt_front *front, unsigned status)
+size_t rt_front_library_error(struct rt_front *front, unsigned status)
 {
     pthread_t self = pthread_self();
     struct record *only = NULL;
@@ -603,9 +603,12 @@ void rt_front_library_error(struct rt_front *front, unsigned status)
             answered++;
         }
     }
-    if (!answered && candidates == 1)
+    if (!answered && candidates == 1) {
         answer_instead(front, only, status);
+        answered = 1;
+    }
     pthread_mutex_unlock(&front->lock);
+    return answered;
 }
 
 void rt_front_body_expected(struct MHD_Connection *conn, bool expected)

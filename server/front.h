@@ -65,9 +65,9 @@ void rt_front_request_done(struct MHD_Connection *conn, uint64_t request_bytes);
  * a head there that has received anything since its last answer (an idle
  * kept-alive connection has not): it is answered with STATUS as JSON now, and libmicrohttpd's
  * page is never sent. Connections it cannot tell apart keep libmicrohttpd's
- * answer (docs: server/README.md).
+ * answer (docs: server/README.md). Returns how many were answered.
  */
-void rt_front_library_error(struct rt_front *front, unsigned status);
+size_t rt_front_library_error(struct rt_front *front, unsigned status);
 
 /** Writes {"error": MESSAGE} as a complete HTTP answer with STATUS straight to
  * FD (a small write that fits the socket buffer; the caller closes), with

@@ -287,9 +287,10 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
         va_copy(copy, ap);
         unsigned status = va_arg(copy, unsigned);
         va_end(copy);
-        rt_front_library_error(server->front, status);
-        fprintf(stderr, "retrace serve: libmicrohttpd refused a request head (%u), answered as JSON"
-                        " where the connection could be told\n", status);
+        size_t answered = rt_front_library_error(server->front, status);
+        fprintf(stderr, "retrace serve: libmicrohttpd refused a request head (%u): %s\n", status,
+                answered ? "answered as JSON instead of its page"
+                         : "its page went out (the connection could not be told apart)");
         return;
     }
     fputs("retrace serve: ", stderr);
