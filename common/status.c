@@ -47,15 +47,26 @@ static rt_status make(enum rt_code code, const char *file, int line, const char 
     return (rt_status){.code = code, .msg = e->text};
 }
 
+/* FMT into TEXT (RT_STATUS_MSG_MAX bytes); the length kept, cut to fit.
+ * *FAILED (when asked) says vsnprintf failed: TEXT is then empty. */
+static size_t format_clamped(char *text, const char *fmt, va_list ap, bool *failed)
+{
+    int n = vsnprintf(text, RT_STATUS_MSG_MAX, fmt, ap);
+    if (failed)
+        *failed = n < 0;
+    if (n < 0)
+        text[0] = '\0';
+    return n < 0 ? 0 : (size_t)n >= RT_STATUS_MSG_MAX ? RT_STATUS_MSG_MAX - 1 : (size_t)n;
+}
+
 rt_status rt_status_make(enum rt_code code, const char *file, int line,
                          const char *fmt, ...)
 {
     char text[RT_STATUS_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
+    size_t len = format_clamped(text, fmt, ap, NULL);
     va_end(ap);
-    size_t len = n < 0 ? 0 : (size_t)n >= sizeof text ? sizeof text - 1 : (size_t)n;
     return make(code, file, line, text, len, "", 0);
 }
 
@@ -65,13 +76,13 @@ rt_status rt_status_wrap(rt_status inner, const char *fmt, ...)
         return inner;
     char text[RT_STATUS_MSG_MAX];
     va_list ap;
+    bool failed;
     va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
+    size_t used = format_clamped(text, fmt, ap, &failed);
     va_end(ap);
-    size_t used = n < 0 ? 0 : (size_t)n >= sizeof text ? sizeof text - 1 : (size_t)n;
     const struct rt_error *e = owns_record(&inner) ? record_of(inner.msg) : NULL;
     rt_status s;
-    if (n < 0 || used + 3 >= sizeof text) { /* no room for ": inner": the prefix alone */
+    if (failed || used + 3 >= sizeof text) { /* no room for ": inner": the prefix alone */
         s = make(inner.code, e ? e->file : NULL, e ? e->line : 0, text, used, "", 0);
     } else {
         memcpy(text + used, ": ", 2);
