@@ -197,24 +197,24 @@ file_size() {
     if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo -; fi
 }
 
-# median_interval GOAL: reads ratios (one line, sorted) and prints their
+# median_interval GOAL [COUNT]: reads ratios (one line, sorted) and prints their
 # median, a distribution-free interval for it (order statistics k and n+1-k,
 # k the largest with P(Binomial(n, 1/2) < k) <= 2.5%: at least 95% cover,
 # whatever the noise's shape; below 6 values, min..max: 94% for n = 5), and
 # the verdict against GOAL: "met" when the whole interval is at or below it,
 # "not met" when it is all above, else "undecided" (more pairs, or a
-# quieter machine), "too few" for 2 to 4 values (one value is a count, a
-# trace's size: judged as it is). bench/summary.py computes the
+# quieter machine), "too few" under 5 values unless COUNT is set (a size,
+# rows named size-*: a count, judged as it is). bench/summary.py computes the
 # same for the table (tests/unit/test_bench_interval.py checks both).
 median_interval() {
-    awk -v goal="$1" '{ n = NF; for (i = 1; i <= n; i++) v[i] = $i }
+    awk -v goal="$1" -v count="${2:-}" '{ n = NF; for (i = 1; i <= n; i++) v[i] = $i }
         END {
             if (n == 0) { print "no values"; exit }
             med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
             k = 1; p = 0.5 ^ n; cdf = p
             for (j = 1; j < n; j++) { p = p * (n - j + 1) / j; if (cdf + p > 0.025) break; cdf += p; k = j + 1 }
             lo = v[k]; hi = v[n + 1 - k]
-            verdict = n > 1 && n < 5 ? "too few" : hi <= goal ? "met" : lo > goal ? "not met" : "undecided"
+            verdict = n < 5 && count == "" ? "too few" : hi <= goal ? "met" : lo > goal ? "not met" : "undecided"
             printf "median %.3f, 95%% interval %.3f-%.3f over %d pairs: %s\n", med, lo, hi, n, verdict }'
 }
 
@@ -225,7 +225,8 @@ median_interval() {
 bench_ratio() {
     values=$(sort -n "$3" | tr '\n' ' ' | sed 's/ $//')
     printf '  %-28s %s (goal <= %s): %s\n' "$1" "$4" "$2" "$values"
-    printf '  %-28s %s\n' "" "$(echo "$values" | median_interval "$2")"
+    case $1 in size-*) count=1 ;; *) count= ;; esac
+    printf '  %-28s %s\n' "" "$(echo "$values" | median_interval "$2" $count)"
     if [ -n "${BENCH_RATIOS:-}" ]; then
         printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$4" "$values" >>"$BENCH_RATIOS"
     fi

@@ -37,9 +37,9 @@ def median_interval(values):
 def verdict(row):
     """met: the median's whole interval is at or below the goal; not met: all
     above it; undecided: the runs cannot tell (more pairs, a quieter machine);
-    too few: 2 to 4 runs, min..max covers the median less than 94% of the time.
-    One value is a count (a trace's size), judged as it is."""
-    if 1 < len(row["values"]) < 5:
+    too few: under 5 runs, min..max covers the median less than 94% of the time.
+    A size (rows named size-*) is a count, not a timing: judged as it is."""
+    if len(row["values"]) < 5 and not row["name"].startswith("size-"):
         return "too few"
     if row["hi"] <= row["goal"]:
         return "met"

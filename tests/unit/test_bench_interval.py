@@ -22,8 +22,10 @@ def check(what, got, want):
         print(f"FAIL {what}: got {got!r}, want {want!r}")
 
 
-def shell(values, goal):
-    script = f'. "{root}/bench/lib.sh"; echo "{" ".join(f"{v:.3f}" for v in sorted(values))}" | median_interval {goal}'
+def shell(values, goal, name):
+    count = "1" if name.startswith("size-") else ""
+    script = (f'. "{root}/bench/lib.sh"; echo "{" ".join(f"{v:.3f}" for v in sorted(values))}" | '
+              f'median_interval {goal} {count}')
     return subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -37,14 +39,16 @@ check("interval of 20", tuple(round(x, 2) for x in summary.median_interval(twent
 five = [1.2, 1.1, 1.4, 1.3, 1.5]
 check("interval of 5", summary.median_interval(five), (1.1, 1.5))
 
-cases = [(ten, 1.10, "met"), (ten, 1.05, "undecided"), (ten, 1.00, "not met"),
-         (five, 1.05, "not met"), (five, 1.30, "undecided"), ([1.2, 1.3], 1.05, "too few"),
-         ([0.09], 0.10, "met"), ([0.11], 0.10, "not met")]
-for values, goal, want in cases:
+cases = [(ten, 1.10, "met", "capture-x"), (ten, 1.05, "undecided", "capture-x"),
+         (ten, 1.00, "not met", "capture-x"), (five, 1.05, "not met", "capture-x"),
+         (five, 1.30, "undecided", "capture-x"), ([1.2, 1.3], 1.05, "too few", "capture-x"),
+         ([0.2], 0.5, "too few", "replay-x"),
+         ([0.09], 0.10, "met", "size-x"), ([0.11], 0.10, "not met", "size-x")]
+for values, goal, want, name in cases:
     lo, hi = summary.median_interval(values)
-    row = {"values": values, "goal": goal, "lo": lo, "hi": hi}
-    check(f"verdict {values} against {goal}", summary.verdict(row), want)
-    out = shell(values, goal)
+    row = {"name": name, "values": values, "goal": goal, "lo": lo, "hi": hi}
+    check(f"verdict {name} {values} against {goal}", summary.verdict(row), want)
+    out = shell(values, goal, name)
     check(f"lib.sh verdict {values} against {goal}", out.rsplit(": ", 1)[-1], want)
     if len(values) >= 5:
         check(f"lib.sh interval {values}", f"{lo:.3f}-{hi:.3f}" in out, True)
