@@ -58,7 +58,23 @@ static bool add_file(cJSON *entry, const struct draw_copy *c, const char *writte
            (c->samples <= 1 || cJSON_AddNumberToObject(f, "resolved_from_samples", c->samples));
 }
 
-/* A buffer's bytes: STEM.bin and its sidecar STEM.json (which buffer, where, how much). */
+/* A buffer's sidecar: which buffer, where, how much; through cJSON as every JSON retrace writes. */
+static char *buffer_sidecar(const struct draw_copy *c)
+{
+    char id[24];
+    snprintf(id, sizeof id, "0x%" PRIx64, c->source);
+    cJSON *o = cJSON_CreateObject();
+    char *text = o && cJSON_AddStringToObject(o, "buffer", id) &&
+                         cJSON_AddNumberToObject(o, "offset", (double)c->source_offset) &&
+                         cJSON_AddNumberToObject(o, "size", (double)c->bytes) &&
+                         cJSON_AddNumberToObject(o, "set", c->set) && cJSON_AddNumberToObject(o, "binding", c->binding)
+                     ? cJSON_PrintUnformatted(o)
+                     : NULL;
+    cJSON_Delete(o);
+    return text;
+}
+
+/* A buffer's bytes: STEM.bin and its sidecar STEM.json. */
 static rt_status save_raw(const struct draw_copy *c, const void *bytes, const char *stem, char *written,
                           size_t size)
 {
@@ -69,12 +85,12 @@ static rt_status save_raw(const struct draw_copy *c, const void *bytes, const ch
     bool ok = f && fwrite(bytes, 1, c->bytes, f) == c->bytes;
     if (f && fclose(f))
         ok = false;
-    FILE *j = ok ? fopen(side, "w") : NULL;
-    ok = j && fprintf(j, "{\"buffer\": \"0x%" PRIx64 "\", \"offset\": %" PRIu64 ", \"size\": %" PRIu64
-                      ", \"set\": %d, \"binding\": %d}\n", c->source, (uint64_t)c->source_offset, c->bytes,
-                      c->set, c->binding) > 0;
+    char *text = ok ? buffer_sidecar(c) : NULL;
+    FILE *j = text ? fopen(side, "w") : NULL;
+    ok = j && fprintf(j, "%s\n", text) > 0;
     if (j && fclose(j))
         ok = false;
+    cJSON_free(text);
     return ok ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "cannot write %s: %s", written, strerror(errno));
 }
 
