@@ -1,11 +1,14 @@
 /*
  * replay/snapshot_read.c — reading the live state for `retrace trim`
  * (replay_trim.h): buffer bytes and image texels through staging copies,
- * fence, event and timeline semaphore states through their queries.
+ * the bytes of host-visible memory outside live buffers from the replay's
+ * mapping, fence, event and timeline semaphore states through their queries.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
 #include "replay_trim.h"
 #include "snapshot_staging.h"
 
@@ -98,4 +101,79 @@ rt_status rt_replay_read_queries(struct replay *r, uint64_t pool, uint32_t count
         return rt_errorf(RT_ERR_CANNOT_REPLAY, "reading the availability of query pool 0x%" PRIx64 " failed (%s)",
                          pool, replay_result_name(res));
     return rt_ok_status();
+}
+
+struct span {
+    uint64_t lo, hi;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* [lo, hi) of every live buffer bound to MEMORY, sorted; *count_out of them. */
+static rt_status buffer_spans(struct replay *r, uint64_t memory, struct span **out, size_t *count_out)
+{
+    size_t count = 0, cap = 16;
+    struct span *spans = malloc(cap * sizeof *spans);
+    struct rt_hashmap_iter it;
+    uint64_t key, value;
+    rt_hashmap_iter_init(&it, &r->resources.buffers);
+    while (spans && rt_hashmap_iter_next(&it, &key, &value)) {
+        const struct replay_buffer *b = (const struct replay_buffer *)(uintptr_t)value;
+        if (!b->bound || b->memory != memory)
+            continue;
+        if (count == cap) {
+            struct span *more = realloc(spans, (cap *= 2) * sizeof *spans);
+            if (!more)
+                free(spans);
+            spans = more;
+            if (!spans)
+                break;
+        }
+        spans[count++] = (struct span){b->offset, b->offset + b->size};
+    }
+    if (!spans)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    qsort(spans, count, sizeof *spans, by_start);
+    *out = spans;
+    *count_out = count;
+    return rt_ok_status();
+}
+
+static rt_status emit_range(struct replay *r, uint64_t memory, uint64_t lo, uint64_t hi, size_t max, uint8_t *buf,
+                            rt_replay_bytes_fn emit, void *user)
+{
+    for (uint64_t at = lo; at < hi; at += max) {
+        size_t n = (size_t)(hi - at < max ? hi - at : max);
+        if (!replay_memory_read(r, memory, at, n, 0, buf, NULL))
+            return rt_ok_status(); /* not the host's to read here */
+        RT_TRY(emit(user, at, buf, n));
+    }
+    return rt_ok_status();
+}
+
+rt_status rt_replay_memory_holes(struct replay *r, uint64_t memory, size_t max, rt_replay_bytes_fn emit, void *user)
+{
+    struct replay_memory *m = replay_memory_of(r, memory);
+    if (!m || !(m->captured_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) || !max)
+        return rt_ok_status(); /* device-local at capture: no mapped write ever reached it */
+    struct span *spans = NULL;
+    size_t count = 0;
+    RT_TRY(buffer_spans(r, memory, &spans, &count));
+    uint8_t *buf = malloc(max);
+    rt_status s = buf ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    uint64_t at = 0;
+    for (size_t i = 0; i <= count && rt_ok(&s) && at < m->size; i++) {
+        uint64_t lo = i < count ? spans[i].lo : m->size;
+        if (lo > at)
+            s = emit_range(r, memory, at, lo < m->size ? lo : m->size, max, buf, emit, user);
+        if (i < count && spans[i].hi > at)
+            at = spans[i].hi;
+    }
+    free(buf);
+    free(spans);
+    return s;
 }

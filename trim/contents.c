@@ -7,6 +7,10 @@
  * replay makes those available again and resets the rest: the frames may
  * wait on what they read). Swapchain images are carried like any image (a
  * frame may load what its image showed last time instead of clearing it).
+ * Host-visible memory carries, first, the bytes no live buffer covers
+ * (MEMORY_UPDATE packets, from the replay's mapping): a capture records a
+ * mapped write only where it changed the memory's bytes, so a buffer made
+ * there after A may read what freed resources left (rt_replay_memory_holes).
  * Multisampled images carry every sample of their colour or depth aspect
  * (IMAGE_SAMPLES, format 1.4, read by a shader: replay_trim.h), after one
  * samples guard call; where the device cannot read them (or their stencil)
@@ -35,6 +39,7 @@ struct sink {
     uint64_t *packets, *bytes;
     struct rt_trim_result *result;
     uint32_t samples_guard; /* the command id of the 1.4 samples guard */
+    uint64_t memory_id;     /* memory_contents' */
     bool guard_written;
 };
 
@@ -206,6 +211,25 @@ static rt_status image_contents(struct sink *k, const struct trim_state *t, cons
     return rt_ok_status();
 }
 
+static rt_status hole(void *user, uint64_t offset, const void *data, size_t size)
+{
+    struct sink *k = user;
+    RT_TRY(rt_trace_writer_memory_update(k->w, k->memory_id, offset, data, size));
+    *k->packets += 1;
+    *k->bytes += PACKET_OVERHEAD + 16 + size;
+    k->result->memory_bytes += size;
+    return rt_ok_status();
+}
+
+static rt_status memory_contents(struct sink *k, const struct trim_object *o)
+{
+    k->memory_id = o->id;
+    uint64_t before = k->result->memory_bytes;
+    RT_TRY(rt_replay_memory_holes(k->r, o->id, k->scratch_size, hole, k));
+    k->result->memories += k->result->memory_bytes > before;
+    return rt_ok_status();
+}
+
 static rt_status sync_state(struct sink *k, const struct trim_object *o)
 {
     uint64_t value = 0;
@@ -319,6 +343,10 @@ rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_
     if (!(k.scratch = malloc(k.scratch_size)))
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
     rt_status s = rt_ok_status();
+    /* memory bytes first: the resources' own contents are written over them */
+    for (uint32_t i = 0; i < t->object_count && rt_ok(&s); i++)
+        if (t->objects[i].alive && t->objects[i].type == VK_OBJECT_TYPE_DEVICE_MEMORY)
+            s = memory_contents(&k, &t->objects[i]);
     for (uint32_t i = 0; i < t->object_count && rt_ok(&s); i++)
         if (t->objects[i].alive)
             s = one(&k, t, &t->objects[i]);

@@ -60,6 +60,18 @@ const char *rt_replay_samples_unreadable(struct replay *r, uint64_t image, uint3
 rt_status rt_replay_read_samples(struct replay *r, uint64_t image, const struct rt_replay_image_region *region,
                                  uint32_t samples, void *out, uint64_t size, uint32_t *kind_out) RT_MUST_CHECK;
 
+/** Receives one run of a memory object's bytes (rt_replay_memory_holes). */
+typedef rt_status (*rt_replay_bytes_fn)(void *user, uint64_t offset, const void *data, size_t size);
+
+/** The bytes of memory object MEMORY (a trace id, host-visible at capture)
+ * that no live buffer bound to it covers, as the replay holds them, in runs
+ * of at most MAX bytes given to EMIT in offset order; memory the host cannot
+ * see here gives none. Why they matter: a capture records a mapped write
+ * only where it changed the memory's bytes, so a buffer bound there after
+ * the snapshot may find its bytes in what earlier, freed, resources left. */
+rt_status rt_replay_memory_holes(struct replay *r, uint64_t memory, size_t max, rt_replay_bytes_fn emit,
+                                 void *user) RT_MUST_CHECK;
+
 /** A fence's or event's state (1 signaled/set, 0 not), or a timeline
  * semaphore's counter, of OBJECT (VkObjectType TYPE, a trace id). */
 rt_status rt_replay_read_sync(struct replay *r, uint32_t type, uint64_t object, uint64_t *value_out) RT_MUST_CHECK;

@@ -37,6 +37,7 @@ struct rt_trim_result {
     uint64_t kept_calls, dropped_calls; /* of IN's calls before A */
     uint64_t buffers, images, sync_objects; /* contents and states in the snapshot */
     uint64_t query_pools, queries_available;
+    uint64_t memories, memory_bytes;    /* host-visible memory bytes outside live buffers */
     uint64_t multisampled_images;       /* whose samples the snapshot carries (1.4) */
     uint64_t samples_not_carried;       /* multisampled layers/aspects with content it could not read */
     uint64_t snapshot_packets, snapshot_bytes, content_bytes;
