@@ -96,7 +96,7 @@ static void print_result(const struct rt_trim_options *o, const struct rt_trim_r
            r->snapshot_packets, r->snapshot_bytes, r->kept_calls, r->kept_calls + r->dropped_calls, o->first,
            r->buffers, r->images, r->content_bytes, r->sync_objects, r->queries_available, r->query_pools);
     if (r->memories)
-        printf("memory       %" PRIu64 " bytes of %" PRIu64 " host-visible allocations that no live buffer "
+        printf("memory       %" PRIu64 " bytes of %" PRIu64 " host-visible allocations that no live buffer or image "
                "covers\n", r->memory_bytes, r->memories);
     if (r->multisampled_images || r->samples_not_carried)
         printf("samples      %" PRIu64 " multisampled images carried sample by sample, %" PRIu64 " layers or "

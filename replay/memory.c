@@ -218,12 +218,13 @@ static rt_status remember_buffer_binding(struct replay *r, VkBuffer buffer, uint
     return rt_ok_status();
 }
 
-static void remember_image_binding(struct replay *r, VkImage image, uint64_t captured_memory)
+static void remember_image_binding(struct replay *r, VkImage image, uint64_t captured_memory, VkDeviceSize offset)
 {
     struct replay_image *i = replay_resources_image(&r->resources, (uint64_t)(uintptr_t)image);
     if (i) {
         i->bound = true;
         i->memory = captured_memory;
+        i->offset = offset;
     }
 }
 
@@ -236,7 +237,7 @@ static rt_status rebind_buffer(struct replay *r, VkBuffer buffer, uint64_t captu
 static rt_status rebind_image(struct replay *r, VkImage image, uint64_t captured_memory, VkDeviceSize offset)
 {
     RT_TRY(replay_rebind_image(r, image, captured_memory, offset));
-    remember_image_binding(r, image, captured_memory);
+    remember_image_binding(r, image, captured_memory, offset);
     return rt_ok_status();
 }
 
@@ -256,9 +257,12 @@ rt_status replay_bind_buffer_memory(struct replay *r, void *args, uint64_t captu
 rt_status replay_bind_image_memory(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkBindImageMemory *a = args;
-    if (!r->rebind)
-        return replay_generic_call(r, RT_VK_CMD_vkBindImageMemory, args, captured_result);
     uint64_t captured_memory = (uint64_t)(uintptr_t)a->memory;
+    if (!r->rebind) { /* remembered for trim (replay_trim.h: the memory no resource covers) */
+        RT_TRY(replay_generic_call(r, RT_VK_CMD_vkBindImageMemory, args, captured_result));
+        remember_image_binding(r, a->image, captured_memory, a->memoryOffset);
+        return rt_ok_status();
+    }
     a->memory = VK_NULL_HANDLE;
     RT_TRY(replay_map_inputs(r, RT_VK_CMD_vkBindImageMemory, args));
     return rebind_image(r, a->image, captured_memory, a->memoryOffset);
@@ -290,12 +294,19 @@ rt_status replay_bind_buffer_memory2(struct replay *r, void *args, uint64_t capt
 rt_status replay_bind_image_memory2(struct replay *r, void *args, uint64_t captured_result)
 {
     struct rt_vk_args_vkBindImageMemory2 *a = args;
-    if (!r->rebind)
-        return replay_generic_call(r, RT_VK_CMD_vkBindImageMemory2, args, captured_result);
     VkBindImageMemoryInfo *infos = (VkBindImageMemoryInfo *)a->pBindInfos;
     uint64_t *captured = rt_arena_calloc(&r->arena, a->bindInfoCount + 1, sizeof *captured, 8);
     if (!captured)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    if (!r->rebind) { /* a swapchain image's binding names no memory */
+        for (uint32_t i = 0; i < a->bindInfoCount; i++)
+            captured[i] = (uint64_t)(uintptr_t)infos[i].memory;
+        RT_TRY(replay_generic_call(r, RT_VK_CMD_vkBindImageMemory2, args, captured_result));
+        for (uint32_t i = 0; i < a->bindInfoCount; i++)
+            if (captured[i])
+                remember_image_binding(r, infos[i].image, captured[i], infos[i].memoryOffset);
+        return rt_ok_status();
+    }
     for (uint32_t i = 0; i < a->bindInfoCount; i++) {
         captured[i] = (uint64_t)(uintptr_t)infos[i].memory;
         infos[i].memory = VK_NULL_HANDLE;

@@ -29,6 +29,7 @@ struct replay_image {
     bool linear;              /* VK_IMAGE_TILING_LINEAR: mapped writes reach it at captured offsets */
     bool bound;
     uint64_t memory;          /* captured VkDeviceMemory id */
+    VkDeviceSize offset;      /* its captured offset in that memory */
     VkDeviceSize captured_size; /* its memory requirements' size at capture; 0 if the trace never asked */
 };
 

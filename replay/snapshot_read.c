@@ -113,30 +113,44 @@ static int by_start(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* [lo, hi) of every live buffer bound to MEMORY, sorted; *count_out of them. */
-static rt_status buffer_spans(struct replay *r, uint64_t memory, struct span **out, size_t *count_out)
+static bool add_span(struct span **spans, size_t *count, size_t *cap, uint64_t lo, uint64_t hi)
+{
+    if (*count == *cap) {
+        struct span *more = realloc(*spans, (*cap *= 2) * sizeof **spans);
+        if (!more)
+            return false;
+        *spans = more;
+    }
+    (*spans)[(*count)++] = (struct span){lo, hi};
+    return true;
+}
+
+/* [lo, hi) of every live buffer and image bound to MEMORY, sorted. An image
+ * whose size at capture the trace never asked is not a span: its bytes are
+ * carried (the image's own contents are written over them). */
+static rt_status resource_spans(struct replay *r, uint64_t memory, struct span **out, size_t *count_out)
 {
     size_t count = 0, cap = 16;
     struct span *spans = malloc(cap * sizeof *spans);
+    bool ok = spans != NULL;
     struct rt_hashmap_iter it;
     uint64_t key, value;
     rt_hashmap_iter_init(&it, &r->resources.buffers);
-    while (spans && rt_hashmap_iter_next(&it, &key, &value)) {
+    while (ok && rt_hashmap_iter_next(&it, &key, &value)) {
         const struct replay_buffer *b = (const struct replay_buffer *)(uintptr_t)value;
-        if (!b->bound || b->memory != memory)
-            continue;
-        if (count == cap) {
-            struct span *more = realloc(spans, (cap *= 2) * sizeof *spans);
-            if (!more)
-                free(spans);
-            spans = more;
-            if (!spans)
-                break;
-        }
-        spans[count++] = (struct span){b->offset, b->offset + b->size};
+        if (b->bound && b->memory == memory)
+            ok = add_span(&spans, &count, &cap, b->offset, b->offset + b->size);
     }
-    if (!spans)
+    rt_hashmap_iter_init(&it, &r->resources.images);
+    while (ok && rt_hashmap_iter_next(&it, &key, &value)) {
+        const struct replay_image *i = (const struct replay_image *)(uintptr_t)value;
+        if (i->bound && i->memory == memory && i->captured_size)
+            ok = add_span(&spans, &count, &cap, i->offset, i->offset + i->captured_size);
+    }
+    if (!ok) {
+        free(spans);
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    }
     qsort(spans, count, sizeof *spans, by_start);
     *out = spans;
     *count_out = count;
@@ -162,7 +176,7 @@ rt_status rt_replay_memory_holes(struct replay *r, uint64_t memory, size_t max, 
         return rt_ok_status(); /* device-local at capture: no mapped write ever reached it */
     struct span *spans = NULL;
     size_t count = 0;
-    RT_TRY(buffer_spans(r, memory, &spans, &count));
+    RT_TRY(resource_spans(r, memory, &spans, &count));
     uint8_t *buf = malloc(max);
     rt_status s = buf ? rt_ok_status() : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     uint64_t at = 0;

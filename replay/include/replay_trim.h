@@ -64,7 +64,7 @@ rt_status rt_replay_read_samples(struct replay *r, uint64_t image, const struct 
 typedef rt_status (*rt_replay_bytes_fn)(void *user, uint64_t offset, const void *data, size_t size);
 
 /** The bytes of memory object MEMORY (a trace id, host-visible at capture)
- * that no live buffer bound to it covers, as the replay holds them, in runs
+ * that no live buffer or image bound to it covers, as the replay holds them, in runs
  * of at most MAX bytes given to EMIT in offset order; memory the host cannot
  * see here gives none. Why they matter: a capture records a mapped write
  * only where it changed the memory's bytes, so a buffer bound there after
