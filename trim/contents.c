@@ -7,7 +7,7 @@
  * replay makes those available again and resets the rest: the frames may
  * wait on what they read). Swapchain images are carried like any image (a
  * frame may load what its image showed last time instead of clearing it).
- * Host-visible memory carries, first, the bytes no live buffer covers
+ * Host-visible memory carries, first, the bytes no live buffer or image covers
  * (MEMORY_UPDATE packets, from the replay's mapping): a capture records a
  * mapped write only where it changed the memory's bytes, so a buffer made
  * there after A may read what freed resources left (rt_replay_memory_holes).
