@@ -28,7 +28,7 @@ cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
     rm -rf "$WORK"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM PIPE
 valgrind --tool=callgrind --toggle-collect=on_request --callgrind-out-file="$WORK/cg.%p" \
     "$RETRACE" serve --db "$DB" --listen 127.0.0.1:0 --threads 1 --cache 0 \
     >"$WORK/serve.log" 2>&1 &

@@ -54,7 +54,7 @@ cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
     rm -rf "$WORK"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM PIPE # PIPE: piped into head, the server and the 2 GB copy would stay
 cp "$STORE" "$WORK/store.db"
 # The copy's 2 GB are still dirty in the page cache: flush them now, or the
 # first upload's WAL checkpoint (its fsync) pays for writing them out
