@@ -19,6 +19,7 @@
 #include "capture_trim.h"
 #include "frames_missed.h"
 #include "cli.h"
+#include "file.h"
 #include "datadir.h"
 #include "framelist.h"
 #include "settings.h"
@@ -315,27 +316,6 @@ static rt_status absolute_output(const char *requested, const char *program, cha
     return rt_ok_status();
 }
 
-/* The trace's directory exists and takes new files, so a program that runs
- * for an hour does not end with "cannot create". */
-static rt_status check_output_dir(const char *output)
-{
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", output);
-    const char *dir = dirname(copy);
-    struct stat st;
-    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode))
-        return rt_errorf(RT_ERR_USAGE, "-o: %s is a directory; name the trace file", output);
-    if (stat(dir, &st) != 0)
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", output, dir,
-                         strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: %s is not a directory", output, dir);
-    if (!takes_files(dir))
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", output, dir,
-                         strerror(errno));
-    return rt_ok_status();
-}
-
 /* True when the program ended badly; says how. */
 static bool report_program_status(const char *program, int status)
 {
@@ -480,7 +460,7 @@ int cmd_capture_run(int argc, char **argv)
     s = absolute_output(flag_values[RT_CAPTURE_SETTING_OUTPUT], program[0], settings.output,
                         sizeof settings.output);
     if (rt_ok(&s))
-        s = check_output_dir(settings.output);
+        s = rt_output_file_check("-o", settings.output); /* before the program runs, not after */
     if (rt_ok(&s) && trim.on)
         s = trim_output(&trim, &settings);
     if (rt_ok(&s))

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "args.h"
 #include "capture_trim.h"
 #include "cli.h"
+#include "file.h"
 #include "trim.h"
 
 enum { OPT_FRAMES = 1, OPT_OUT, OPT_CHECK, OPT_DEVICE, OPT_MEMORY };
@@ -118,25 +118,6 @@ static uint64_t file_size(const char *path)
     return n > 0 ? (uint64_t)n : 0;
 }
 
-/* OUT's folder exists and is a folder we may write in, so a long replay to
- * frame A does not end in "cannot create" (as capture's -o). */
-static rt_status check_output(const char *out)
-{
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", out);
-    const char *dir = dirname(copy);
-    struct stat st;
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-        return rt_errorf(RT_ERR_USAGE, "-o: %s is a directory; name the trace file", out);
-    if (stat(dir, &st) != 0)
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", out, dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: %s is not a directory", out, dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return rt_errorf(RT_ERR_USAGE, "-o: cannot write %s: directory %s: %s", out, dir, strerror(errno));
-    return rt_ok_status();
-}
-
 int cmd_trim_run(int argc, char **argv)
 {
     struct rt_trim_options o = {.progress = isatty(2)};
@@ -144,7 +125,7 @@ int cmd_trim_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &check);
     if (rc)
         return cli_exit_code(rc);
-    rt_status s = check_output(o.out);
+    rt_status s = rt_output_file_check("-o", o.out); /* before the replay to frame A, not after it */
     if (rt_ok(&s))
         s = cli_check_device(o.device);
     struct rt_trim_result r;
