@@ -7,9 +7,10 @@ and trims it at its first frame, in the middle and at its last frame, each
 with --check (OUT replayed against the original's frames, pixel by pixel).
 On the first program (persist: every frame shows all earlier frames' GPU
 work) also: a trim of a trim, frame numbers, info and dump of a trimmed
-trace, a damaged input (its good part is trimmed, or exit 3), a range past
-the end (exit 2 naming the last frame), -o naming the input (exit 2), a
-check that must fail (CHECK_FAILS), and progress shown on a terminal only."""
+trace, a range past the end (exit 2 naming the last frame), -o naming the
+input (exit 2), a check that must fail (CHECK_FAILS), and progress shown on a terminal only.
+On persist: a trim of a long range sealed by size, and a damaged input (its
+good part is trimmed, or exit 3)."""
 import os
 import pty
 import shutil
@@ -18,6 +19,7 @@ import sys
 import tempfile
 
 FRAMES = 10
+LONG = 600  # frames of the capture trimmed whole (persist: ~3.5 KB raw each, 3 blocks)
 
 
 def fail(msg, log=""):
@@ -60,26 +62,55 @@ def hostile(retrace, work, trace):
     p = run([retrace, "trim", trace, "--frames", "5", "-o", os.path.join(work, "missing", "t.rtrace")], expect=2)
     if "-o: cannot write" not in p.stderr:
         fail("-o into a missing folder is not refused by name", p.stderr)
-    # A capture seals its blocks by time, so a short one may be one block; a
-    # trim seals one per frame: trim 1-FRAMES (the whole trace) is what is cut.
-    whole = os.path.join(work, "whole.rtrace")
-    trim(retrace, trace, f"1-{FRAMES}", whole, check=False)
-    data = open(whole, "rb").read()
+
+
+def damaged(retrace, work, program):
+    """A damaged trace: its good part is trimmed, or exit 3. A trim seals
+    its blocks by size (a capture by time), so the trim of a long capture of
+    persist (frames, no large snapshot) has several blocks of frames
+    whatever the machine's speed, and is what is cut."""
+    out = os.path.join(work, "x.rtrace")
+    long_trace = os.path.join(work, "long.rtrace")
+    run([retrace, "capture", "-o", long_trace, "--", program, "--frames", str(LONG)])
+    data = open(compact(retrace, work, long_trace), "rb").read()
     cut = os.path.join(work, "cut.rtrace")
-    for eighths in range(7, 2, -1):  # the header takes much of a short trace: cut the blocks' part
-        open(cut, "wb").write(data[: len(data) * eighths // 8])
+    for part in range(31, 0, -1):  # the cut must fall past the first block of frames
+        open(cut, "wb").write(data[: len(data) * part // 32])
         lines = run([retrace, "info", cut], expect=3).stdout.splitlines()
         good = int(next((l.split()[1] for l in lines if l.startswith("frames")), 0))  # 0: the header was cut
-        if 2 <= good < FRAMES:
+        if 2 <= good < LONG - 1:
             break
     else:
-        fail(f"no cut of the trace keeps 2..{FRAMES - 1} frames")
-    p = run([retrace, "trim", cut, "--frames", f"2-{FRAMES}", "-o", out, "--check"])
+        fail(f"no cut of a trim of {LONG - 1} frames keeps 2..{LONG - 2} frames")
+    p = run([retrace, "trim", cut, "--frames", f"2-{LONG - 1}", "-o", out, "--check"])
     if "is damaged" not in p.stderr or f"frames 2-{good} of" not in p.stdout:
         fail("a damaged trace's good part is not what was trimmed", p.stdout + p.stderr)
     p = run([retrace, "trim", cut, "--frames", f"{good + 1}", "-o", out], expect=3)
     if "damaged" not in p.stderr:
         fail("trimming past a damaged trace's good part does not say so", p.stderr)
+
+
+def info_numbers(retrace, trace):
+    """(blocks, stored bytes, raw bytes) from `info`."""
+    lines = run([retrace, "info", trace]).stdout.splitlines()
+    blocks = int(next(l.split()[1] for l in lines if l.startswith("blocks")))
+    stored, raw = (int(w) for w in next(l for l in lines if l.startswith("bytes")).split()[1:4:2])
+    return blocks, stored, raw
+
+
+def compact(retrace, work, trace):
+    """A trim of a long range is sealed by size, as blocks fill, not one
+    block per frame (which compressed worse than the capture: glmark2's
+    frames 213-20631 were 108 MB, the whole capture 69.6 MB)."""
+    out = os.path.join(work, "compact.rtrace")
+    trim(retrace, trace, f"2-{LONG}", out, check=False)
+    blocks, stored, raw = info_numbers(retrace, out)
+    full = raw // (1 << 20) + 1
+    if blocks > full + 1:
+        fail(f"trim 2-{LONG}: {blocks} blocks for {raw} raw bytes; sealed by size it is at most {full + 1}")
+    if full < 3:
+        fail(f"trim 2-{LONG}: {raw} raw bytes, too few for the cut that follows; raise LONG")
+    return out
 
 
 def errors(retrace, args):
@@ -176,6 +207,8 @@ def main():
             progress(retrace, work, trace)
             p = run([check_fails, trace, work])
             print(p.stdout.strip())
+        if name == "persist":
+            damaged(retrace, work, program)
         done.append(name)
     shutil.rmtree(work, ignore_errors=True)
     print(f"ok: trimmed {', '.join(done)} at frames 1, 5-6 and {FRAMES}: identical under --check")

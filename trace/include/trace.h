@@ -92,6 +92,8 @@ enum rt_trace_compression {
     RT_TRACE_COMPRESSION_NONE,
 };
 
+#define RT_TRACE_SEAL_WHEN_FULL UINT32_MAX
+
 struct rt_trace_writer_options {
     const char *path; /* final name; written as PATH.part and renamed on close */
     enum rt_trace_compression compression;
@@ -101,7 +103,9 @@ struct rt_trace_writer_options {
      * long (0: at every FRAME_END). Fewer, larger blocks compress better
      * (frames repeat) and cost fewer hand-overs to the writer thread; a
      * SIGKILL then loses up to this long of frames, a signal or exit()
-     * nothing (the emergency flush writes the open block). */
+     * nothing (the emergency flush writes the open block).
+     * RT_TRACE_SEAL_WHEN_FULL: frame ends never seal, only a full block
+     * does (an offline writer, such as trim, that no kill threatens). */
     uint32_t frame_seal_ms;
     const char *application_name, *engine_name; /* may be NULL */
     uint32_t application_version, engine_version, api_version;
