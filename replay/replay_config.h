@@ -13,6 +13,8 @@
 
 #define REPLAY_MAX_STRIPPED 64
 #define REPLAY_MAX_STALLS 8
+#define REPLAY_LATE_MAX_CMDS 16
+#define REPLAY_LATE_RECORDS 64
 
 struct replay_gpu_stall;
 struct replay_pipeline_cache;
@@ -46,6 +48,27 @@ struct replay_config_state {
         VkBool32 enable; /* the program's, for the first attachment, in state_cb */
         VkColorBlendEquationEXT equation;
     } flip_blend;
+    /* test-unchecked-reads (test_unchecked_reads.c): the device bounds-checks
+     * nothing (no robustness), and the size of the buffer being made twice */
+    bool unchecked_reads;
+    VkDeviceSize widened_size;
+    /* test-late-submits (test_late_submits.c): the submission held back (captured
+     * ids), the fence to signal after the one that carries it (live), and what the
+     * recent recordings record (stage classes) and wait for (barriers' sources) */
+    struct replay_late_submits {
+        bool held;
+        uint64_t queue, fence;
+        uint32_t count;
+        uint64_t cmds[REPLAY_LATE_MAX_CMDS];
+        VkQueue signal_queue;
+        VkFence signal_fence;
+        struct replay_late_record {
+            uint64_t cb;
+            uint8_t stages, orders;
+            bool in_pass;
+        } records[REPLAY_LATE_RECORDS];
+        uint32_t next_record;
+    } late;
 };
 
 /* configure.c */

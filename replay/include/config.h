@@ -34,6 +34,9 @@ enum rt_workaround {
     RT_WA_NO_ROBUSTNESS,
     RT_WA_NO_ANISOTROPY,
     RT_WA_TEST_FLIP_BLEND, /* tests only (RETRACE_TEST_FLIP_BLEND) */
+    RT_WA_TEST_DIRTY_MEMORY,    /* tests only (RETRACE_TEST_DRIVER): models of a driver's bug */
+    RT_WA_TEST_UNCHECKED_READS, /* after robust-buffer-access: sees the features it enables */
+    RT_WA_TEST_LATE_SUBMITS,    /* after readback-barrier: sees the barriers it records */
     RT_WA_COUNT
 };
 

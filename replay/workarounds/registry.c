@@ -9,7 +9,7 @@
 extern const struct replay_workaround replay_wa_robust_buffer_access, replay_wa_readback_barrier,
     replay_wa_serialize_submits, replay_wa_zero_init, replay_wa_no_pipeline_cache, replay_wa_strip_unsupported,
     replay_wa_serialize_frames, replay_wa_no_robustness, replay_wa_no_anisotropy,
-    replay_wa_test_flip_blend;
+    replay_wa_test_flip_blend, replay_wa_test_dirty_memory, replay_wa_test_unchecked_reads, replay_wa_test_late_submits;
 
 const struct replay_workaround *const replay_workarounds[RT_WA_COUNT] = {
     [RT_WA_ROBUST_BUFFER_ACCESS] = &replay_wa_robust_buffer_access,
@@ -22,6 +22,9 @@ const struct replay_workaround *const replay_workarounds[RT_WA_COUNT] = {
     [RT_WA_NO_ROBUSTNESS] = &replay_wa_no_robustness,
     [RT_WA_NO_ANISOTROPY] = &replay_wa_no_anisotropy,
     [RT_WA_TEST_FLIP_BLEND] = &replay_wa_test_flip_blend,
+    [RT_WA_TEST_DIRTY_MEMORY] = &replay_wa_test_dirty_memory,
+    [RT_WA_TEST_UNCHECKED_READS] = &replay_wa_test_unchecked_reads,
+    [RT_WA_TEST_LATE_SUBMITS] = &replay_wa_test_late_submits,
 };
 
 bool replay_wa_add_name(struct replay *r, enum rt_workaround w, const char *name, bool once)

@@ -72,4 +72,8 @@ extern const struct replay_workaround *const replay_workarounds[RT_WA_COUNT];
  * when the list is full or, with ONCE, when NAME is in it already. */
 bool replay_wa_add_name(struct replay *r, enum rt_workaround w, const char *name, bool once);
 
+/** The test-only models of a driver's bug (test_*.c): an error naming NAME unless
+ * RETRACE_TEST_DRIVER=1, so that no configuration turns one on by accident. */
+rt_status replay_wa_test_driver_check(const char *name) RT_MUST_CHECK;
+
 #endif

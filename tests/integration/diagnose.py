@@ -11,12 +11,18 @@
         whose command buffer was recorded before frame 1, against skip-draws
         5:1: found at draw 1 (its draws are the earlier recording's)
   diagnose.py apps RETRACE OOB UNINIT RACE
-        the sample apps built to show a driver bug, each against its
-        workaround (rt_app_oob robust-buffer-access, rt_app_uninit zero-init,
-        rt_app_race readback-barrier): where frame 2 differs between the two,
-        diagnose names the grid's draw (the first that saves an image); where
-        the device already behaves the workaround's way (lavapipe: zeroed
-        memory, in-order submissions), nothing diverges
+        the sample apps built to show a driver bug, replayed on a model of a
+        driver with that bug (the test-only workarounds, RETRACE_TEST_DRIVER=1)
+        against the same model with the bug's workaround: rt_app_oob on
+        test-unchecked-reads + test-dirty-memory against robust-buffer-access
+        found at draw 1, its dispatch, in the cells buffer, 256 bytes (the 64
+        reads past the 64-value buffer); rt_app_uninit on test-dirty-memory
+        against zero-init at draw 1, the grid's; rt_app_race on
+        test-late-submits against readback-barrier at draw 2, the copy into
+        the host buffer (not the grid's draw before it, nor the frame's after
+        it). The draw numbers come from the apps' sources, not from a dump.
+        The model against itself diverges nowhere; plain lavapipe against the
+        workaround diverges nowhere either (it has none of the three bugs)
 
   diagnose.py flip RETRACE APP...
         each app against the test-only workaround test-flip-blend
@@ -103,9 +109,13 @@ def check_found(answer, n, tag, before=None):
         if key not in d:
             fail(f"{tag}: the answer has no '{key}'", json.dumps(d))
     images = d["images"]
-    for key in ("after_test", "after_reference", "diff") + (("before_test", "before_reference") if (n > 1 if before is None else before) else ()):
+    bytes_only = str(images.get("after_test") or "").endswith(".bin")  # a buffer: no diff image
+    for key in ("after_test", "after_reference") + (() if bytes_only else ("diff",)) + (
+            ("before_test", "before_reference") if (n > 1 if before is None else before) else ()):
         if not images[key] or not os.path.exists(images[key]):
             fail(f"{tag}: image {key} missing ({images[key]})", json.dumps(d))
+    if not d["command"].startswith(("vkCmdDraw", "vkCmdDispatch")):
+        return  # a copy, clear or blit runs no shader
     if not d["shaders"] or not all(s["xxh128"] for s in d["shaders"]):
         fail(f"{tag}: the draw's shaders are not named", json.dumps(d))
     if shutil.which("spirv-dis") and not all(s["disassembly"] and os.path.exists(s["disassembly"])
@@ -163,41 +173,53 @@ def drawn_draws(retrace, trace):
     return [e["draw"] for e in full_dump(retrace, trace) if e["files"]]
 
 
-def first_draw(retrace, trace):
-    return drawn_draws(retrace, trace)[0]
-
-
-def frame_differs(retrace, trace, workaround):
-    """Whether frame 2 replayed with WORKAROUND differs from the plain replay's, pixel for pixel."""
-    shots = []
-    for tag, args in (("plain", []), ("with", ["--workarounds", workaround])):
-        d = os.path.join(WORK, f"{os.path.basename(trace)}-{tag}")
-        rc, out, err = run([retrace, "replay", trace, "--screenshots", d, "--frames", "2"] + args)
-        if rc != 0:
-            fail(f"replay of {trace} {args} exited {rc}", out + err)
-        with open(os.path.join(d, "frame_000002.png"), "rb") as f:
-            shots.append(f.read())
-    return shots[0] != shots[1]
+# Each bug app's frame 2, from its source (tests/apps): the draw that goes wrong, its command, what it
+# writes that is wrong, and how many bytes of it (None: an image, any count).
+#   oob.c: vkCmdDispatch (draw 1) copies SRC[i] into the 128 cells; SRC holds GRID_CELLS / 2 = 64
+#          values, so cells 64..127 (256 bytes) are read past its end; the grid's vkCmdDraw (2) follows.
+#   uninit.c: one vkCmdDraw (draw 1) shows the cells nothing wrote.
+#   race.c: the grid's vkCmdDraw into the image (1), vkCmdCopyImageToBuffer into the host buffer (2)
+#          with nothing ordering it after the draw, the frame's own grid (3).
+BUG_APPS = (
+    ("oob", "test-unchecked-reads,test-dirty-memory", "robust-buffer-access", 1, "vkCmdDispatch", "buffer", 64 * 4),
+    ("uninit", "test-dirty-memory", "zero-init", 1, "vkCmdDraw", "color0", None),
+    ("race", "test-late-submits", "readback-barrier", 2, "vkCmdCopyImageToBuffer", "dst", None),
+)
 
 
 def apps(retrace, oob, uninit, race):
-    """Each app against its workaround: where the frame differs, diagnose names the draw that shows the bug
-    (the grid's, the first that saves an image); where it does not (lavapipe runs these bugs' way of the
-    workaround already), nothing diverges: the draw-level answer agrees with the frame-level one."""
-    for exe, workaround in ((oob, "robust-buffer-access"), (uninit, "zero-init"), (race, "readback-barrier")):
-        name = os.path.basename(exe)
-        trace = capture(retrace, exe)
-        differs = frame_differs(retrace, trace, workaround)
-        answer = diagnose(retrace, trace, name, "--against-config", f"workarounds={workaround}",
-                          want=1 if differs else 0)
-        if differs:
-            want = first_draw(retrace, trace)
-            check_found(answer, want, name)
-            print(f"{name} against {workaround}: the frame differs; draw {want} "
-                  f"({answer['first_divergent']['command']}), ssim {answer['first_divergent']['ssim']:.4f}")
-        else:
-            print(f"{name} against {workaround}: the frame is the same on this device; no draw diverges "
-                  f"({answer['draws']} draws, {answer['replays']} replays)")
+    """Each app on a model of a driver with its bug, against the same model with the bug's workaround: found
+    at the draw its source says goes wrong; the model against itself, and lavapipe as it is against the
+    workaround, diverge nowhere."""
+    exes = {"oob": oob, "uninit": uninit, "race": race}
+    model_env = {"RETRACE_TEST_DRIVER": "1"}
+    for name, model, fix, want, command, target, nbytes in BUG_APPS:
+        trace = capture(retrace, exes[name])
+        entry = next((e for e in full_dump(retrace, trace) if e["draw"] == want), None)
+        if not entry or entry["command"] != command:
+            fail(f"rt_app_{name}: frame 2's draw {want} is {entry and entry['command']}, its source says {command}")
+        answer = diagnose(retrace, trace, f"bug-{name}", "--config", f"workarounds={model}", "--against-config",
+                          f"workarounds={model},{fix}", want=1, env=model_env)
+        # a buffer no draw before wrote has no image before it
+        check_found(answer, want, f"rt_app_{name} on {model} against {fix}", before=want > 1 and target == "color0")
+        d = answer["first_divergent"]
+        if not d["target"].startswith(target) or (nbytes is not None and d["diff_pixels"] != nbytes):
+            fail(f"rt_app_{name}: diverges in {d['target']} ({d['diff_pixels']} differ), expected {target}"
+                 + (f" ({nbytes} bytes)" if nbytes else ""), json.dumps(answer, indent=1))
+        print(f"rt_app_{name} on {model} against {fix}: draw {want} ({d['command']}), {d['target']}, "
+              f"{d['diff_pixels']} {'bytes' if d['target'].startswith(('buffer', 'dst')) else 'pixels'} differ, "
+              f"{answer['replays']} replays")
+        same = diagnose(retrace, trace, f"bug-{name}-same", "--config", f"workarounds={model}", "--against-config",
+                        f"workarounds={model}", want=0, env=model_env)
+        plain = diagnose(retrace, trace, f"bug-{name}-plain", "--against-config", f"workarounds={fix}", want=0)
+        if same["first_divergent"] is not None or plain["first_divergent"] is not None:
+            fail(f"rt_app_{name}: the model against itself or lavapipe against {fix} diverges",
+                 json.dumps([same, plain], indent=1))
+    env = {k: v for k, v in os.environ.items() if k != "RETRACE_TEST_DRIVER"}
+    p = subprocess.run([retrace, "replay", trace, "--workarounds", "test-late-submits"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=280, env=env)
+    if p.returncode != 2 or "RETRACE_TEST_DRIVER=1" not in p.stderr:
+        fail(f"test-late-submits without RETRACE_TEST_DRIVER exited {p.returncode}, expected 2 naming it", p.stderr)
 
 
 def flip(retrace, exes):
@@ -326,7 +348,7 @@ def zink(retrace, glmark2):
         first.setdefault(e["pipeline_name"], e["draw"])
     late = sorted((n, p) for p, n in first.items() if p and n > 10)
     # a break that changes nothing (an additive draw onto black) has no draw to find: the first whose break
-    # changes the frame, as the bug apps are judged (frame_differs)
+    # changes the frame
     def breaks_frame(k):
         shots = []
         for tag, args, env in (("plain", [], {}), ("flip", ["--workarounds", "test-flip-blend"],
