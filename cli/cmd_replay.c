@@ -316,6 +316,10 @@ static void print_result(const struct rt_replay_options *o, const struct rt_repl
         fprintf(stderr, "; %" PRIu64 " draws of frame %" PRIu64 " skipped", res->draws_skipped,
                 o->config->skip_draws.frame);
     fputc('\n', stderr);
+    if (res->memory_rebound) /* the cross-device path: a farm log says which ran */
+        fprintf(stderr, "memory: rebound (%s): %" PRIu64 " buffers and images at their captured offsets, %" PRIu64
+                " in memory of their own\n", o->memory_mode == RT_REPLAY_MEMORY_REBIND ? "--memory rebind"
+                : "the capture device's memory layout differs", res->rebind_placed, res->rebind_moved);
     const struct rt_skip_draws *skip = o->config ? &o->config->skip_draws : NULL;
     if (skip && skip->frame && !res->draws_skipped && res->frames >= skip->frame)
         fprintf(stderr, "retrace: warning: --skip-draws %" PRIu64 ":%" PRIu32 ": frame %" PRIu64 " has %" PRIu64

@@ -38,6 +38,12 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
     add_u64(j, "last_frame", res->last_frame);
     add_u64(j, "unsupported", res->unsupported);
     cJSON_AddBoolToObject(j, "good_prefix_only", res->good_prefix_only);
+    cJSON *m = cJSON_AddObjectToObject(j, "memory");
+    cJSON_AddStringToObject(m, "mode", res->memory_rebound ? "rebind" : "direct");
+    if (res->memory_rebound) {
+        add_u64(m, "placed", res->rebind_placed);
+        add_u64(m, "moved", res->rebind_moved);
+    }
     if (o->validate) {
         cJSON *v = cJSON_AddObjectToObject(j, "validation");
         add_u64(v, "errors", res->validation_errors);

@@ -393,6 +393,7 @@ rt_status replay_enumerate_physical_devices(struct replay *r, void *args, uint64
         inst->gpu = r->gpu;
         r->rebind = r->opts->memory_mode == RT_REPLAY_MEMORY_REBIND ||
                     (r->opts->memory_mode == RT_REPLAY_MEMORY_AUTO && !same_memory_layout(r));
+        r->result->memory_rebound = r->rebind;
         if (r->opts->verbose)
             rt_log(RT_LOG_INFO, "replaying on %s, %s memory", r->gpu_properties.deviceName,
                    r->rebind ? "rebound" : "direct");

@@ -138,8 +138,11 @@ static rt_status check_moved_alias(struct replay *r, struct replay_memory *m, co
 static rt_status place(struct replay *r, struct replay_memory *m, const VkMemoryRequirements *req, struct binding *b)
 {
     b->moved = !placed_in_home(r, m, req, b->at);
-    if (!b->moved)
+    if (!b->moved) {
+        r->result->rebind_placed++;
         return rt_ok_status();
+    }
+    r->result->rebind_moved++;
     RT_TRY(check_moved_alias(r, m, b, req));
     RT_TRY(allocate_moved(r, m, req, b));
     fill_from_home(m, b);

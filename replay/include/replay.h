@@ -99,6 +99,11 @@ struct rt_replay_result {
     bool verify_same_kind; /* the replay device is the capture's kind: a divergence is a failure */
     char verify_first[512];
     uint64_t external_memory; /* imported memory whose content the trace does not hold */
+    /* Rebind mode (--memory rebind, or auto on a device whose memory layout
+     * differs): buffers and images bound at their captured offsets, and those
+     * moved into memory of their own. */
+    bool memory_rebound;
+    uint64_t rebind_placed, rebind_moved;
     char device_name[256];
     struct rt_replay_outcome outcome; /* what the configuration did; rt_replay_outcome_finish frees it */
 };
