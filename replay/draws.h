@@ -91,6 +91,13 @@ struct draw_render_pass {
 };
 
 /* One image copied out after a draw, saved after its submission. */
+/* What a resolve of multisampled depth/stencil made beside its image (draws_resolve.c). */
+struct draw_resolve_objects {
+    VkRenderPass pass;
+    VkImageView views[2]; /* the multisampled image's, ours */
+    VkFramebuffer framebuffer;
+};
+
 struct draw_copy {
     struct cJSON *entry; /* the draw's object in the index */
     char role[32];
@@ -109,6 +116,7 @@ struct draw_copy {
     VkImage temp;           /* a multisampled image's resolve, copied from (ours: freed with the copy) */
     VkDeviceMemory temp_memory;
     uint32_t samples;       /* of the image it was resolved from (1: not resolved) */
+    struct draw_resolve_objects resolve; /* ours, freed with the copy (with temp) */
 };
 
 /* One image a draw wrote, as the copy sees it. */
@@ -122,6 +130,8 @@ struct draw_target {
     VkImage temp;            /* set by the resolve of a multisampled image: what is copied */
     VkDeviceMemory temp_memory;
     uint32_t samples;
+    const struct draw_resolve_objects *resolve; /* depth/stencil's: go with temp */
+    bool temp_given;         /* an earlier copy (depth before stencil) took temp and resolve */
 };
 
 enum draw_rendering_kind { DRAW_OUTSIDE, DRAW_RENDER_PASS, DRAW_DYNAMIC };
@@ -265,6 +275,21 @@ rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const 
 rt_status replay_draws_copy_buffer(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
                                    VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, const char *role,
                                    int set, int binding) RT_MUST_CHECK;
+/* draws_resolve.c */
+/** A single-sample image of T's format and extent with USAGE, ours; false when none could be made. */
+bool replay_draws_temp_image(const struct replay_device *dev, const struct draw_target *t, VkImageUsageFlags usage,
+                             VkImage *image, VkDeviceMemory *memory);
+/** Multisampled depth/stencil T (in TRANSFER_SRC, left so) resolved, sample 0, by a render pass of ours recorded
+ * into CMD: ONE->temp holds it, in TRANSFER_SRC; O what must go with it. False: nothing made, nothing to free. */
+bool replay_draws_resolve_depth(const struct replay_device *dev, VkCommandBuffer cmd, const struct draw_target *t,
+                                VkSampleCountFlagBits samples, VkImageAspectFlags aspects, struct draw_target *one,
+                                struct draw_resolve_objects *o);
+void replay_draws_resolve_free(const struct replay_device *dev, struct draw_resolve_objects *o);
+/** A full barrier moving IMAGE's subresource from one layout to another (draws_split.c). */
+void replay_draws_image_barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
+                                VkImageAspectFlags aspects, uint32_t mip, uint32_t layer, VkImageLayout from,
+                                VkImageLayout to);
+
 /** "ROLE: WHY" into P's not_saved list. */
 rt_status replay_draws_not_saved(struct replay *r, struct cJSON *entry, const char *role, const char *why) RT_MUST_CHECK;
 

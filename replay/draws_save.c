@@ -161,6 +161,7 @@ void replay_draws_release(struct replay *r, struct draw_cmdbuf *cb)
             dev->dispatch.device.vkDestroyBuffer(dev->handle, cb->copies[i].buffer, NULL);
         if (cb->copies[i].memory)
             dev->dispatch.device.vkFreeMemory(dev->handle, cb->copies[i].memory, NULL);
+        replay_draws_resolve_free(dev, &cb->copies[i].resolve); /* its views of temp first */
         if (cb->copies[i].temp)
             dev->dispatch.device.vkDestroyImage(dev->handle, cb->copies[i].temp, NULL);
         if (cb->copies[i].temp_memory)

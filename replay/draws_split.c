@@ -63,8 +63,9 @@ static bool staging(struct replay *r, const struct replay_device *dev, VkDeviceS
     return ok;
 }
 
-static void barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
-                    VkImageAspectFlags aspects, uint32_t mip, uint32_t layer, VkImageLayout from, VkImageLayout to)
+void replay_draws_image_barrier(const struct rt_vk_device_dispatch *d, VkCommandBuffer cmd, VkImage image,
+                                VkImageAspectFlags aspects, uint32_t mip, uint32_t layer, VkImageLayout from,
+                                VkImageLayout to)
 {
     VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
                               .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
@@ -82,8 +83,12 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
 {
     VkDeviceSize size = rt_readback_copy_size(t->format, aspect, t->width, t->height, 0);
     struct draw_copy c = {.entry = p->entry, .format = t->format, .aspect = aspect, .width = t->width,
-                          .height = t->height, .set = -1, .binding = -1, .temp = t->temp,
-                          .temp_memory = t->temp_memory, .samples = t->samples ? t->samples : 1};
+                          .height = t->height, .set = -1, .binding = -1,
+                          .temp = t->temp_given ? VK_NULL_HANDLE : t->temp,
+                          .temp_memory = t->temp_given ? VK_NULL_HANDLE : t->temp_memory,
+                          .samples = t->samples ? t->samples : 1};
+    if (t->resolve && !t->temp_given)
+        c.resolve = *t->resolve;
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
     c.image = im ? im->captured : 0;
     snprintf(c.role, sizeof c.role, "%s", role);
@@ -95,6 +100,7 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     if (!staging(r, dev, size, &c)) {
         c.temp = VK_NULL_HANDLE; /* the caller's to free: this copy is not kept */
         c.temp_memory = VK_NULL_HANDLE;
+        memset(&c.resolve, 0, sizeof c.resolve);
         struct draw_cmdbuf tmp = {.handle = p->cb->handle, .dev = dev, .copies = &c, .copy_count = 1};
         replay_draws_release(r, &tmp);
         return not_saved(r, p->entry, role, "no host-visible staging buffer could be made");
@@ -109,52 +115,25 @@ static rt_status copy_aspect(struct replay *r, struct draw_pending *p, const str
     return replay_draws_add_copy(r, p->cb, &c);
 }
 
-/* A single-sample image of T's format and size in device memory, ours. */
-static bool temp_image(struct replay *r, const struct replay_device *dev, const struct draw_target *t, VkImage *image,
-                       VkDeviceMemory *memory)
-{
-    (void)r;
-    const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
-                              .format = t->format, .extent = {t->width, t->height, 1}, .mipLevels = 1,
-                              .arrayLayers = 1, .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
-                              .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT};
-    if (d->vkCreateImage(dev->handle, &info, NULL, image) != VK_SUCCESS)
-        return false;
-    VkMemoryRequirements req;
-    d->vkGetImageMemoryRequirements(dev->handle, *image, &req);
-    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size};
-    while (alloc.memoryTypeIndex < 32 && !(req.memoryTypeBits & (1u << alloc.memoryTypeIndex)))
-        alloc.memoryTypeIndex++;
-    if (alloc.memoryTypeIndex < 32 && d->vkAllocateMemory(dev->handle, &alloc, NULL, memory) == VK_SUCCESS &&
-        d->vkBindImageMemory(dev->handle, *image, *memory, 0) == VK_SUCCESS)
-        return true;
-    if (*memory)
-        d->vkFreeMemory(dev->handle, *memory, NULL);
-    d->vkDestroyImage(dev->handle, *image, NULL);
-    *image = VK_NULL_HANDLE;
-    *memory = VK_NULL_HANDLE;
-    return false;
-}
-
 /* A multisampled colour image (in TRANSFER_SRC) is saved resolved: vkCmdResolveImage
  * into a temporary image (the average of the samples), which is copied out. */
 static rt_status copy_resolved(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
                                const struct draw_target *t, VkSampleCountFlagBits samples)
 {
     struct draw_target one = *t;
-    if (!temp_image(r, dev, t, &one.temp, &one.temp_memory))
+    if (!replay_draws_temp_image(dev, t, VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &one.temp,
+                                 &one.temp_memory))
         return not_saved(r, p->entry, t->role, "multisampled, and no image to resolve it into could be made");
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, VK_IMAGE_LAYOUT_UNDEFINED,
-            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    replay_draws_image_barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkImageResolve region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, t->mip, t->layer, 1},
                              .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .extent = {t->width, t->height, 1}};
     d->vkCmdResolveImage(p->cb->handle, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, one.temp,
                          VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-    barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    replay_draws_image_barrier(d, p->cb->handle, one.temp, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     one.samples = (uint32_t)samples;
     one.mip = one.layer = 0;
     size_t kept = p->cb->copy_count;
@@ -162,6 +141,34 @@ static rt_status copy_resolved(struct replay *r, struct draw_pending *p, const s
     if (p->cb->copy_count == kept) { /* not kept (said in not_saved): the image goes now */
         d->vkDestroyImage(dev->handle, one.temp, NULL);
         d->vkFreeMemory(dev->handle, one.temp_memory, NULL);
+    }
+    return s;
+}
+
+/* Multisampled depth and stencil (in TRANSFER_SRC) are saved resolved by a render pass of ours (sample 0,
+ * draws_resolve.c); the first copy kept takes the resolve's image and objects. */
+static rt_status copy_resolved_depth(struct replay *r, struct draw_pending *p, const struct replay_device *dev,
+                                     const struct draw_target *t, VkSampleCountFlagBits samples, VkImageAspectFlags want)
+{
+    struct draw_target one = *t;
+    struct draw_resolve_objects o;
+    if (!replay_draws_resolve_depth(dev, p->cb->handle, t, samples, aspects_of(t->format), &one, &o))
+        return not_saved(r, p->entry, t->role, "multisampled depth or stencil, and no render pass of ours could "
+                                               "resolve it (vkCreateRenderPass2, Vulkan 1.2)");
+    one.resolve = &o;
+    rt_status s = rt_ok_status();
+    static const VkImageAspectFlags aspects[2] = {VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_ASPECT_STENCIL_BIT};
+    static const char *const roles[2] = {"depth", "stencil"};
+    for (int i = 0; i < 2 && rt_ok(&s); i++) {
+        size_t kept = p->cb->copy_count;
+        if (want & aspects[i])
+            s = copy_aspect(r, p, dev, &one, aspects[i], roles[i]);
+        one.temp_given |= p->cb->copy_count > kept;
+    }
+    if (!one.temp_given) { /* none kept (said in not_saved): what the resolve made goes now */
+        replay_draws_resolve_free(dev, &o);
+        dev->dispatch.device.vkDestroyImage(dev->handle, one.temp, NULL);
+        dev->dispatch.device.vkFreeMemory(dev->handle, one.temp_memory, NULL);
     }
     return s;
 }
@@ -216,19 +223,19 @@ rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const 
                                 const struct draw_target *t)
 {
     const struct draw_image *im = lookup(&r->draws->images, key(t->image));
-    if (im && im->samples > VK_SAMPLE_COUNT_1_BIT && aspects_of(t->format) != VK_IMAGE_ASPECT_COLOR_BIT)
-        return not_saved(r, p->entry, t->role, "multisampled depth or stencil (vkCmdResolveImage resolves colour "
-                                               "only)");
     if (im && !(im->usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
         return not_saved(r, p->entry, t->role, "a transient attachment, which cannot be copied");
     if (!t->width || !t->height)
         return not_saved(r, p->entry, t->role, "an empty extent");
     VkImageAspectFlags all = aspects_of(t->format), want = t->only ? t->only & all : all;
     const struct rt_vk_device_dispatch *d = &dev->dispatch.device;
-    barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, t->layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    replay_draws_image_barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, t->layout,
+                               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     if (im && im->samples > VK_SAMPLE_COUNT_1_BIT) {
-        rt_status s = copy_resolved(r, p, dev, t, im->samples);
-        barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->layout);
+        rt_status s = all == VK_IMAGE_ASPECT_COLOR_BIT ? copy_resolved(r, p, dev, t, im->samples)
+                                                       : copy_resolved_depth(r, p, dev, t, im->samples, want);
+        replay_draws_image_barrier(d, p->cb->handle, t->image, all, t->mip, t->layer,
+                                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->layout);
         return s;
     }
     rt_status s = rt_ok_status();
@@ -238,7 +245,8 @@ rt_status replay_draws_copy_out(struct replay *r, struct draw_pending *p, const 
         s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_DEPTH_BIT, "depth");
     if (rt_ok(&s) && (want & VK_IMAGE_ASPECT_STENCIL_BIT))
         s = copy_aspect(r, p, dev, t, VK_IMAGE_ASPECT_STENCIL_BIT, "stencil");
-    barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t->layout);
+    replay_draws_image_barrier(d, p->cb->handle, t->image, all, t->mip, t->layer, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               t->layout);
     return s;
 }
 

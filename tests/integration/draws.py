@@ -29,6 +29,10 @@
                                       resolved from 4 samples; each draw adds
                                       its triangle; the last is the frame's
                                       final image; frames unchanged
+  draws.py msaa RETRACE MSAA           rt_app_msaa (4x colour and depth): draw 1
+                                      of frame 2 saves its depth resolved from 4
+                                      samples (sample 0), every value the clear's
+                                      or a wedge's; frames unchanged
   draws.py secondary RETRACE THREADS  rt_app_threads' draws in secondary
                                       command buffers: each saved, after it
                                       alone; the last the final image
@@ -204,7 +208,8 @@ def skip(retrace, exe):
 
 
 def read_png(path):
-    """(width, height, rows of RGBA tuples) of an 8-bit RGBA or RGB PNG."""
+    """(width, height, rows of RGBA tuples) of an 8-bit RGBA or RGB PNG; of a 16-bit grey one (a depth
+    image), rows of (value,) tuples."""
     with open(path, "rb") as f:
         data = f.read()
     pos, idat, width = 8, b"", 0
@@ -213,9 +218,9 @@ def read_png(path):
         body = data[pos + 8:pos + 8 + n]
         if kind == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            if depth != 8 or colour not in (2, 6):
-                fail(f"{path}: not 8-bit RGB(A)")
-            channels = 4 if colour == 6 else 3
+            if (depth, colour) not in ((8, 2), (8, 6), (16, 0)):
+                fail(f"{path}: not 8-bit RGB(A) or 16-bit grey")
+            channels = {2: 3, 6: 4, 0: 2}[colour]  # bytes a pixel
         elif kind == b"IDAT":
             idat += body
         pos += 12 + n
@@ -231,10 +236,50 @@ def read_png(path):
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
             line[i] = (line[i] + pred) & 0xff
-        rows.append([tuple(line[x * channels:(x + 1) * channels]) + ((255,) if channels == 3 else ())
-                     for x in range(width)])
+        if colour == 0:
+            rows.append([(line[2 * x] << 8 | line[2 * x + 1],) for x in range(width)])
+        else:
+            rows.append([tuple(line[x * channels:(x + 1) * channels]) + ((255,) if channels == 3 else ())
+                         for x in range(width)])
         prev = line
     return width, height, rows
+
+
+def msaa(retrace, exe):
+    """rt_app_msaa: 4x multisampled colour and depth, kept from frame to frame; frame N's wedge lies at depth
+    (N * 53 % 97) / 97 * 0.9 + 0.05 (tests/apps/msaa.c). Frame 2's draw saves its depth resolved from 4
+    samples (sample 0: a depth some draw wrote, never an average): every pixel is the clear's 1.0, frame 1's
+    wedge or frame 2's, and frame 2's is there; validation quiet, frames unchanged."""
+    trace = capture(retrace, "msaa", exe)
+    plain, _ = replay(retrace, trace, "msaa-plain")
+    d = os.path.join(WORK, "msaa-draws")
+    shots, out = replay(retrace, trace, "msaa-dumped", "--dump-draws", "2", "--dump-dir", d, "--validate")
+    if "validation: 0 errors, 0 warnings" not in out:
+        fail("rt_app_msaa: --dump-draws under --validate is not quiet", out)
+    index, _ = check_index("msaa", d, out)
+    for frame in (1, 2, 3):
+        if not identical(plain, shots, frame):
+            fail(f"rt_app_msaa: frame {frame} with --dump-draws differs from the plain replay's", out)
+    e = index["draws"][0]
+    files = {f["role"]: f for f in e["files"]}
+    if e["not_saved"] or set(files) != {"color0", "depth"} or any(
+            f.get("resolved_from_samples") != 4 for f in files.values()):
+        fail("rt_app_msaa: draw 1 should save colour and depth, each resolved from 4 samples", json.dumps(e))
+    width, height, rows = read_png(os.path.join(d, files["depth"]["path"]))
+    wedge = {n: round(((n * 53 % 97) / 97 * 0.9 + 0.05) * 65535) for n in (1, 2)}
+    counts = {}
+    for row in rows:
+        for (v,) in row:
+            counts[v] = counts.get(v, 0) + 1
+    def near(v, w):
+        return abs(v - w) <= 1
+    stray = {v: c for v, c in counts.items() if not any(near(v, w) for w in (65535, wedge[1], wedge[2]))}
+    at = {n: sum(c for v, c in counts.items() if near(v, w)) for n, w in wedge.items()}
+    if stray or not at[2] or counts.get(65535, 0) == 0:
+        fail(f"rt_app_msaa: depth values {sorted(counts)[:12]} (stray {sorted(stray)[:8]}); expected 1.0, "
+             f"{wedge[1]} (frame 1) and {wedge[2]} (frame 2)")
+    print(f"rt_app_msaa: draw 1's depth resolved from 4 samples, {width}x{height}: {at[2]} px of frame 2's "
+          f"wedge, {at[1]} of frame 1's, {counts[65535]} at 1.0; validation quiet, frames unchanged")
 
 
 def storage(retrace, persist, particles):
@@ -426,6 +471,8 @@ def main():
         manifest(retrace, sys.argv[3])
     elif mode == "passes":
         passes(retrace, sys.argv[3])
+    elif mode == "msaa":
+        msaa(retrace, sys.argv[3])
     elif mode == "storage":
         storage(retrace, sys.argv[3], sys.argv[4])
     elif mode == "resubmit":
