@@ -2,7 +2,8 @@
  * runner/diagnosis.c — `diagnose: REF` on a configuration or `retrace run
  * --diagnose[=REF]` (docs/FORMATS.md 7.4): after the last job, each failing
  * frame (status fail) is diagnosed by `retrace diagnose ... --json` in a
- * child process (own process group, a timeout, as every replay), whose
+ * child process (own process group, a timeout, as every replay; up to -j of
+ * them at once, each in a folder of its own), whose
  * answer (section 7.3) and images are recorded with the frame's result and
  * kept on the frame for the JUnit file, the summary and the upload. The
  * diagnose module is reached through its command and JSON contract only, so
@@ -310,17 +311,27 @@ static void judge(const struct rt_child *c, const char *dir, unsigned timeout_s,
     g->d.message = g->message;
 }
 
-/* Diagnoses frame FRAME of job J against REF in a fresh folder; *out NULL when out of memory. */
-static rt_status diagnose_frame(struct rt_exec *x, size_t j, uint32_t frame, const char *ref, bool (*stop)(void),
-                                struct rt_run_diagnosis **out)
+/* One diagnosis running as a child: the frame it answers for, where its answer goes. */
+struct diag_slot {
+    bool busy;
+    size_t job;
+    struct rt_run_frame *frame;
+    struct rt_run_diagnosis *g;
+    struct rt_child child;
+    char dir[PATH_MAX];
+    unsigned timeout_s;
+};
+
+/* Starts the diagnosis of frame F of job J against REF in a fresh folder, in slot S. */
+static rt_status start_diagnosis(struct rt_exec *x, size_t j, struct rt_run_frame *f, const char *ref,
+                                 struct diag_slot *s)
 {
     const struct rt_manifest_trace *t = &x->m->traces[x->plan->jobs[j].trace];
-    char dir[PATH_MAX];
-    if ((size_t)snprintf(dir, sizeof dir, "%.3900s/diagnose-%04zu-%u", x->work, x->plan->jobs[j].index + 1, frame) >=
-        sizeof dir)
+    if ((size_t)snprintf(s->dir, sizeof s->dir, "%.3900s/diagnose-%04zu-%u", x->work, x->plan->jobs[j].index + 1,
+                         f->r.frame) >= sizeof s->dir)
         return rt_errorf(RT_ERR_USAGE, "the work folder's path is too long");
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", dir, strerror(errno));
+    if (mkdir(s->dir, 0777) != 0 && errno != EEXIST)
+        return rt_errorf(RT_ERR_INTERNAL, "cannot create %s: %s", s->dir, strerror(errno));
     struct rt_run_diagnosis *g = calloc(1, sizeof *g);
     if (!g)
         return rt_errorf(RT_ERR_INTERNAL, "out of memory");
@@ -328,25 +339,56 @@ static rt_status diagnose_frame(struct rt_exec *x, size_t j, uint32_t frame, con
     g->d = (struct rt_diagnosis){.reference = g->reference, .draws = -1, .replays = -1, .call = -1,
                                  .ssim = NAN, .delta_e = NAN};
     char *argv[64], buf[CONFIG_MAX + 2 * PATH_MAX];
-    build_argv(x, j, frame, ref, argv, buf, sizeof buf);
-    unsigned timeout_s = t->timeout_s * TIMEOUT_REPLAYS;
-    struct rt_child c;
-    rt_status s = rt_child_start(argv, dir, timeout_s, &c);
-    if (!rt_ok(&s)) {
+    build_argv(x, j, f->r.frame, ref, argv, buf, sizeof buf);
+    s->timeout_s = t->timeout_s * TIMEOUT_REPLAYS;
+    rt_status st = rt_child_start(argv, s->dir, s->timeout_s, &s->child);
+    if (!rt_ok(&st)) {
         rt_run_diagnosis_free(g);
-        return s;
+        return st;
     }
-    struct rt_child *list[] = {&c};
-    while (!c.done) {
-        rt_child_poll(list, 1, 200);
-        if (!c.done && stop())
-            rt_child_kill(&c); /* a signal ends the run: this diagnosis is an error */
-    }
-    judge(&c, dir, timeout_s, g);
-    if (!x->o->keep_work)
-        rt_remove_tree(dir);
-    *out = g;
+    s->busy = true;
+    s->job = j;
+    s->frame = f;
+    s->g = g;
     return rt_ok_status();
+}
+
+/* A finished diagnosis: judged, kept on its frame and recorded with its result. */
+static rt_status finish_diagnosis(struct rt_exec *x, struct diag_slot *s)
+{
+    judge(&s->child, s->dir, s->timeout_s, s->g);
+    if (!x->o->keep_work)
+        rt_remove_tree(s->dir);
+    s->busy = false;
+    s->frame->diagnosis = s->g;
+    const struct rt_run_job *job = &x->out->jobs[s->job].job;
+    int64_t id = 0;
+    return rt_store_diagnosis_put(x->store, x->out->run_id, x->m->traces[job->trace].name,
+                                  x->m->configs[job->config].name, s->frame->r.frame, &s->g->d, true, &id);
+}
+
+/* Waits until at least one running diagnosis ends (a signal kills them all: each is then an error), and
+ * finishes those that ended. */
+static rt_status reap(struct rt_exec *x, struct diag_slot *slots, unsigned n, bool (*stop)(void))
+{
+    struct rt_child *list[64];
+    unsigned running = 0, ended = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (slots[i].busy)
+            list[running++] = &slots[i].child;
+    while (running && !ended) {
+        rt_child_poll(list, running, 200);
+        for (unsigned i = 0; i < running; i++) {
+            if (!list[i]->done && stop())
+                rt_child_kill(list[i]);
+            ended += list[i]->done;
+        }
+    }
+    rt_status st = rt_ok_status();
+    for (unsigned i = 0; i < n; i++)
+        if (slots[i].busy && slots[i].child.done && rt_ok(&st))
+            st = finish_diagnosis(x, &slots[i]);
+    return st;
 }
 
 static const char *reference_of(const struct rt_exec *x, size_t j)
@@ -354,13 +396,33 @@ static const char *reference_of(const struct rt_exec *x, size_t j)
     return x->o->diagnose ? x->o->diagnose : x->m->configs[x->plan->jobs[j].config].diagnose;
 }
 
+/* A free slot, after waiting for one where all N are busy. */
+static rt_status free_slot(struct rt_exec *x, struct diag_slot *slots, unsigned n, bool (*stop)(void),
+                           struct diag_slot **out)
+{
+    for (;;) {
+        for (unsigned i = 0; i < n; i++)
+            if (!slots[i].busy) {
+                *out = &slots[i];
+                return rt_ok_status();
+            }
+        RT_TRY(reap(x, slots, n, stop));
+    }
+}
+
+/* Up to -j diagnoses at once, as replays run: each is a child of its own with its own folder. */
 rt_status rt_run_diagnose_failures(struct rt_exec *x, bool (*stop)(void))
 {
     size_t done = 0;
-    for (size_t j = 0; j < x->plan->count; j++) {
+    unsigned n = x->o->jobs < 1 ? 1 : x->o->jobs > 64 ? 64 : x->o->jobs;
+    struct diag_slot *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return rt_errorf(RT_ERR_INTERNAL, "out of memory");
+    rt_status st = rt_ok_status();
+    for (size_t j = 0; j < x->plan->count && rt_ok(&st); j++) {
         struct rt_run_job_result *jr = &x->out->jobs[j];
         const char *ref = reference_of(x, j);
-        for (size_t i = 0; ref && i < jr->frame_count; i++) {
+        for (size_t i = 0; ref && i < jr->frame_count && rt_ok(&st); i++) {
             struct rt_run_frame *f = &jr->frames[i];
             if (f->r.status != RT_RESULT_FAIL || f->diagnosis || stop())
                 continue;
@@ -368,19 +430,33 @@ rt_status rt_run_diagnose_failures(struct rt_exec *x, bool (*stop)(void))
                 x->out->undiagnosed++;
                 continue;
             }
-            if (x->o->progress)
+            struct diag_slot *slot = NULL;
+            st = free_slot(x, slots, n, stop, &slot);
+            if (rt_ok(&st) && x->o->progress)
                 fprintf(stderr, "\r\033[Kdiagnosing %s frame %u against %s", x->m->traces[jr->job.trace].name,
                         f->r.frame, ref);
-            RT_TRY(diagnose_frame(x, j, f->r.frame, ref, stop, &f->diagnosis));
-            done++;
-            int64_t id = 0;
-            RT_TRY(rt_store_diagnosis_put(x->store, x->out->run_id, x->m->traces[jr->job.trace].name,
-                                          x->m->configs[jr->job.config].name, f->r.frame, &f->diagnosis->d,
-                                          true, &id));
+            if (rt_ok(&st))
+                st = start_diagnosis(x, j, f, ref, slot);
+            done += rt_ok(&st);
         }
     }
+    for (bool any = true; any;) { /* the last ones, also after an error (their children must not outlive us) */
+        any = false;
+        for (unsigned i = 0; i < n; i++)
+            any |= slots[i].busy;
+        if (any && !rt_ok(&st))
+            for (unsigned i = 0; i < n; i++)
+                if (slots[i].busy && !slots[i].child.done)
+                    rt_child_kill(&slots[i].child);
+        rt_status r = any ? reap(x, slots, n, stop) : rt_ok_status();
+        if (rt_ok(&st))
+            st = r;
+        else
+            rt_status_free(&r);
+    }
+    free(slots);
     x->out->diagnosed = done;
-    return rt_ok_status();
+    return st;
 }
 
 static cJSON *count_or_null(int64_t v, int64_t none) { return v == none ? cJSON_CreateNull() : cJSON_CreateNumber((double)v); }

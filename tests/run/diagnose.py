@@ -13,6 +13,8 @@ golden. A configuration with a seeded break (`skip-draws: "2:136"`) and
     /api/results/ID/diagnosis (the same draw) and each image (ETag, 304);
   - `--diagnose config:skip-draws=2:1` (every configuration, over the
     manifest's) finds draw 1: the reference skips it, the test side does not;
+  - `-j 2` diagnoses two failing configurations at once, each at its own
+    skipped draw;
   - a frame failing against a wrong golden whose draws agree with the
     reference (vkcube frame 3) is recorded as "none"; a bad REF is a usage error (2) or a manifest error (3); a
     server refuses an upload whose diagnosis is wrong (400 naming the field)
@@ -196,6 +198,25 @@ bad = env.write("bad.yml", "configurations:\n  - name: x\n    diagnose: sideways
 r = env.run(["run", bad, "--db", env.db])
 expect(r.returncode == 3 and "bad.yml:3" in r.stderr and "diagnose 'sideways'" in r.stderr,
        f"a bad diagnose: is a manifest error: {r.returncode} {r.stderr.strip()}")
+
+# -j 2: the diagnoses run as the replays do, up to two at once, each in its own folder; each answer lands on
+# its own result (that they overlap is not what a test can say without timing them).
+many = env.write("many.yml", """label: many
+configurations:
+  - name: default
+""" + "".join(f"""  - name: skip{n}
+    skip-draws: "2:{n}"
+    diagnose: lavapipe
+""" for n in (136, 257)) + """traces:
+  - path: readback.rtrace
+    frames: [2]
+""")
+r = env.run(["run", many, "--db", env.db, "-j", "2"])
+rows = env.query("SELECT c.configuration, d.outcome, d.draw FROM diagnoses d JOIN results c ON c.id = d.result_id"
+                 " JOIN runs u ON u.id = c.run_id WHERE u.label = 'many' ORDER BY c.configuration")
+expect(r.returncode == 1 and rows == [("skip136", "diverged", 136), ("skip257", "diverged", 257)]
+       and all(f"skip{n} frame 2: diverges at draw {n} of 258" in r.stdout for n in (136, 257)),
+       f"-j 2 diagnoses each failing configuration at its own skipped draw: {rows} {r.stdout[-600:]}")
 
 # A frame that fails against its golden but draws the same as the reference: "none" is recorded.
 env.copy_trace("vkcube", "vkcube")
