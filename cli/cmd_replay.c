@@ -292,6 +292,8 @@ static void print_validation_ids(const struct rt_replay_result *res)
 static rt_status trace_opens(const char *path)
 {
     struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot read: Is a directory", path); /* the reader's words */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return rt_ok_status(); /* a pipe is read once, by the replay */
     struct rt_trace_reader *reader = NULL;

@@ -38,9 +38,10 @@ static void add_counts(cJSON *j, const struct rt_replay_options *o, const struct
     add_u64(j, "last_frame", res->last_frame);
     add_u64(j, "unsupported", res->unsupported);
     cJSON_AddBoolToObject(j, "good_prefix_only", res->good_prefix_only);
-    cJSON *m = cJSON_AddObjectToObject(j, "memory");
-    cJSON_AddStringToObject(m, "mode", res->memory_rebound ? "rebind" : "direct");
-    if (res->memory_rebound) {
+    cJSON *m = res->device_name[0] ? cJSON_AddObjectToObject(j, "memory") : NULL; /* none: no device was chosen */
+    if (m)
+        cJSON_AddStringToObject(m, "mode", res->memory_rebound ? "rebind" : "direct");
+    if (m && res->memory_rebound) {
         add_u64(m, "placed", res->rebind_placed);
         add_u64(m, "moved", res->rebind_moved);
     }
