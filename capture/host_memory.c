@@ -23,6 +23,7 @@
 #include <xxhash.h>
 
 #include "capture.h"
+#include "fresh_pages.h"
 #include "log.h"
 #include "trace.h"
 
@@ -93,28 +94,6 @@ static void track_host_pointer(VkDeviceMemory memory, const void *pointer, VkDev
     pthread_mutex_unlock(&imports_lock);
 }
 
-/* Zeroes the pages of [p, p + size) that hold anything but zeros. A page
- * the kernel never populated reads as its shared zero page and is left so:
- * writing zeros over all of it gave every page of every new allocation a
- * fresh page of its own, to allocate and clear (zink's five 2 MiB slabs
- * through glxgears: 2,560 such faults, most of those pages never used by
- * the program). Reading the zero page is a cheaper fault: 10 MiB of new
- * anonymous memory took 4-9.5 ms to memset here and 1.9 ms to check. */
-static void zero_nonzero_pages(uint8_t *p, size_t size)
-{
-    static const uint8_t zeros[HOST_PIECE];
-    while (size > 0) {
-        /* Up to the next page boundary of the address: one page at a time. */
-        size_t n = HOST_PIECE - ((uintptr_t)p & (HOST_PIECE - 1));
-        if (n > size)
-            n = size;
-        if (memcmp(p, zeros, n) != 0)
-            memset(p, 0, n);
-        p += n;
-        size -= n;
-    }
-}
-
 /* Bytes nobody wrote are what the driver left there: zeros from the kernel,
  * or whatever a recycled allocation held. The program may read them with
  * the GPU's results on the same page (verification points hash whole
@@ -130,7 +109,7 @@ static void zero_new_memory(struct capture_device *dev, const VkMemoryAllocateIn
     void *p = NULL;
     if (dev->dispatch.vkMapMemory(dev->handle, memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
         return;
-    zero_nonzero_pages(p, (size_t)info->allocationSize);
+    rt_zero_fresh(p, (size_t)info->allocationSize); /* without populating it */
     if (!(type->propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
         VkMappedMemoryRange range = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, .memory = memory,
                                      .size = VK_WHOLE_SIZE};

@@ -1,13 +1,17 @@
 /* Unit tests for capture/memory_track: page-guard and full tracking. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fresh_pages.h"
 #include "memory_track.h"
 
 #define MAX_REPORTS 64
@@ -607,4 +611,77 @@ Test(memtrack, signal_fallback_lets_the_kernel_read_mapped_memory)
     cr_assert_eq(real[ps + 2], 9);
     close(fd);
     rt_tracker_destroy(t);
+}
+
+/* --- rt_zero_fresh (capture/fresh_pages.c) ------------------------------ */
+
+static size_t resident_pages(uint8_t *p, size_t pages)
+{
+    unsigned char vec[64];
+    cr_assert_leq(pages, sizeof vec);
+    cr_assert_eq(mincore(p, pages * (size_t)sysconf(_SC_PAGESIZE), vec), 0);
+    size_t n = 0;
+    for (size_t i = 0; i < pages; i++)
+        n += vec[i] & 1;
+    return n;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+/* Never-populated pages of private anonymous memory stay unpopulated (the
+ * memset it replaced made every page resident); written ones come back zero,
+ * a page already all zeros is left as it was. Before Linux 6.11 the kernel
+ * cannot say which pages are fresh: then only the bytes are checked. */
+Test(fresh_pages, zeroes_without_populating_fresh_anonymous_pages)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *p = fake_device_memory(32 * ps);
+    memset(p + 3 * ps, 0x77, ps);
+    p[9 * ps + 100] = 1;
+    p[20 * ps] = 0; /* resident, zeros */
+    size_t before = resident_pages(p, 32);
+    cr_assert_eq(before, 3);
+    rt_zero_fresh(p, 32 * ps);
+    size_t after = resident_pages(p, 32); /* before reading: a read maps the zero page */
+    int maps = open("/proc/self/maps", O_RDONLY);
+    struct { uint64_t size, flags, addr, rest[13]; } q = {.size = 104, .addr = (uintptr_t)p};
+    bool kernel_says = maps >= 0 && ioctl(maps, _IOWR('f', 17, char[104]), &q) == 0;
+    if (maps >= 0)
+        close(maps);
+    if (kernel_says)
+        cr_assert_eq(after, before, "%zu pages resident after, %zu before", after, before);
+    cr_assert(all_zero(p, 32 * ps));
+    munmap(p, 32 * ps);
+}
+
+/* Bytes outside the range are never written, in a page it shares; shared
+ * memory (a memfd) is zeroed as any memory but private anonymous is. */
+Test(fresh_pages, zeroes_exactly_the_range_shared_or_anonymous)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    int fd = memfd_create("fresh", 0);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, (off_t)(4 * ps)), 0);
+    uint8_t *p = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    cr_assert_neq(p, MAP_FAILED);
+    memset(p, 0xaa, 4 * ps);
+    rt_zero_fresh(p + 100, 2 * ps);
+    cr_assert(all_zero(p + 100, 2 * ps));
+    uint8_t *q = fake_device_memory(4 * ps); /* private anonymous, all resident */
+    memset(q, 0xaa, 4 * ps);
+    rt_zero_fresh(q + 100, 2 * ps);
+    cr_assert(all_zero(q + 100, 2 * ps));
+    cr_assert(q[99] == 0xaa && q[100 + 2 * ps] == 0xaa && q[4 * ps - 1] == 0xaa);
+    munmap(q, 4 * ps);
+    cr_assert_eq(p[99], 0xaa);
+    cr_assert_eq(p[100 + 2 * ps], 0xaa);
+    cr_assert_eq(p[4 * ps - 1], 0xaa);
+    munmap(p, 4 * ps);
+    close(fd);
 }
