@@ -8,7 +8,9 @@
  * descriptor over its whole size covers the second half, which holds whatever
  * its allocation held (with test-dirty-memory, old bytes). Reads up to twice
  * the size are unchecked; further ones are still checked. With robustness on,
- * nothing changes: robust-buffer-access hides the bug.
+ * nothing changes: robust-buffer-access hides the bug. A widened buffer that
+ * aliases another loses the alias (rebind.c warns), as on any device whose
+ * sizes differ: rt_app_memory's first case then shows it.
  * Without RETRACE_TEST_DRIVER=1 it refuses to run. */
 #include <inttypes.h>
 
@@ -76,8 +78,9 @@ const struct replay_workaround replay_wa_test_unchecked_reads = {
              "access turns them on), every vkCreateBuffer with storage-buffer usage makes the buffer\n"
              "twice its size (memory rebound, as on a device whose sizes differ), so a shader reading\n"
              "past the end through a whole-size descriptor finds its allocation's other bytes, as it\n"
-             "would on a driver that does not bounds-check. Needs RETRACE_TEST_DRIVER=1. A model of a\n"
-             "bug for tests of retrace diagnose, never a fix."},
+             "would on a driver that does not bounds-check. A widened buffer that aliases another at\n"
+             "capture loses the alias (the replay warns), as on any device whose sizes differ.\n"
+             "Needs RETRACE_TEST_DRIVER=1. A model of a bug for tests of retrace diagnose, never a fix."},
     .id = ID,
     REPLAY_WA_COUNTER_FIELDS(counter_list, struct counters),
     .adjust_device = adjust_device,
