@@ -1,13 +1,17 @@
 /*
- * server/front.h — the front door (front.c): the thread that accepts every
- * connection before libmicrohttpd does. It admits a connection only within
- * the global and the per-address limits (beyond them it answers 503 or 429
- * with Retry-After, never silence), waits for the first request head within
- * the header deadline (408), checks it (head.h: 400, 413, 414, 431, 505 as
- * JSON) and only then hands the socket to libmicrohttpd. Later requests on
- * a kept-alive connection are libmicrohttpd's to read; the front still
- * holds them to the header deadline (the connection is shut down when a
- * head takes longer) and counts them against the limits.
+ * server/front.h — the front door (front.c): the thread that owns every
+ * client connection; libmicrohttpd never reads a client socket itself. It
+ * admits a connection only within the global and the per-address limits
+ * (beyond them it answers 503 or 429 with Retry-After, never silence),
+ * then relays it: each request head, the first and every later one on a
+ * kept-alive or pipelining connection, is read and checked (head.h) before
+ * a byte of it goes on, over a socket pair, to libmicrohttpd, which writes
+ * its answers back the same way. A head that would be refused (400, 408,
+ * 411, 413, 414, 431, 505) is answered by the front as the documented JSON,
+ * after the answers to the requests before it, and the connection closed;
+ * a body goes on only as far as its checked Content-Length. Owns: the
+ * client sockets, the limits, the header deadline. Must not touch: the
+ * store, routes, or anything libmicrohttpd parses.
  */
 #ifndef RT_SERVER_FRONT_H
 #define RT_SERVER_FRONT_H
@@ -27,9 +31,9 @@ RT_MUST_CHECK rt_status rt_front_create(struct rt_server *server, int listen_fd,
 /** Starts accepting into DAEMON (which must have MHD_USE_NO_LISTEN_SOCKET). */
 RT_MUST_CHECK rt_status rt_front_start(struct rt_front *front, struct MHD_Daemon *daemon);
 
-/** Stops accepting and closes the connections not yet handed over. The
- * front must outlive the daemon (its callbacks below use it): stop the
- * front, then the daemon, then destroy the front. */
+/** Stops accepting and closes every client connection. The front must
+ * outlive the daemon (its callbacks below use it): stop the front, then the
+ * daemon, then destroy the front. */
 void rt_front_stop(struct rt_front *front);
 
 /** Frees the front (after the daemon has stopped). NULL is a no-op. */
@@ -39,39 +43,12 @@ void rt_front_destroy(struct rt_front *front);
 void rt_front_on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                             enum MHD_ConnectionNotificationCode code);
 
-/** A request head on CONN has arrived (the first call of the access handler). */
-void rt_front_head_arrived(struct MHD_Connection *conn);
-
-/** Whether CONN's request body is being taken: while it is, a client that
- * has shut its side (the body can never be complete) is let go at once. */
-void rt_front_body_expected(struct MHD_Connection *conn, bool expected);
-
-/** CONN's request, REQUEST_BYTES of the stream (its head and the body
- * taken), is answered: its next head is held to the deadline from now. */
-void rt_front_request_done(struct MHD_Connection *conn, uint64_t request_bytes);
+/** CONN's request is answered (MHD_OPTION_NOTIFY_COMPLETED): every byte of
+ * the answer has been written towards the front. */
+void rt_front_request_done(struct MHD_Connection *conn);
 
 /* libmicrohttpd's memory for one connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT):
- * a head that does not fit it is refused by libmicrohttpd itself. */
+ * eight times the largest head the front passes on. */
 #define RT_SERVER_MHD_MEMORY (64 * 1024)
-
-/**
- * libmicrohttpd, on the thread calling this (its error log, server.c), is
- * about to answer a request head with an error page of its own (STATUS:
- * 431 or 414 for a head over its buffer, 400 for a Content-Length it cannot
- * parse), which only happens on a kept-alive connection's later heads (the
- * first is checked by the front). The connection is the one that thread
- * serves which is waiting for a head and has received at least half the
- * buffer beyond its answered requests, or, when none has, the only one waiting for
- * a head there that has received anything since its last answer (an idle
- * kept-alive connection has not): it is answered with STATUS as JSON now, and libmicrohttpd's
- * page is never sent. Connections it cannot tell apart keep libmicrohttpd's
- * answer (docs: server/README.md). Returns how many were answered.
- */
-size_t rt_front_library_error(struct rt_front *front, unsigned status);
-
-/** Writes {"error": MESSAGE} as a complete HTTP answer with STATUS straight to
- * FD (a small write that fits the socket buffer; the caller closes), with
- * Retry-After when RETRY_AFTER_S > 0 and Connection: close. */
-void rt_front_send_error(int fd, unsigned status, const char *message, unsigned retry_after_s);
 
 #endif

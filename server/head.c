@@ -202,6 +202,7 @@ static enum rt_head_state semantics(const struct fields *f, const struct rt_head
         return refuse(v, 413, "request body over %llu bytes",
                       (unsigned long long)limits->max_body);
     v->status = 0;
+    v->body_size = f->length ? f->content_length : 0;
     return RT_HEAD_DONE;
 }
 

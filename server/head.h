@@ -1,14 +1,16 @@
 /*
  * server/head.h — the check of a request's head (request line and header
- * fields, RFC 9112) that the front door (front.c) makes before libmicrohttpd
- * reads a byte of a new connection. It decides what libmicrohttpd would
- * otherwise answer with its own HTML (400, 413, 414, 431, 505, and a
- * malformed chunked body's 400: chunked bodies are refused, 411), so that
- * every such answer is the server's JSON (the token and the declared body
- * size are checked again, for every request of a connection, by server.c
- * before any body byte is taken). Pure: bytes in, a verdict out; safe on untrusted input
- * (tests/fuzz/fuzz_head.c). Stricter than libmicrohttpd on purpose: a head
- * it passes, libmicrohttpd parses without an error of its own.
+ * fields, RFC 9112) that the front door (front.c) makes before a byte of
+ * any request, the first or a later one on a connection, reaches
+ * libmicrohttpd. It decides what libmicrohttpd would otherwise answer with
+ * its own HTML (400, 413, 414, 431, 505, and a malformed chunked body's
+ * 400: chunked bodies are refused, 411), so that every such answer is the
+ * server's JSON, and how long the body is (the front passes on no byte
+ * beyond it). The token and the declared body size are checked again by
+ * server.c before any body byte is taken. Pure: bytes in, a verdict out;
+ * safe on untrusted input (tests/fuzz/fuzz_head.c). Stricter than
+ * libmicrohttpd on purpose: a head it passes, libmicrohttpd parses without
+ * an error of its own.
  */
 #ifndef RT_SERVER_HEAD_H
 #define RT_SERVER_HEAD_H
@@ -29,6 +31,7 @@ struct rt_head_limits {
 struct rt_head_verdict {
     unsigned status;   /* 0 = pass the connection on; else the answer to send */
     size_t head_size;  /* bytes of the head, its final empty line included */
+    uint64_t body_size; /* its Content-Length (at most max_body), 0 without one */
     char message[160]; /* the "error" of the JSON answer when status != 0 */
 };
 

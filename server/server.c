@@ -137,26 +137,10 @@ static enum MHD_Result answer_now(struct rt_request *req)
 }
 
 /* First call for a request (its head is complete, no body byte taken yet).
- * A kept-alive connection's later heads were not checked by the front
- * (front.c), so their target and size are held to the same limits here. */
+ * The front (front.c) has checked the head already, every one of a
+ * connection's (head.h): its size, target, framing and declared length. */
 static enum MHD_Result begin_request(struct rt_request *req)
 {
-    const union MHD_ConnectionInfo *head =
-        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-    req->stream_bytes = head ? head->header_size : 0;
-    req->answered = strlen(req->url) > RT_HEAD_MAX_TARGET ||
-                    (head && head->header_size > RT_HEAD_MAX);
-    if (!req->answered && MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
-                                                      MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-        req->answered = true; /* libmicrohttpd would decode it, and answer a bad one in HTML */
-        return rt_http_error(req, MHD_HTTP_LENGTH_REQUIRED, "%s", RT_HEAD_NO_CHUNKED);
-    }
-    if (req->answered)
-        return strlen(req->url) > RT_HEAD_MAX_TARGET
-                   ? rt_http_error(req, MHD_HTTP_URI_TOO_LONG, "request target over %d bytes",
-                                   RT_HEAD_MAX_TARGET)
-                   : rt_http_error(req, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE,
-                                   "request head over %d bytes", RT_HEAD_MAX);
     if (!wants_body(req->method))
         /* a read is answered once libmicrohttpd has the whole request (an
          * earlier answer closes the connection); one that comes with a body
@@ -172,7 +156,6 @@ static enum MHD_Result begin_request(struct rt_request *req)
         return rt_http_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body over %zu bytes",
                              req->server->options.max_body);
     }
-    rt_front_body_expected(req->conn, true);
     return MHD_YES;
 }
 
@@ -215,11 +198,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_NO;
         *req = (struct rt_request){.server = cls, .conn = conn, .url = url, .method = method};
         *con_cls = req;
-        rt_front_head_arrived(conn);
         return begin_request(req);
     }
     if (*upload_data_size) {
-        req->stream_bytes += *upload_data_size;
         if (!req->answered)
             take_body(req, upload_data, *upload_data_size);
         *upload_data_size = 0;
@@ -233,7 +214,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return rt_http_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body over %zu bytes",
                              req->server->options.max_body);
     req->answered = true;
-    rt_front_body_expected(req->conn, false);
     return rt_server_route(req);
 }
 
@@ -242,7 +222,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     (void)cls, (void)code;
     struct rt_request *req = *con_cls;
-    rt_front_request_done(conn, req ? req->stream_bytes : 0);
+    rt_front_request_done(conn);
     if (req) {
         free(req->body);
         free(req);
@@ -271,28 +251,23 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(out - s);
 }
 
-/* libmicrohttpd 0.9.75 says this (connection.c, transmit_error_response_len)
- * just before it queues an error page of its own, on the thread serving the
- * connection: the one moment, with no callback of its own, when the page
- * can still be replaced by our JSON (front.c). Compared whole, so the
- * arguments are read only when they are the status and the page. */
-static const char mhd_error_format[] =
-    "Error processing request (HTTP response code is %u ('%s')). Closing connection.\n";
+/* What libmicrohttpd 0.9.75 says on every answer over the front's socket
+ * pair (front.c), a local socket that has no TCP options to set: true, and
+ * harmless (nothing waits to be pushed there; the front sets the client's
+ * TCP_NODELAY itself). It tells only EINVAL, ENOPROTOOPT and ENOTSOCK from a
+ * TCP socket, not the EOPNOTSUPP a local socket answers. */
+static bool tcp_option_noise(const char *fmt)
+{
+    static const char option[] = "Setting %s option to %s state failed";
+    static const char push[] = "Failed to push the data from buffers to the network.";
+    return !strncmp(fmt, option, sizeof option - 1) || !strncmp(fmt, push, sizeof push - 1);
+}
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    struct rt_server *server = cls;
-    if (!strcmp(fmt, mhd_error_format)) {
-        va_list copy;
-        va_copy(copy, ap);
-        unsigned status = va_arg(copy, unsigned);
-        va_end(copy);
-        size_t answered = rt_front_library_error(server->front, status);
-        fprintf(stderr, "retrace serve: libmicrohttpd refused a request head (%u): %s\n", status,
-                answered ? "answered as JSON instead of its page"
-                         : "its page went out (the connection could not be told apart)");
+    (void)cls;
+    if (tcp_option_noise(fmt))
         return;
-    }
     fputs("retrace serve: ", stderr);
     vfprintf(stderr, fmt, ap);
 }
@@ -312,8 +287,7 @@ static rt_status start_daemon(struct rt_server *server)
         MHD_OPTION_NOTIFY_CONNECTION, rt_front_on_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, server,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
-        /* room for a head eight times the front's limit: a later head
-         * over it is libmicrohttpd's to refuse (rt_front_library_error) */
+        /* room for a head eight times the front's limit (front.h) */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)RT_SERVER_MHD_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_END);

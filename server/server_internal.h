@@ -38,7 +38,7 @@ struct rt_server {
     int listen_fd;
     uint16_t port;
     char url[96];
-    struct rt_front *front; /* accepts, admits and checks first heads (front.c) */
+    struct rt_front *front; /* accepts, admits, checks every head and relays (front.c) */
 
     pthread_mutex_t write_lock; /* serialises every write through WRITER */
     struct rt_store *writer;
@@ -84,7 +84,6 @@ struct rt_request {
     size_t body_size, body_capacity;
     bool too_large;
     bool answered; /* a response was queued early (too large) */
-    uint64_t stream_bytes; /* its head and every body byte libmicrohttpd handed over */
 };
 
 /* ---- responses (http.c) ------------------------------------------------ */
