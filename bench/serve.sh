@@ -11,12 +11,14 @@
 #
 # Environment: BUILD (build), RUNS (runs in the test store, 200), DURATION
 # (seconds per measurement, 10), CONNECTIONS (wrk connections, 16),
-# THREADS (server worker threads, 2: one per core of this machine).
+# WRK_THREADS (wrk threads, 1; issue 18's goal is read at 2 with 32
+# connections), THREADS (server worker threads, 2: one per core of this machine).
 set -eu
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-200}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-16}
+WRK_THREADS=${WRK_THREADS:-1}
 THREADS=${THREADS:-2}
 RETRACE=$BUILD/cli/retrace
 MAKE_STORE=$BUILD/tests/server/make_store
@@ -59,7 +61,7 @@ stop_server() {
 # measure NAME PATH [HEADER]: one markdown row from wrk's --latency report.
 measure() {
     name=$1 path=$2
-    set -- -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency
+    set -- -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency
     [ -n "${3:-}" ] && set -- "$@" -H "$3"
     before=$(cut -d' ' -f14,15 "/proc/$SERVER/stat")
     wrk "$@" "$URL${path#/}" >"$WORK/wrk.txt" 2>&1
@@ -84,7 +86,7 @@ RUN=$(python3 -c "import json,urllib.request; print(json.load(urllib.request.url
 RESULT=$(python3 -c "import json,urllib.request; print(json.load(urllib.request.urlopen('${URL}api/runs/$RUN'))['results'][0]['id'])")
 ETAG=$(python3 -c "import urllib.request; print(urllib.request.urlopen('${URL}api/images/result/$RESULT/diff').headers['ETag'])")
 
-echo "# retrace serve: $RUNS runs, $THREADS worker threads, wrk $CONNECTIONS connections, ${DURATION}s each"
+echo "# retrace serve: $RUNS runs, $THREADS worker threads, wrk -t$WRK_THREADS -c$CONNECTIONS, ${DURATION}s each"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
 echo "| request | requests/s | p50 | p90 | p99 | server CPU/request | non-2xx/3xx |"

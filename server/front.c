@@ -34,13 +34,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUF_SIZE (16 * 1024) /* each direction of a connection; a head is at most RT_HEAD_MAX */
+/* A connection's buffers: from the client (a head is at most RT_HEAD_MAX)
+ * and towards it (most answers whole: the runs list is ~26 KB) */
+#define IN_SIZE (16 * 1024)
+#define OUT_SIZE (64 * 1024)
 #define LINGER_MAX 64
 #define LINGER_MS 2000
 #define LINGER_DRAIN_MAX (64 * 1024)
 #define SWEEP_MS 10
 #define RETRY_AFTER_S 5
 #define ANSWER_MAX 1024 /* an answer written by the front */
+/* What a connection's sockets are watched for; EPOLLOUT only while a send
+ * is blocked (arm_writes): watched always, each ACK from the client and
+ * each read by libmicrohttpd would wake the front for nothing. */
+#define WATCH (EPOLLIN | EPOLLRDHUP | EPOLLET)
 
 enum phase {
     LIVE,   /* relaying */
@@ -70,6 +77,7 @@ struct conn {
      * means all was read, as the end raises no second edge */
     bool client_hup, pair_hup;
     bool pair_shut, pair_eof; /* libmicrohttpd takes no more; its end has closed */
+    bool client_armed, pair_armed; /* watched for EPOLLOUT */
     char *in;       /* from the client, not passed on yet */
     size_t in_len, in_checked; /* in_checked: in_len when the head was last found unfinished */
     uint64_t forward_left;     /* of the current request (head and body) still to pass on */
@@ -398,7 +406,7 @@ static bool connect_pair(struct rt_front *front, struct conn *c)
         return false;
     c->pair_fd = pair[0];
     c->mhd_fd = pair[1];
-    struct epoll_event mine = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+    struct epoll_event mine = {.events = WATCH,
                                .data.ptr = &c->pair_end};
     if (!remember_mhd_end(front, c) ||
         epoll_ctl(front->epoll_fd, EPOLL_CTL_ADD, c->pair_fd, &mine) != 0) {
@@ -431,11 +439,11 @@ static void open_conn(struct rt_front *front, int fd, const struct sockaddr_stor
         return;
     }
     c->counted = true;
-    c->in = malloc(BUF_SIZE);
-    c->out = malloc(BUF_SIZE);
+    c->in = malloc(IN_SIZE);
+    c->out = malloc(OUT_SIZE);
     int on = 1; /* the front's writes are whole answers or their ends: no Nagle wait */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-    struct epoll_event client = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+    struct epoll_event client = {.events = WATCH,
                                  .data.ptr = &c->client_end};
     if (!c->in || !c->out || epoll_ctl(front->epoll_fd, EPOLL_CTL_ADD, fd, &client) != 0)
         close_conn(c);
@@ -474,9 +482,9 @@ static void refuse_later(struct conn *c, unsigned status, const char *message)
 /* client -> in */
 static bool client_in(struct conn *c)
 {
-    if (!c->client_readable || c->client_eof || c->refusing || c->in_len == BUF_SIZE)
+    if (!c->client_readable || c->client_eof || c->refusing || c->in_len == IN_SIZE)
         return false;
-    size_t room = BUF_SIZE - c->in_len;
+    size_t room = IN_SIZE - c->in_len;
     ssize_t n = recv(c->client_fd, c->in + c->in_len, room, 0);
     if (n < 0 && would_block()) {
         c->client_readable = false;
@@ -556,12 +564,12 @@ static bool pair_in(struct conn *c)
         return false;
     if (c->out_sent == c->out_len)
         c->out_sent = c->out_len = 0;
-    else if (c->out_len == BUF_SIZE) {
+    else if (c->out_len == OUT_SIZE) {
         memmove(c->out, c->out + c->out_sent, c->out_len - c->out_sent);
         c->out_len -= c->out_sent;
         c->out_sent = 0;
     }
-    size_t room = BUF_SIZE - c->out_len;
+    size_t room = OUT_SIZE - c->out_len;
     if (!room)
         return false;
     ssize_t n = recv(c->pair_fd, c->out + c->out_len, room, 0);
@@ -629,7 +637,7 @@ static bool finish_refusal(struct conn *c)
     close_pair(c);
     c->pair_shut = c->pair_eof = true;
     c->out_sent = 0;
-    c->out_len = format_error(c->out, BUF_SIZE, c->refuse_status, c->refuse_message,
+    c->out_len = format_error(c->out, OUT_SIZE, c->refuse_status, c->refuse_message,
                               c->refuse_status == 503 ? RETRY_AFTER_S : 0);
     c->closing = true;
     return true;
@@ -656,6 +664,22 @@ static bool settle(struct conn *c)
     return c->refusing && finish_refusal(c);
 }
 
+/* Watches FD (E) for EPOLLOUT, or stops, as WANTED says; ARMED: whether it is. */
+static void arm(struct conn *c, struct end *e, int fd, bool *armed, bool wanted)
+{
+    if (fd < 0 || *armed == wanted)
+        return;
+    struct epoll_event ev = {.events = WATCH | (wanted ? EPOLLOUT : 0), .data.ptr = e};
+    if (epoll_ctl(c->front->epoll_fd, EPOLL_CTL_MOD, fd, &ev) == 0)
+        *armed = wanted; /* arming a socket that has room raises the edge at once */
+}
+
+static void arm_writes(struct conn *c)
+{
+    arm(c, &c->client_end, c->client_fd, &c->client_armed, !c->client_writable);
+    arm(c, &c->pair_end, c->pair_fd, &c->pair_armed, !c->pair_writable);
+}
+
 static void service(struct conn *c)
 {
     while (c->phase == LIVE) {
@@ -665,8 +689,11 @@ static void service(struct conn *c)
             moved |= pair_in(c);
             moved |= client_out(c);
         }
-        if (!settle(c))
+        if (!settle(c)) {
+            if (c->phase == LIVE)
+                arm_writes(c);
             return;
+        }
     }
 }
 
@@ -749,24 +776,28 @@ static void wake_up(struct rt_front *front)
     }
 }
 
+void rt_front_step(struct rt_front *front, int timeout_ms)
+{
+    struct epoll_event events[64];
+    int n = epoll_wait(front->epoll_fd, events, 64, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        void *tag = events[i].data.ptr;
+        if (tag == &listen_tag)
+            accept_all(front);
+        else if (tag == &wake_tag)
+            wake_up(front);
+        else
+            on_event(tag, events[i].events);
+    }
+    sweep(front);
+    reap(front); /* after the batch: its events may name a connection closed in it */
+}
+
 static void *front_main(void *arg)
 {
     struct rt_front *front = arg;
-    struct epoll_event events[64];
-    while (!atomic_load(&front->stopping)) {
-        int n = epoll_wait(front->epoll_fd, events, 64, SWEEP_MS);
-        for (int i = 0; i < n; i++) {
-            void *tag = events[i].data.ptr;
-            if (tag == &listen_tag)
-                accept_all(front);
-            else if (tag == &wake_tag)
-                wake_up(front);
-            else
-                on_event(tag, events[i].events);
-        }
-        sweep(front);
-        reap(front); /* after the batch: its events may name a connection closed in it */
-    }
+    while (!atomic_load(&front->stopping))
+        rt_front_step(front, SWEEP_MS);
     return NULL;
 }
 
@@ -872,6 +903,8 @@ rt_status rt_front_create(struct rt_server *server, int listen_fd, struct rt_fro
 rt_status rt_front_start(struct rt_front *front, struct MHD_Daemon *daemon)
 {
     front->daemon = daemon;
+    if (front->server->options.stepped)
+        return rt_ok_status(); /* rt_front_step runs it */
     int err = pthread_create(&front->thread, NULL, front_main, front);
     if (err)
         return rt_errorf(RT_ERR_INTERNAL, "cannot start the accept thread: %s", strerror(err));
@@ -881,12 +914,14 @@ rt_status rt_front_start(struct rt_front *front, struct MHD_Daemon *daemon)
 
 void rt_front_stop(struct rt_front *front)
 {
-    if (!front || !front->started)
+    if (!front || atomic_load(&front->stopping))
         return;
     atomic_store(&front->stopping, true);
-    ring(front);
-    pthread_join(front->thread, NULL);
-    front->started = false;
+    if (front->started) {
+        ring(front);
+        pthread_join(front->thread, NULL);
+        front->started = false;
+    }
     for (struct conn *c = front->conns; c; c = c->next)
         close_conn(c);
 }

@@ -31,6 +31,11 @@ RT_MUST_CHECK rt_status rt_front_create(struct rt_server *server, int listen_fd,
 /** Starts accepting into DAEMON (which must have MHD_USE_NO_LISTEN_SOCKET). */
 RT_MUST_CHECK rt_status rt_front_start(struct rt_front *front, struct MHD_Daemon *daemon);
 
+/** One turn of the front's loop, on the caller's thread (a stepped server,
+ * whose front has no thread: rt_server_step): what is ready, waiting at
+ * most TIMEOUT_MS for something to be. */
+void rt_front_step(struct rt_front *front, int timeout_ms);
+
 /** Stops accepting and closes every client connection. The front must
  * outlive the daemon (its callbacks below use it): stop the front, then the
  * daemon, then destroy the front. */

@@ -277,12 +277,13 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 static rt_status start_daemon(struct rt_server *server)
 {
     const struct rt_server_options *o = &server->options;
+    /* libmicrohttpd only ever sees the front's local sockets (front.c) */
+    unsigned threads = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC;
     server->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
-            MHD_USE_NO_LISTEN_SOCKET | (strchr(server->url, '[') ? MHD_USE_IPv6 : 0),
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | (o->stepped ? 0 : threads),
         0, NULL, NULL, on_request, server,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, server,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads ? o->threads : 1),
+        MHD_OPTION_THREAD_POOL_SIZE, o->stepped ? 0u : (unsigned)(o->threads ? o->threads : 1),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections + CONNECTION_SLACK,
         MHD_OPTION_NOTIFY_CONNECTION, rt_front_on_connection, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, server,
@@ -352,6 +353,12 @@ rt_status rt_server_start(const struct rt_server_options *options, struct rt_ser
     }
     *server_out = server;
     return s;
+}
+
+void rt_server_step(struct rt_server *server, int timeout_ms)
+{
+    rt_front_step(server->front, timeout_ms);
+    MHD_run(server->daemon);
 }
 
 const char *rt_server_url(const struct rt_server *server) { return server->url; }

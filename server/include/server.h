@@ -21,6 +21,7 @@
 #ifndef RT_SERVER_H
 #define RT_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,8 @@ struct rt_server_options {
     unsigned cache_entries;   /* JSON answers kept per worker until the data changes (64; 0 = off) */
     size_t cache_bytes;       /* their bytes, all workers together (default 32 MiB) */
     unsigned keep_runs_days;  /* remove runs older than this, at start and hourly (0 = keep all) */
+    bool stepped;             /* no threads of its own: the caller runs it by rt_server_step
+                               * (tests/fuzz: one thread, no hand-offs between threads) */
 };
 
 /** Fills OPTIONS with the defaults above (db_path and web_root NULL). */
@@ -64,6 +67,11 @@ const char *rt_server_url(const struct rt_server *server);
 
 /** The port actually bound. */
 uint16_t rt_server_port(const struct rt_server *server);
+
+/** A stepped server (options.stepped) does what is ready: the front's
+ * connections (waiting at most TIMEOUT_MS for one to be), then
+ * libmicrohttpd's. Answers are written from inside the calls. */
+void rt_server_step(struct rt_server *server, int timeout_ms);
 
 /** Stops accepting, lets running requests finish, closes every connection and
  * the store. NULL is a no-op. */

@@ -538,3 +538,35 @@ Test(network, requests_pipelined_behind_a_refused_one_are_not_answered_for_it)
     cJSON_Delete(json);
     still_serving();
 }
+
+/* A stepped server (tests/fuzz/fuzz_router.c) has no thread of its own: it
+ * answers, pipelined requests and a refused one too, only while its
+ * caller runs it. Bounded in steps, not time. */
+Test(network, a_stepped_server_answers_on_its_callers_thread)
+{
+    rt_server_stop(f.server);
+    struct rt_server_options o;
+    rt_server_options_init(&o);
+    o.stepped = true;
+    fixture_start(&f, &o);
+    int fd = connect_from("127.0.0.2");
+    char text[256];
+    snprintf(text, sizeof text, "%s%s%s", health, health, bad_length);
+    send_text(fd, text);
+    static char got[16384];
+    size_t n = 0;
+    for (int step = 0; step < 10000; step++) {
+        rt_server_step(f.server, 1);
+        ssize_t k = recv(fd, got + n, sizeof got - 1 - n, MSG_DONTWAIT);
+        if (k == 0)
+            break;
+        if (k > 0)
+            n += (size_t)k;
+    }
+    got[n] = '\0';
+    close(fd);
+    char *second = strstr(got + 1, "HTTP/1.1 200 "), *third = strstr(got, "HTTP/1.1 400 ");
+    cr_assert(!strncmp(got, "HTTP/1.1 200 ", 13) && second && third && second < third,
+              "answers: %s", got);
+    cr_assert(strstr(third, "application/json"), "%s", third);
+}
