@@ -21,6 +21,10 @@
 
 #define RT_HEAD_MAX 8192       /* request line and header fields together */
 #define RT_HEAD_MAX_TARGET 4096 /* the request target (path and query) */
+/* header fields: libmicrohttpd keeps a record of each in the connection's
+ * 64 KiB (front.h), and answers its own HTML 431 when ~1000 tiny ones do
+ * not fit; browsers send about 20 (Apache's LimitRequestFields is 100) */
+#define RT_HEAD_MAX_FIELDS 100
 /* The 411 for any Transfer-Encoding (front.c for first heads, server.c for later ones). */
 #define RT_HEAD_NO_CHUNKED "a request body needs a Content-Length (chunked bodies are not accepted)"
 

@@ -12,7 +12,9 @@
  * executions a second on a busy machine). The connections come from 250
  * loopback addresses in turn, so that millions of them do not run out of
  * ports (TIME_WAIT) and none hits the per-address cap. A server that
- * neither answers nor closes within 20 s is a finding.
+ * neither answers nor closes within 20 s is a finding, and so is an error
+ * answer (4xx, 5xx) that is not JSON: every one must be the documented
+ * {"error": ...}, libmicrohttpd's own HTML pages included.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -140,6 +142,30 @@ static int connect_next(void)
     return fd;
 }
 
+/* Each answer in the stream (framed by its Content-Length): one with an
+ * error status must be JSON. */
+static void check_answers(const char *got, size_t size)
+{
+    for (size_t at = 0; at + 12 < size && !memcmp(got + at, "HTTP/1.", 7);) {
+        const char *head = got + at;
+        const char *end = memmem(head, size - at, "\r\n\r\n", 4);
+        if (!end)
+            return; /* cut short: a client-side limit, not the server's answer */
+        int status = atoi(head + 9);
+        size_t head_size = (size_t)(end + 4 - head);
+        const char *length = memmem(head, head_size, "Content-Length: ", 16);
+        bool json = memmem(head, head_size, "Content-Type: application/json", 30) != NULL;
+        if (status >= 400 && !json) {
+            fprintf(stderr, "fuzz_router: an error answer that is not JSON:\n%.*s\n",
+                    (int)(size - at < 600 ? size - at : 600), head);
+            abort();
+        }
+        if (!length)
+            return;
+        at += head_size + strtoul(length + 16, NULL, 10);
+    }
+}
+
 static bool would_block(void) { return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -151,7 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     size_t sent = 0;
     bool shut = false;
-    char buf[65536];
+    static char got[1 << 20];
+    size_t got_size = 0;
     /* the server runs between the sends and reads: it never waits on this thread */
     for (double began = seconds();;) {
         rt_server_step(server, 0);
@@ -164,7 +191,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (sent == size && !shut)
             shut = shutdown(fd, SHUT_WR) == 0 || errno != ENOTCONN;
-        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        char *into = got + (got_size < sizeof got - 65536 ? got_size : sizeof got - 65536);
+        ssize_t n = recv(fd, into, 65536, 0);
+        if (n > 0 && got_size < sizeof got - 65536)
+            got_size += (size_t)n; /* beyond 1 MiB: read, not kept */
         if (n == 0 || (n < 0 && !would_block()))
             break; /* closed (a reset is a close) */
         if (n < 0 && seconds() - began > 20) {
@@ -175,5 +205,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rt_server_step(server, 1); /* nothing moved: wait for the server's own timers */
     }
     close(fd);
+    check_answers(got, got_size);
     return 0;
 }

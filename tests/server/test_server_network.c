@@ -274,6 +274,9 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
         {"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400}, /* a TLS hello */
         {"GET /api/runs HTTP/2.0\r\nHost: x\r\n\r\n", 505},
         {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n", 400},
+        /* trailing white space: libmicrohttpd's own page (fuzz_router found it) */
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 2 \r\n\r\n{}", 400},
+        {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\t\r\n\r\n{}", 400},
         {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
          400},
         {"POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999999999999999999\r\n\r\n",
@@ -287,6 +290,13 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
     char *long_head = repeat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", 'b', 9000, "\r\n\r\n");
     raw_is_json_error(long_head, strlen(long_head), 431);
     free(long_head);
+    /* within 8192 bytes, but more fields than libmicrohttpd's 64 KiB keeps
+     * records of (it answered its own HTML 431) */
+    char many[8192] = "GET /api/health HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < 1000; i++)
+        strcat(many, "a:\r\n");
+    strcat(many, "\r\n");
+    raw_is_json_error(many, strlen(many), 431);
     /* the same on a kept-alive connection's second request */
     int fd = connect_from("127.0.0.2");
     char buf[8192];
