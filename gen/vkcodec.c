@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 
-#include "vkcodec_internal.h"
+#include "vkcodec_enc.h"
 
 #define UNKNOWN_NODE UINT32_MAX /* body length of a node the encoder could not encode */
 
@@ -65,83 +65,18 @@ const struct rt_vk_struct_desc *rt_vkc_args_desc(enum rt_vk_cmd cmd)
 
 /* ---- encoding ----------------------------------------------------------- */
 
-/* The encoder runs for every captured call: room for a few bytes is taken
- * here without a call while the buffer has it (rt_enc_reserve grows it). */
-static inline uint8_t *enc_room(struct rt_enc *enc, size_t n)
-{
-    if (!enc->failed && enc->capacity - enc->size >= n) {
-        uint8_t *p = enc->data + enc->size;
-        enc->size += n;
-        return p;
-    }
-    return rt_enc_reserve(enc, n);
-}
-
-static inline void enc_u8(struct rt_enc *enc, uint8_t v)
-{
-    uint8_t *out = enc_room(enc, 1);
-    if (out)
-        *out = v;
-}
-
-/* rt_enc_u32 and rt_enc_bytes (trace/codec.c) without a call while the
- * buffer has room: the same bytes. */
-static inline void enc_u32(struct rt_enc *enc, uint32_t v)
-{
-    uint8_t *out = enc_room(enc, 4);
-    if (out) {
-        out[0] = (uint8_t)v;
-        out[1] = (uint8_t)(v >> 8);
-        out[2] = (uint8_t)(v >> 16);
-        out[3] = (uint8_t)(v >> 24);
-    }
-}
-
-static inline void enc_bytes(struct rt_enc *enc, const void *bytes, size_t n)
-{
-    uint8_t *out = enc_room(enc, n);
-    if (out && n)
-        memcpy(out, bytes, n);
-}
-
-/* A scalar of size bytes as w little-endian bytes (w >= size: wider kinds
- * such as size_t on a 32-bit host are zero-extended). */
-static inline void enc_scalar(struct rt_enc *enc, const uint8_t *p, uint32_t size, uint32_t w)
-{
-    uint8_t *out = enc_room(enc, w);
-    if (!out)
-        return;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (w == size) {
-        switch (w) {
-        case 1: memcpy(out, p, 1); return;
-        case 2: memcpy(out, p, 2); return;
-        case 4: memcpy(out, p, 4); return;
-        default: memcpy(out, p, 8); return;
-        }
-    }
-#endif
-    uint64_t v = rt_vkc_load(p, size);
-    for (uint32_t i = 0; i < w; i++)
-        out[i] = (uint8_t)(v >> (8 * i));
-}
-
-static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain);
-static bool enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
-                       const void *base, bool in_chain);
-
-static bool enc_chain(struct rt_vkc_pass *c, const void *node)
+bool rt_vkc_enc_chain(struct rt_vkc_pass *c, const void *node)
 {
     for (unsigned n = 0; node; n++) {
         if (n >= RT_VKC_MAX_CHAIN)
             return rt_vkc_fail(c, "pNext chain too long or cyclic", NULL);
         uint32_t stype = (uint32_t)rt_vkc_load(node, 4);
         int idx = rt_vkc_stype_index(stype);
-        enc_u8(c->enc, 1);
-        enc_u32(c->enc, stype);
+        rt_vkc_enc_u8(c->enc, 1);
+        rt_vkc_enc_u32(c->enc, stype);
         if (idx < 0 || !rt_vk_structs[idx].compiled) {
             /* Recorded, never silently dropped: the decoder counts it too. */
-            enc_u32(c->enc, UNKNOWN_NODE);
+            rt_vkc_enc_u32(c->enc, UNKNOWN_NODE);
             if (c->stats) {
                 c->stats->unknown_stypes++;
                 c->stats->last_unknown_stype = stype;
@@ -151,8 +86,9 @@ static bool enc_chain(struct rt_vkc_pass *c, const void *node)
         }
         const struct rt_vk_struct_desc *sd = &rt_vk_structs[idx];
         size_t at = c->enc->size;
-        enc_u32(c->enc, 0);
-        if (!enc_struct(c, sd, node, true))
+        rt_vkc_enc_u32(c->enc, 0);
+        rt_vkc_enc_fn fn = rt_vk_struct_encoders[idx];
+        if (!(fn ? fn(c, node, true) : rt_vkc_enc_struct(c, sd, node, true)))
             return false;
         size_t body = c->enc->size - at - 4;
         if (body >= UNKNOWN_NODE)
@@ -161,7 +97,7 @@ static bool enc_chain(struct rt_vkc_pass *c, const void *node)
         const struct rt_vk_member *pn = rt_vkc_pnext_member(sd);
         node = pn ? *(const void *const *)((const uint8_t *)node + pn->offset) : NULL;
     }
-    enc_u8(c->enc, 0);
+    rt_vkc_enc_u8(c->enc, 0);
     return true;
 }
 
@@ -169,25 +105,25 @@ static bool enc_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, const 
 {
     switch (m->kind) {
     case RT_VK_KIND_STRUCT:
-        return enc_struct(c, rt_vkc_sub(m), p, false);
+        return rt_vkc_enc_struct_at(c, m->aux, p);
     case RT_VK_KIND_UNION:
-        enc_bytes(c->enc, p, rt_vkc_sub(m)->size);
+        rt_vkc_enc_bytes(c->enc, p, rt_vkc_sub(m)->size);
         return true;
     case RT_VK_KIND_STRING:
         rt_enc_str(c->enc, *(const char *const *)p);
         return true;
     case RT_VK_KIND_PNEXT:
-        return enc_chain(c, *(const void *const *)p);
+        return rt_vkc_enc_chain(c, *(const void *const *)p);
     case RT_VK_KIND_CHAR:
     case RT_VK_KIND_VOID:
-        enc_bytes(c->enc, p, 1);
+        rt_vkc_enc_bytes(c->enc, p, 1);
         return true;
     default: {
         uint32_t w = rt_vkc_wire_size(m);
         if (w != 1 && w != 2 && w != 4 && w != 8)
-            enc_bytes(c->enc, p, m->elem_size);
+            rt_vkc_enc_bytes(c->enc, p, m->elem_size);
         else
-            enc_scalar(c->enc, p, m->elem_size, w);
+            rt_vkc_enc_scalar(c->enc, p, m->elem_size, w);
         return true;
     }
     }
@@ -198,13 +134,13 @@ static bool enc_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, const
 {
     if (level == m->depth) {
         if (m->kind == RT_VK_KIND_CHAR || m->kind == RT_VK_KIND_VOID) {
-            enc_bytes(c->enc, field, m->count);
+            rt_vkc_enc_bytes(c->enc, field, m->count);
             return true;
         }
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         /* An array of numbers whose wire size is their size: its bytes. */
         if (m->count > 1 && rt_vkc_is_scalar(m->kind) && rt_vkc_wire_size(m) == m->elem_size) {
-            enc_bytes(c->enc, field, (size_t)m->count * m->elem_size);
+            rt_vkc_enc_bytes(c->enc, field, (size_t)m->count * m->elem_size);
             return true;
         }
 #endif
@@ -214,7 +150,7 @@ static bool enc_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, const
         return true;
     }
     const uint8_t *p = *(const uint8_t *const *)field;
-    enc_u8(c->enc, p != NULL);
+    rt_vkc_enc_u8(c->enc, p != NULL);
     if (!p)
         return true;
     uint64_t n = 1;
@@ -222,10 +158,10 @@ static bool enc_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, const
         n = m->len(base);
         if (n > UINT32_MAX)
             return rt_vkc_fail(c, "array longer than 2^32 elements", m->name);
-        enc_u32(c->enc, (uint32_t)n);
+        rt_vkc_enc_u32(c->enc, (uint32_t)n);
     }
     if (level + 1u == m->depth && m->kind == RT_VK_KIND_VOID) {
-        enc_bytes(c->enc, p, (size_t)n);
+        rt_vkc_enc_bytes(c->enc, p, (size_t)n);
         return true;
     }
     size_t stride = rt_vkc_stride(m, level);
@@ -241,20 +177,20 @@ static bool enc_union_selected(struct rt_vkc_pass *c, const struct rt_vk_struct_
     const struct rt_vk_struct_desc *u = rt_vkc_sub(m);
     const struct rt_vk_member *pick = rt_vkc_union_pick(u, rt_vkc_selector_value(sd, m, base));
     if (!pick) {
-        enc_bytes(c->enc, base + m->offset, u->size);
+        rt_vkc_enc_bytes(c->enc, base + m->offset, u->size);
         return true;
     }
-    return enc_member(c, u, pick, base + m->offset, false);
+    return rt_vkc_enc_member(c, u, pick, base + m->offset, false);
 }
 
-static bool enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
+bool rt_vkc_enc_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        const void *base, bool in_chain)
 {
     const uint8_t *b = base;
     if (m->kind == RT_VK_KIND_PNEXT && in_chain)
         return true; /* the chain walker follows it */
     if (m->bits) {
-        enc_u32(c->enc, (uint32_t)m->get(base));
+        rt_vkc_enc_u32(c->enc, (uint32_t)m->get(base));
         return true;
     }
     if (m->kind == RT_VK_KIND_UNION && m->selector >= 0 && m->depth == 0)
@@ -278,12 +214,12 @@ static inline bool wire_is_memory(const struct rt_vk_member *m)
 }
 #endif
 
-static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain)
+bool rt_vkc_enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const void *p, bool in_chain)
 {
     if (!rt_vkc_enter_struct(c, sd))
         return false;
     if (sd->is_union) { /* a union on its own has no selector: its bytes */
-        enc_bytes(c->enc, p, sd->size);
+        rt_vkc_enc_bytes(c->enc, p, sd->size);
         c->depth--;
         return true;
     }
@@ -303,12 +239,12 @@ static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
                 end += members[j].count * members[j].elem_size;
                 j++;
             }
-            enc_bytes(c->enc, (const uint8_t *)p + start, end - start);
+            rt_vkc_enc_bytes(c->enc, (const uint8_t *)p + start, end - start);
             i = j;
             continue;
         }
 #endif
-        if (!enc_member(c, sd, &members[i], p, in_chain))
+        if (!rt_vkc_enc_member(c, sd, &members[i], p, in_chain))
             return false;
         i++;
     }
@@ -316,13 +252,14 @@ static bool enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
     return true;
 }
 
-static rt_status enc_top(struct rt_enc *enc, const struct rt_vk_struct_desc *sd, const char *what,
-                         const void *value, struct rt_vk_stats *stats)
+/* sd by its generated encoder fn where there is one (NULL: the interpreter). */
+static rt_status enc_top(struct rt_enc *enc, const struct rt_vk_struct_desc *sd, rt_vkc_enc_fn fn,
+                         const char *what, const void *value, struct rt_vk_stats *stats)
 {
     struct rt_vkc_pass c = {.enc = enc, .stats = stats};
     if (!sd)
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: not encodable by the generated codec", what);
-    if (!enc_struct(&c, sd, value, false))
+    if (!(fn ? fn(&c, value, false) : rt_vkc_enc_struct(&c, sd, value, false)))
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: %s%s%s", what, c.err_where ? c.err_where : "",
                          c.err_where ? ": " : "", c.err);
     if (enc->failed)
@@ -339,7 +276,8 @@ rt_status rt_vk_encode_call_stats(struct rt_enc *enc, enum rt_vk_cmd cmd, const 
     if (excluded)
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: hand-written: %s", rt_vk_commands[cmd].name,
                          excluded);
-    return enc_top(enc, rt_vkc_args_desc(cmd), rt_vk_commands[cmd].name, args, stats);
+    return enc_top(enc, rt_vkc_args_desc(cmd), rt_vk_command_encoders[cmd], rt_vk_commands[cmd].name, args,
+                   stats);
 }
 
 rt_status rt_vk_encode_call(struct rt_enc *enc, enum rt_vk_cmd cmd, const void *args)
@@ -351,7 +289,7 @@ rt_status rt_vk_encode_struct(struct rt_enc *enc, enum rt_vk_struct_type type, c
 {
     if ((unsigned)type >= RT_VK_STRUCT_COUNT)
         return rt_errorf(RT_ERR_INTERNAL, "encoding: struct id %d out of range", (int)type);
-    return enc_top(enc, &rt_vk_structs[type], rt_vk_structs[type].name, value, NULL);
+    return enc_top(enc, &rt_vk_structs[type], rt_vk_struct_encoders[type], rt_vk_structs[type].name, value, NULL);
 }
 
 size_t rt_vk_args_size(enum rt_vk_cmd cmd)

@@ -20,6 +20,7 @@ import command_flags  # noqa: E402
 import emit_capture  # noqa: E402
 import emit_commands  # noqa: E402
 import emit_dispatch  # noqa: E402
+import emit_encode  # noqa: E402
 import emit_extensions  # noqa: E402
 import emit_replay  # noqa: E402
 import emit_tables  # noqa: E402
@@ -143,6 +144,7 @@ def main():
     emit_tables.emit_members(reg, list(commands.values()), args.out_dir, "vk_args")
     emit_commands.emit_header(reg, cmd_names, args.out_dir)
     emit_commands.emit_source(reg, cmd_names, commands, args.out_dir)
+    emit_encode.emit(reg, structs, cmd_names, commands, args.out_dir)
     emit_dispatch.emit(reg, cmd_names, args.out_dir)
     emit_capture.emit(reg, cmd_names, args.out_dir)
     emit_replay.emit(reg, cmd_names, args.out_dir)
