@@ -350,3 +350,25 @@ Test(hostile, bad_options_are_refused)
     cr_assert_null(server);
     rt_status_free(&s);
 }
+
+/* Clients that pipeline requests and read none of the answers hold them
+ * in the server's buffers; each is let go after --timeout (1 s here), as
+ * libmicrohttpd let go of one it held the socket of, so that as many as
+ * the connection limit do not keep everyone else out. Bounded: 4000
+ * requests each, a 3 s wait. */
+Test(hostile, clients_that_read_no_answers_are_let_go)
+{
+    static const char request[] = "GET /api/runs HTTP/1.1\r\nHost: x\r\n\r\n";
+    int held[MAX_CONNECTIONS];
+    for (int c = 0; c < MAX_CONNECTIONS; c++) {
+        cr_assert((held[c] = http_connect(&f)) >= 0);
+        for (int i = 0; i < 4000; i++)
+            if (send(held[c], request, sizeof request - 1, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+                (ssize_t)(sizeof request - 1))
+                break; /* the server stopped taking them: its buffers are full */
+    }
+    sleep(3);
+    still_serving(); /* 503 while the four held their places */
+    for (int c = 0; c < MAX_CONNECTIONS; c++)
+        close(held[c]);
+}
