@@ -290,13 +290,6 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
     char *long_head = repeat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", 'b', 9000, "\r\n\r\n");
     raw_is_json_error(long_head, strlen(long_head), 431);
     free(long_head);
-    /* within 8192 bytes, but more fields than libmicrohttpd's 64 KiB keeps
-     * records of (it answered its own HTML 431) */
-    char many[8192] = "GET /api/health HTTP/1.1\r\nHost: x\r\n";
-    for (int i = 0; i < 1000; i++)
-        strcat(many, "a:\r\n");
-    strcat(many, "\r\n");
-    raw_is_json_error(many, strlen(many), 431);
     /* the same on a kept-alive connection's second request */
     int fd = connect_from("127.0.0.2");
     char buf[8192];
@@ -309,6 +302,18 @@ Test(network, what_libmicrohttpd_would_refuse_is_answered_as_json)
     assert_json_error(&r, 414);
     http_response_finish(&r);
     free(long_target);
+    still_serving();
+}
+
+/* Within 8192 bytes, but more fields than libmicrohttpd's 64 KiB keeps
+ * records of (it answered its own HTML 431). */
+Test(network, a_head_of_a_thousand_fields_is_answered_as_json)
+{
+    char many[8192] = "GET /api/health HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < 1000; i++)
+        strcat(many, "a:\r\n");
+    strcat(many, "\r\n");
+    raw_is_json_error(many, strlen(many), 431);
     still_serving();
 }
 
