@@ -63,8 +63,9 @@ rt_status capture_trim_finish(struct capture_trim *t, struct capture_traces *tra
     if (!traces->main.read)
         return rt_ok_status(); /* summarise says why there is no trace */
     RT_TRY(clamp(t, traces->main.progress.frames));
+    /* IN is removed once OUT is written: the snapshot names the run instead. */
     struct rt_trim_options o = {.in = traces->main.path, .out = t->final, .first = t->first, .last = t->last,
-                                .progress = isatty(2)};
+                                .progress = isatty(2), .source = "the run captured with --trim-frames (not kept)"};
     struct rt_trim_result r;
     RT_TRY(rt_status_wrap(rt_trim_run(&o, &r), "--trim-frames"));
     fprintf(stderr, "retrace: trimmed frames %" PRIu64 "-%" PRIu64 " of the run's %" PRIu64 " (%lld bytes) to %s: "

@@ -157,7 +157,8 @@ rt_status rt_trim_run(const struct rt_trim_options *o, struct rt_trim_result *re
     run->state.result = res;
     const char *slash = strrchr(o->in, '/');
     run->writer = (struct trim_writer){.opts = o, .result = res, .last = last, .source_frames = res->source_frames,
-                                       .source_name = slash ? slash + 1 : o->in, .frame = 0};
+                                       .source_name = o->source ? o->source : slash ? slash + 1 : o->in,
+                                       .frame = 0};
     rt_status s = trim_sha256_file(o->in, run->writer.source_sha256);
     run->replay_start = now();
     if (rt_ok(&s))

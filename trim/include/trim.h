@@ -30,6 +30,7 @@ struct rt_trim_options {
     const char *device;    /* replay device (index or name substring); NULL = lavapipe if present */
     enum rt_replay_memory_mode memory_mode;
     bool progress;         /* "frame N of M" on stderr */
+    const char *source;    /* what the snapshot names as the source; NULL: IN's file name */
 };
 
 struct rt_trim_result {
