@@ -18,6 +18,9 @@
 # on one side of it ("met", "not met", else "undecided": run more pairs).
 # Enough pairs that 5% is resolvable on a quiet machine: 4*REPS glxgears
 # pairs, 2*REPS pairs of each glmark2 scene run alone (REPS=5: about 6 min).
+# After the glxgears pairs: the kernel's counters of one bare and one
+# captured run, where the captured run's CPU samples go (per 1,000 of the
+# bare run's), and the encoder's instructions per call (callgrind).
 # Load averages are printed before and after.
 # Environment: BUILD, REPS (5), FRAMES (1000), GEARS_PAIRS (4*REPS),
 # GLMARK_PAIRS (2*REPS), GLMARK_SECONDS (4 per scene and run).
@@ -72,6 +75,43 @@ if perf stat -e tlb:tlb_flush true >/dev/null 2>&1; then
     counters bare $GEARS
     counters captured env RETRACE_TRACK_STATS=1 "$RETRACE" capture -o "$WORK/counters.rtrace" -- $GEARS
     grep 'tracking stats' "$WORK/counters.log" || true
+fi
+# Where the captured run's CPU time goes, against the bare run's (perf's
+# cpu-clock samples at 2 kHz, one run each, every thread; per 1,000 samples
+# of the bare run): the application's threads in user space and in the
+# kernel, the layer's own code and zstd within them, llvmpipe's threads,
+# and the threads and process capture adds. Shares, not seconds: the load
+# of other processes moves both runs alike.
+samples() { # CFG COMMAND...: prints "class samples" lines of one run
+    cfg=$1
+    shift
+    perf record -q -e cpu-clock -F 2000 -o "$WORK/samples.$cfg.data" -- "$@" >"$WORK/samples.log" 2>&1 || return 0
+    perf report -i "$WORK/samples.$cfg.data" --sort comm,dso --stdio -n 2>/dev/null |
+        awk '!/^#/ && NF >= 4 { c = $3; sub(/:.*/, "", c); sub(/-[0-9]+$/, "", c)
+             k = (c == "glxgears" || c == "llvmpipe") ? c ($4 ~ /kernel/ ? "-kernel" : "-user") : c
+             n[k] += $2; if ($4 ~ /RETRACE/) n["layer-code"] += $2; if ($4 ~ /zstd/) n["zstd"] += $2 }
+             END { for (k in n) print k, n[k] }' >"$WORK/samples.$cfg"
+}
+if perf record -q -e cpu-clock -o "$WORK/probe.data" true >/dev/null 2>&1; then
+    samples bare $GEARS
+    samples captured "$RETRACE" capture -o "$WORK/samples.rtrace" -- $GEARS
+    if [ -s "$WORK/samples.bare" ] && [ -s "$WORK/samples.captured" ]; then
+        echo "glxgears CPU samples per 1,000 of the bare run's (bare / captured):"
+        awk 'NR == FNR { b[$1] = $2; tb += $2; next } { c[$1] = $2 }
+             END { for (k in c) if (!(k in b)) b[k] = 0
+                   for (k in b) printf "  %-18s %6.1f %6.1f\n", k, 1000 * b[k] / tb, 1000 * c[k] / tb }' \
+            "$WORK/samples.bare" "$WORK/samples.captured" | sort
+    fi
+fi
+# The encoder's instructions per captured call (callgrind on the calls of
+# the trace just captured, bench/encode_calls), which no load changes.
+if command -v valgrind >/dev/null 2>&1 && [ -x "$BUILD/bench/encode_calls" ] && [ -f "$WORK/gears.rtrace" ]; then
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/encode.cg" --toggle-collect='rt_vk_encode_call_stats' \
+        "$BUILD/bench/encode_calls" "$WORK/gears.rtrace" >"$WORK/encode.log" 2>&1 || true
+    ir=$(sed -n 's/.*Collected : *\([0-9,]*\).*/\1/p' "$WORK/encode.log" | tr -d ,)
+    calls=$(sed -n 's/^calls \([0-9]*\).*/\1/p' "$WORK/encode.log")
+    [ -n "$ir" ] && [ -n "$calls" ] && [ "$calls" -gt 0 ] &&
+        echo "encoder: $((ir / calls)) instructions per call over $calls calls ($(grep -o 'differing from the trace [0-9]*' "$WORK/encode.log"))"
 fi
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 2 >"$WORK/r.gears.cpu"
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 1 >"$WORK/r.gears.wall"
