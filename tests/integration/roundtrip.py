@@ -51,8 +51,8 @@ def main():
     ap.add_argument("program", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     program = [x for x in a.program if x != "--"]
-    if not os.environ.get("DISPLAY"):
-        print("SKIP: needs a display (./run test starts Xvfb)")
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        print("SKIP: needs a display (./run test starts Xvfb; wayland.py its own weston)")
         sys.exit(77)
     work = tempfile.mkdtemp(prefix="retrace-roundtrip-")
     try:
