@@ -642,6 +642,7 @@ Test(fresh_pages, zeroes_without_populating_fresh_anonymous_pages)
 {
     size_t ps = (size_t)sysconf(_SC_PAGESIZE);
     uint8_t *p = fake_device_memory(32 * ps);
+    madvise(p, 32 * ps, MADV_NOHUGEPAGE); /* one write must populate one page, not 512 */
     memset(p + 3 * ps, 0x77, ps);
     p[9 * ps + 100] = 1;
     p[20 * ps] = 0; /* resident, zeros */
