@@ -5,7 +5,9 @@
  * Owns: HTTP (routing, limits, tokens, caching headers), the static files and
  * the JSON API of server/README.md. Must not touch: Vulkan, replay, SSIM or
  * any image metric; it reads and writes the store through store/store.h only
- * (and SQL never appears here). libmicrohttpd runs its own thread pool; each
+ * (and SQL never appears here). A front thread owns every client socket and
+ * checks every request head before relaying it (front.h); libmicrohttpd
+ * runs its own thread pool on the other ends of the front's socket pairs; each
  * worker thread opens one read-only store connection of its own on first use,
  * and every write goes through one read-write connection behind a mutex, so
  * writes are serialised while reads never wait for each other. Each worker
@@ -16,7 +18,7 @@
  * root (no "..", no symlinks out), bounded body, connections and time per
  * connection, writes only with the bearer token, constant-time comparison.
  * Entry points: rt_server_options_init, rt_server_start, rt_server_url,
- * rt_server_stop.
+ * rt_server_stop (and rt_server_step for a stepped server).
  */
 #ifndef RT_SERVER_H
 #define RT_SERVER_H
