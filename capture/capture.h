@@ -15,6 +15,7 @@
 #define RT_CAPTURE_H
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -129,6 +130,16 @@ void capture_forget_templates(struct capture_device *dev);
 /* cmd_memory.c: frees what the device's allocations left (at vkDestroyDevice). */
 void capture_forget_memories(struct capture_device *device);
 
+/* unrecorded.c: a command looked up that the layer has no recorder for
+ * (warned once and noted in the trace); the test switch that makes one. */
+void capture_note_unrecorded(const char *name);
+bool capture_test_unrecorded(const char *name);
+/** The generated detector for NAME (a window-system command of a platform
+ * this build has no header for), which will call NEXT; or NULL. */
+PFN_vkVoidFunction capture_unrecorded_detector(const char *name, PFN_vkVoidFunction next);
+/** A detector's call: warns and notes at the first. */
+void capture_unrecorded_called(const char *name);
+
 /* Hooks the generated intercepts call around submits and waits. */
 void capture_before_submit(const void *queue);
 void capture_after_submit(const void *queue);
@@ -143,6 +154,16 @@ struct capture_entry {
 };
 extern const struct capture_entry capture_entries[];
 extern const size_t capture_entry_count;
+/* Detectors for commands of platforms the build has no header for (sorted by
+ * name): each calls what the next layer gave at its lookup. That is the
+ * loader's terminator, the same for every instance: one slot per command. */
+struct capture_detector {
+    const char *name;
+    PFN_vkVoidFunction function;
+    _Atomic(PFN_vkVoidFunction) *next;
+};
+extern const struct capture_detector capture_detectors[];
+extern const size_t capture_detector_count;
 
 /* Hand-written commands (see gen/handwritten.py). */
 VKAPI_ATTR VkResult VKAPI_CALL capture_vkCreateInstance(const VkInstanceCreateInfo *, const VkAllocationCallbacks *, VkInstance *);

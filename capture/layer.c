@@ -15,7 +15,26 @@ static int by_name(const void *key, const void *entry)
 
 static const struct capture_entry *find_entry(const char *name)
 {
+    if (capture_test_unrecorded(name))
+        return NULL;
     return bsearch(name, capture_entries, capture_entry_count, sizeof capture_entries[0], by_name);
+}
+
+/* What the next layer gives for a name we have no recorder for goes to the
+ * program as it is: its calls will not be in the trace (unrecorded.c says so
+ * once, at this lookup, never per call), or, for a window-system command of
+ * a platform the build had no header for, through a detector that says so at
+ * its first call. */
+static PFN_vkVoidFunction passed_through(const struct capture_entry *entry, const char *name,
+                                         PFN_vkVoidFunction next)
+{
+    if (entry || !next)
+        return next;
+    PFN_vkVoidFunction detector = capture_unrecorded_detector(name, next);
+    if (detector)
+        return detector;
+    capture_note_unrecorded(name);
+    return next;
 }
 
 static bool is_global(const struct capture_entry *entry)
@@ -52,7 +71,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetInstanceProcAddr(VkInstanc
     if (!data)
         return without_instance(entry, name);
     PFN_vkVoidFunction next = data->next_gipa(instance, name);
-    return entry && next ? entry->function : next;
+    return entry && next ? entry->function : passed_through(entry, name, next);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetDeviceProcAddr(VkDevice device, const char *name)
@@ -62,7 +81,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL capture_vkGetDeviceProcAddr(VkDevice de
         return NULL;
     const struct capture_entry *entry = find_entry(name);
     PFN_vkVoidFunction next = data->next_gdpa(device, name);
-    return entry && entry->device_level && next ? entry->function : next;
+    return entry && entry->device_level && next ? entry->function : passed_through(entry, name, next);
 }
 
 static const VkLayerProperties layer_properties = {

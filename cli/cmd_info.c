@@ -19,6 +19,7 @@
 
 #define INFO_MAX_EXTERNAL 16
 #define INFO_MAX_SHOTS 64
+#define INFO_MAX_UNRECORDED 32
 
 struct info {
     const char *path;
@@ -43,6 +44,8 @@ struct info {
     char trim_source[256];
     struct rt_trace_snapshot_end trim_end; /* zero until its end packet */
     char imported[512], import_map[512]; /* retrace import's notes (docs/FORMATS.md §20) */
+    char *unrecorded[INFO_MAX_UNRECORDED]; /* commands the capture passed through (capture/unrecorded.c) */
+    uint64_t unrecorded_count;
 };
 
 struct command_count {
@@ -138,6 +141,21 @@ static void count_import(struct info *in, const struct rt_trace_packet *p)
         snprintf(in->import_map, sizeof in->import_map, "%.*s", (int)(n - (sizeof map - 1)), t + sizeof map - 1);
 }
 
+/* The layer's note for a command it was asked for and has no recorder for:
+ * its calls are not in the trace (capture/unrecorded.c). */
+static bool count_unrecorded(struct info *in, const struct rt_trace_packet *p)
+{
+    static const char prefix[] = "not recorded: ";
+    const char *t = p->u.annotation.text;
+    size_t n = p->u.annotation.length;
+    if (n <= sizeof prefix - 1 || memcmp(t, prefix, sizeof prefix - 1) != 0)
+        return false;
+    if (in->unrecorded_count < INFO_MAX_UNRECORDED)
+        in->unrecorded[in->unrecorded_count] = strndup(t + sizeof prefix - 1, n - (sizeof prefix - 1));
+    in->unrecorded_count++;
+    return true;
+}
+
 static void count_packet(struct info *in, const struct rt_trace_packet *p)
 {
     switch (p->type) {
@@ -156,7 +174,7 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
             count_external(in, p);
         else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_SCREENSHOT)
             count_shot(in, p);
-        else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_NOTE)
+        else if (p->u.annotation.kind == RT_TRACE_ANNOTATION_NOTE && !count_unrecorded(in, p))
             count_import(in, p);
         break;
     case RT_TRACE_PACKET_VERIFY: count_verify(in, p); break;
@@ -177,6 +195,46 @@ static void count_packet(struct info *in, const struct rt_trace_packet *p)
 }
 
 /* Reads every packet; in->status says how it ended. */
+
+/* vkCreate* and vkAllocate* make handles: the likely cause of a handle the
+ * trace never created. */
+static bool creates_handles(const char *name)
+{
+    return name && (!strncmp(name, "vkCreate", 8) || !strncmp(name, "vkAllocate", 10));
+}
+
+/* NAMES joined by ", ", those that create handles only when CREATING. */
+static void join_unrecorded(const struct info *in, bool creating, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (uint64_t i = 0; i < in->unrecorded_count && i < INFO_MAX_UNRECORDED; i++) {
+        const char *name = in->unrecorded[i];
+        if (!name || (creating && !creates_handles(name)))
+            continue;
+        int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", name);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* A handle the trace never created, in a trace whose capture passed
+ * creating commands through unrecorded: say which, since that is why. */
+static void explain_refusal(struct info *in)
+{
+    char names[512];
+    if (rt_ok(&in->refused) || !strstr(in->refused.msg, "never created"))
+        return;
+    join_unrecorded(in, true, names, sizeof names);
+    if (!names[0])
+        return;
+    rt_status why = rt_errorf(in->refused.code, "%s: the capture did not record %s (the layer that made it "
+                              "has no recorder for it), so the trace cannot replay", in->refused.msg, names);
+    rt_status_free(&in->refused);
+    in->refused = why;
+}
+
 static void read_trace(struct info *in, struct rt_trace_reader *r)
 {
     in->header = rt_trace_reader_header(r);
@@ -203,6 +261,7 @@ static void read_trace(struct info *in, struct rt_trace_reader *r)
         }
     }
     rt_trace_reader_progress(r, &in->progress);
+    explain_refusal(in);
 }
 
 static int by_count(const void *a, const void *b)
@@ -318,6 +377,12 @@ static void print_header_text(const struct info *in)
         printf("imported     %s\n", in->imported);
     if (in->import_map[0])
         printf("import map   %s\n", in->import_map);
+    if (in->unrecorded_count) {
+        char names[1024];
+        join_unrecorded(in, false, names, sizeof names);
+        printf("unrecorded   %s%s: looked up at capture, no recorder in that build; their calls are not in "
+               "the trace\n", names, in->unrecorded_count > INFO_MAX_UNRECORDED ? ", ..." : "");
+    }
 }
 
 static void print_counts_text(const struct info *in)
@@ -475,6 +540,9 @@ static void add_counts_json(cJSON *o, const struct info *in)
     cJSON_AddNumberToObject(o, "verify_points", (double)in->verify_points);
     cJSON_AddNumberToObject(o, "verify_ranges", (double)in->verify_ranges);
     cJSON_AddNumberToObject(o, "verify_bytes", (double)in->verify_bytes);
+    cJSON *unrec = cJSON_AddArrayToObject(o, "unrecorded");
+    for (uint64_t i = 0; i < in->unrecorded_count && i < INFO_MAX_UNRECORDED; i++)
+        cJSON_AddItemToArray(unrec, cJSON_CreateString(in->unrecorded[i] ? in->unrecorded[i] : ""));
     cJSON *ext = cJSON_AddArrayToObject(o, "external_memory");
     for (uint64_t i = 0; i < in->external_count && i < INFO_MAX_EXTERNAL; i++)
         cJSON_AddItemToArray(ext, cJSON_CreateString(in->external[i] ? in->external[i] : ""));
@@ -590,6 +658,8 @@ int cmd_info_run(int argc, char **argv)
     free(in.per_command);
     for (uint64_t i = 0; i < in.external_count && i < INFO_MAX_EXTERNAL; i++)
         free(in.external[i]);
+    for (uint64_t i = 0; i < in.unrecorded_count && i < INFO_MAX_UNRECORDED; i++)
+        free(in.unrecorded[i]);
     rt_trace_reader_destroy(r);
     return code;
 }

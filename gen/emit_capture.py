@@ -81,10 +81,57 @@ def _intercept(reg, name, guard):
     return guarded(guard, "".join(lines))
 
 
+# The platforms a Linux loader hands out commands of, and their scalar types
+# (every other parameter is a Vulkan type or a pointer, which passes as void *).
+# A build without one of these headers still knows the command from vk.xml:
+# its detector has the command's ABI, passes each call on unrecorded, and says
+# so at the first call (capture/unrecorded.c), so the name is reported only
+# where the program calls it, not where the loader looks it up.
+PASS_THROUGH_GUARDS = ("VK_USE_PLATFORM_XLIB_KHR", "VK_USE_PLATFORM_XLIB_XRANDR_EXT",
+                       "VK_USE_PLATFORM_XCB_KHR", "VK_USE_PLATFORM_WAYLAND_KHR")
+PLATFORM_SCALARS = {"VisualID": "unsigned long", "RROutput": "unsigned long", "Window": "unsigned long",
+                    "xcb_visualid_t": "uint32_t", "xcb_window_t": "uint32_t"}
+
+
+def _abi_decl(p):
+    if p.stars or p.dims:
+        return f"void *{p.name}"
+    return f"{PLATFORM_SCALARS.get(p.type, p.type)} {p.name}"
+
+
+def _pass_through(reg, name, guard):
+    """The detector for a command whose platform header the build lacks."""
+    target = _target(reg, name)
+    level = reg.command_level(target)
+    decls = [_abi_decl(p) for p in target.params]
+    params = ", ".join(decls)
+    types = ", ".join(d.rsplit(" ", 1)[0] if not d.startswith("void *") else "void *" for d in decls)
+    call_args = ", ".join(p.name for p in target.params)
+    ret = target.ret if target.ret != "void" else None
+    body = (f"static _Atomic(PFN_vkVoidFunction) rt__next_{name};\n\n"
+            f"static VKAPI_ATTR {target.ret} VKAPI_CALL rt__unrecorded_{name}({params})\n{{\n"
+            f"    capture_unrecorded_called(\"{name}\");\n"
+            f"    PFN_vkVoidFunction rt__next = atomic_load_explicit(&rt__next_{name}, memory_order_acquire);\n"
+            f"    {'return ' if ret else ''}(({target.ret} (VKAPI_PTR *)({types}))rt__next)({call_args});\n}}\n\n")
+    del level
+    return f"#ifndef {guard}\n{body}#endif /* {guard} */\n"
+
+
+def _pass_through_table(entries):
+    c = ["/* Commands of platforms this build has no header for: detectors, sorted by name. */\n"
+         "const struct capture_detector capture_detectors[] = {\n"]
+    for n, guard, _ in sorted(entries):
+        c.append(f"#ifndef {guard}\n    {{\"{n}\", (PFN_vkVoidFunction)rt__unrecorded_{n}, &rt__next_{n}}},\n"
+                 "#endif\n")
+    c.append("    {NULL, NULL, NULL} /* never empty */\n};\n\n"
+             "const size_t capture_detector_count = sizeof capture_detectors / sizeof capture_detectors[0] - 1;\n")
+    return "".join(c)
+
+
 def emit(reg, names, out_dir):
     c = [banner(reg.header_version),
-         "#include <stdint.h>\n#include <string.h>\n\n#include \"capture.h\"\n\n"]
-    entries = []
+         "#include <stdatomic.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"capture.h\"\n\n"]
+    entries, detectors = [], []
     for n in names:
         target = _target(reg, n)
         guard = target.guard or reg.commands[n].guard
@@ -101,10 +148,14 @@ def emit(reg, names, out_dir):
             c.append(_intercept(reg, n, guard))
             symbol = f"rt__capture_{n}"
         entries.append((n, symbol, guard, level == "device"))
+        if guard in PASS_THROUGH_GUARDS and not hand:
+            c.append(_pass_through(reg, n, guard))
+            detectors.append((n, guard, level == "device"))
     c.append("const struct capture_entry capture_entries[] = {\n")
     for n, symbol, guard, is_device in sorted(entries):
         c.append(guarded(guard, f"    {{\"{n}\", (PFN_vkVoidFunction){symbol}, {str(is_device).lower()}, "
                                 f"RT_VK_CMD_{n}}},\n"))
     c.append("};\n\nconst size_t capture_entry_count = sizeof capture_entries / sizeof capture_entries[0];\n")
+    c.append(_pass_through_table(detectors))
     write(out_dir, "capture_intercepts_gen.c", "".join(c))
 
