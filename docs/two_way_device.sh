@@ -25,7 +25,7 @@ done < "$B/traces/frames.txt"
 mkdir -p "$B/layer"
 sed "s|\"library_path\": \"[^\"]*\"|\"library_path\": \"$B/bin/libVkLayer_RETRACE_capture.so\"|" \
     "$B/bin/VkLayer_RETRACE_capture.json" > "$B/layer/VkLayer_RETRACE_capture.json"
-for app in memory particles queries trails persist passes readback; do
+for app in memory particles queries trails persist passes readback msaa reuse; do
   args="--offscreen --frames 10 --screenshot-dir $out/h_$app.own --screenshot-frames 1,5,10"
   [ $app = memory ] && args="--case 1 $args"
   RETRACE_LAYER_DIR="$B/layer" timeout 120 "$R" capture -o "$out/h_$app.rtrace" --frame-delimiter submit -- "$B/bin/rt_app_$app" $args > "$out/h_$app.cap.log" 2>&1
