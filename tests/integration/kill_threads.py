@@ -104,7 +104,19 @@ def run_under_retrace(kind, retrace, busy, trace, rng):
     return out + err
 
 
+def default_stop_signals():
+    """The signals this test sends must reach the programs as signals that
+    kill. An ignored disposition survives exec: started under nohup (SIGHUP
+    ignored) or as a background job of a shell without job control (SIGINT,
+    SIGQUIT), this script would hand it on, the layer rightly keeps an ignored
+    signal ignored, and the program would never end."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+
+
 def main():
+    default_stop_signals()
     retrace, layer_dir, busy = sys.argv[1:4]
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 50
     kinds = sys.argv[5].split(",") if len(sys.argv) > 5 else KINDS

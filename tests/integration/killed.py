@@ -37,6 +37,11 @@ def wait_for_frames(trace_part, proc, seconds=240):
 
 def main():
     retrace, layer_dir, signame = sys.argv[1:4]
+    # An ignored signal survives exec (nohup: SIGHUP; a background job of a
+    # shell without job control: SIGINT), and the layer keeps it ignored: the
+    # program would never end. The signal sent must be one that kills.
+    if signal.getsignal(getattr(signal, signame)) == signal.SIG_IGN:
+        signal.signal(getattr(signal, signame), signal.SIG_DFL)
     program = sys.argv[4:]
     if not os.environ.get("DISPLAY"):
         print("SKIP: needs a display")
