@@ -33,7 +33,11 @@ def wait_for_part(part, proc, seconds=60):
     """Until the capture has written some blocks, or the process ended."""
     deadline = time.time() + seconds
     while time.time() < deadline and proc.poll() is None:
-        if os.path.exists(part) and os.path.getsize(part) > 32 * 1024:
+        try:
+            size = os.path.getsize(part)
+        except FileNotFoundError:
+            size = 0  # not yet made, or renamed: a worker's abort finished the trace
+        if size > 32 * 1024:
             return
         time.sleep(0.05)
     if proc.poll() is None:
