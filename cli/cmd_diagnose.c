@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "devices.h"
 #include "diagnose.h"
 #include "trace.h"
 
@@ -163,6 +164,46 @@ static int parse_args(int argc, char **argv, struct diagnose_args *a)
     return 0;
 }
 
+/* The index of the device a replay of H picks with --device WANT (NULL: the
+ * capture's vendor, else the first, as replay/instance.c's choose_gpu), or
+ * UINT32_MAX where none matches. */
+static uint32_t replay_device_index(const struct rt_replay_device *list, uint32_t count, const char *want,
+                                    const struct rt_trace_header *h)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (want ? rt_replay_device_matches(want, i, list[i].name)
+                 : h->has_device && list[i].vendor_id == h->device.vendor_id)
+            return i;
+    return want || !count ? UINT32_MAX : 0;
+}
+
+/* With no reference named, the reference is lavapipe; where the replay under
+ * test lands on lavapipe too, only the configuration differs, and one device
+ * and driver replay deterministically: judged pixel for pixel, as against
+ * --against-config (review R4: a draw changing fewer pixels than the SSIM
+ * gate was 'no draw diverges'). */
+static void judge_same_device_exactly(struct diagnose_args *a, const struct rt_trace_header *h)
+{
+    if (a->references || a->o.match != RT_DIAGNOSE_MATCH_AUTO)
+        return;
+    const char *want = NULL;
+    for (uint32_t i = 0; i + 1 < a->o.test.arg_count; i++)
+        if (!strcmp(a->o.test.args[i], "--device"))
+            want = a->o.test.args[i + 1];
+    struct rt_replay_device *list = NULL;
+    uint32_t count = 0;
+    rt_status listed = rt_replay_list_devices(&list, &count);
+    if (!rt_ok(&listed)) {
+        rt_status_free(&listed);
+        return; /* the replays will say what is wrong */
+    }
+    uint32_t test = replay_device_index(list, count, want, h);
+    uint32_t reference = replay_device_index(list, count, "llvmpipe", h);
+    if (test != UINT32_MAX && test == reference)
+        a->o.match = RT_DIAGNOSE_MATCH_EXACT;
+    free(list);
+}
+
 /* What would make a side's replay fail at once is said before any replay:
  * a --device or --against-device naming no device, an ICD file that is not there. */
 static rt_status check_sides(const struct rt_diagnose_options *o)
@@ -188,6 +229,8 @@ int cmd_diagnose_run(int argc, char **argv)
     a.o.log = stderr;
     struct rt_trace_reader *reader = NULL; /* refused before any replay or folder is made */
     rt_status opened = rt_trace_reader_open(a.o.trace, &reader);
+    if (rt_ok(&opened))
+        judge_same_device_exactly(&a, rt_trace_reader_header(reader));
     rt_trace_reader_destroy(reader);
     if (!rt_ok(&opened))
         return cli_fail(rt_status_wrap(opened, "%s", a.o.trace));

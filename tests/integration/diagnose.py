@@ -137,6 +137,13 @@ def seeded(retrace, exe, traces):
             fail(f"skip draw {target}: {answer['replays']} replays, {answer['dumps']} dumps for {n} draws "
                  f"(at most {bound} replays)")
         print(f"skip draw {target} of {n}: found in {answer['replays']} replays, {answer['dumps']} dumps")
+    # No reference named: lavapipe, the device the replay under test lands on
+    # here too, so only the configuration differs: judged pixel for pixel
+    # (review R4: it was judged by the cross-device SSIM gate).
+    alone = diagnose(retrace, trace, "config-alone", "--config", "skip-draws=2:1", want=1)
+    if not alone["thresholds"]["exact"] or alone["reference"] != {"kind": "device", "value": "llvmpipe"}:
+        fail("--config with no reference on lavapipe is not judged pixel for pixel", json.dumps(alone))
+    check_found(alone, 1, "--config skip-draws=2:1, no reference")
     same = diagnose(retrace, trace, "same", "--against-config", "seed=7", want=0)
     if same["first_divergent"] is not None or same["draws"] != n:
         fail("an identical configuration must diverge nowhere", json.dumps(same))
