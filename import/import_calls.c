@@ -116,6 +116,8 @@ rt_status import_call(struct importer *im, const struct gfxr_block *b)
     memcpy(&thread, b->body + 4, 8);
     enum rt_vk_cmd cmd = RT_VK_CMD_COUNT;
     RT_TRY(find_command(b, id, &cmd));
+    if (im->stage == IMPORT_IN_SNAPSHOT && im->snap && import_snapshot_holds(im, cmd, thread))
+        return import_snapshot_hold(im, b);
     const uint8_t *params = NULL;
     size_t size = 0;
     RT_TRY(call_params(im, b, &params, &size));

@@ -137,5 +137,9 @@ rt_status import_snapshot_meta(struct importer *im, const struct gfxr_block *b, 
 /** What a snapshot call created, bound or mapped, for the contents after it. */
 rt_status import_snapshot_track(struct importer *im, enum rt_vk_cmd cmd, const void *args);
 void import_snapshot_free(struct importer *im);
+/** Whether a call of THREAD inside the snapshot is another thread's (not the state writer's). */
+bool import_snapshot_holds(struct importer *im, enum rt_vk_cmd cmd, uint64_t thread);
+/** Keeps a copy of that call's block, imported right after the snapshot ends. */
+rt_status import_snapshot_hold(struct importer *im, const struct gfxr_block *b);
 
 #endif

@@ -77,6 +77,10 @@ struct import_snapshot {
     struct snap_pending *pending;
     size_t pending_count, pending_cap;
     uint8_t *scratch; /* a raw linear subresource made tight */
+    uint64_t writer_thread; /* the state writer's, from its vkCreateInstance */
+    bool writer_known;
+    struct gfxr_block *held; /* other threads' calls, until the end marker */
+    size_t held_count, held_cap;
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -140,6 +144,53 @@ rt_status import_snapshot_open(struct importer *im)
 
 static rt_status flush_pending(struct importer *im);
 
+/* ------------------------------------------- other threads' calls inside */
+
+/*
+ * GFXReconstruct sets its write mode before it writes the state, and takes
+ * its file lock per block: a call another thread of the program ends
+ * meanwhile lands between the state's blocks (glmark2 through zink: the GL
+ * thread's vkGetPhysicalDeviceSurfaceCapabilitiesKHR while the present
+ * thread writes the state, on the surface the state creates later). The
+ * state writer writes every block on the thread that presented, which makes
+ * vkCreateInstance first; a call of any other thread is the program's, made
+ * at the trim point: it is held and written right after the snapshot.
+ */
+bool import_snapshot_holds(struct importer *im, enum rt_vk_cmd cmd, uint64_t thread)
+{
+    struct import_snapshot *s = im->snap;
+    if (!s->writer_known && cmd == RT_VK_CMD_vkCreateInstance) {
+        s->writer_thread = thread;
+        s->writer_known = true;
+    }
+    return !s->writer_known || thread != s->writer_thread;
+}
+
+rt_status import_snapshot_hold(struct importer *im, const struct gfxr_block *b)
+{
+    struct import_snapshot *s = im->snap;
+    if (!grow((void **)&s->held, &s->held_cap, s->held_count + 1, sizeof *s->held))
+        return oom();
+    uint8_t *body = malloc(b->size ? b->size : 1);
+    if (!body)
+        return oom();
+    memcpy(body, b->body, b->size);
+    s->held[s->held_count++] = (struct gfxr_block){b->index, b->offset, b->type, body, b->size};
+    return rt_ok_status();
+}
+
+static rt_status write_held(struct importer *im)
+{
+    struct import_snapshot *s = im->snap;
+    if (s->held_count)
+        RT_TRY(import_note(im, "import: %zu call%s of other threads written inside GFXReconstruct's state snapshot "
+                           "(made while it was written), moved after it", s->held_count,
+                           s->held_count == 1 ? "" : "s"));
+    for (size_t i = 0; i < s->held_count; i++)
+        RT_TRY(import_call(im, &s->held[i]));
+    return rt_ok_status();
+}
+
 static rt_status snapshot_end(struct importer *im, const struct gfxr_block *b)
 {
     if (im->stage != IMPORT_IN_SNAPSHOT)
@@ -149,8 +200,9 @@ static rt_status snapshot_end(struct importer *im, const struct gfxr_block *b)
     struct rt_trace_snapshot_end end = {im->snapshot_packets, im->snapshot_bytes};
     RT_TRY(rt_trace_writer_snapshot_end(im->w, &end));
     im->stage = IMPORT_SNAPSHOT_ENDED;
+    rt_status s = write_held(im);
     import_snapshot_free(im);
-    return rt_ok_status();
+    return s;
 }
 
 rt_status import_state_marker(struct importer *im, const struct gfxr_block *b)
@@ -662,6 +714,9 @@ void import_snapshot_free(struct importer *im)
         free(s->pending[i].level_sizes);
         free(s->pending[i].data);
     }
+    for (size_t i = 0; i < s->held_count; i++)
+        free((void *)s->held[i].body);
+    free(s->held);
     rt_hashmap_finish(&s->image_ids);
     rt_hashmap_finish(&s->memory_ids);
     rt_hashmap_finish(&s->buffer_ids);

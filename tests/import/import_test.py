@@ -17,6 +17,13 @@
       Imports both; `info` must say the second is trimmed, frames A-B; its
       replay is validation-clean and every frame equals gfxrecon-replay's of
       the trimmed capture and our replay of frame A+i-1 of the whole one.
+  import_test.py interleaved --retrace R --trim A-B -- PROGRAM ARGS
+      A trimmed capture with one call of another thread inside its state
+      snapshot, where GFXReconstruct writes a call the program makes while
+      the state is being written (the first call after the snapshot, moved
+      right after the snapshot's vkCreateInstance, its thread changed):
+      the import checks, and equals the untouched capture's, that call back
+      after the snapshot.
   import_test.py offscreen --retrace R -- PROGRAM ARGS
       PROGRAM never presents: the import ends a frame at each submit, so it
       has as many frames as `retrace capture --frame-delimiter submit` of the
@@ -306,6 +313,52 @@ def trimmed(a, program, work):
           + ("" if a.no_capture_time else " and to the whole capture's replay"))
 
 
+def interleave(data):
+    """The file with the first call after its state snapshot moved right
+    after the snapshot's first call (vkCreateInstance), on another thread."""
+    bl = blocks(data)
+    kind = [t & 0x7fffffff for _, _, t in bl]
+    begin = kind.index(2)
+    end = kind.index(2, begin + 1)
+    first_in = kind.index(4, begin + 1)
+    after = kind.index(4, end + 1)
+    off, size, _ = bl[after]
+    moved = bytearray(data[off:off + 12 + size])
+    thread = struct.unpack_from("<Q", moved, 16)[0]  # block header, then the call id
+    struct.pack_into("<Q", moved, 16, thread + 1000)
+    at = bl[first_in][0] + 12 + bl[first_in][1]
+    return data[:at] + bytes(moved) + data[at:off] + data[off + 12 + size:]
+
+
+def interleaved(a, program, work):
+    cut = os.path.join(work, "trimmed.gfxr")
+    gfxr_capture(program, cut, "NONE", extra_env={"GFXRECON_CAPTURE_FRAMES": a.trim})
+    moved = os.path.join(work, "moved.gfxr")
+    open(moved, "wb").write(interleave(open(cut, "rb").read()))
+    dumps = []
+    for capture in (cut, moved):
+        trace = capture[:-len(".gfxr")] + ".rtrace"
+        rc, out = run([a.retrace, "import", capture, "-o", trace])
+        if rc != 0:
+            fail(f"retrace import {os.path.basename(capture)} exited {rc}", out)
+        rc, out = run([a.retrace, "info", "--check", trace])
+        if rc != 0:
+            fail(f"retrace info --check refused the import of {os.path.basename(capture)}", out)
+        rc, out = run([a.retrace, "dump", trace])
+        name = re.escape(os.path.basename(capture))
+        dumps.append([re.sub(name, "CAPTURE", line.split(" ", 1)[1]) for line in out.splitlines()
+                      if "annotation 0: import" not in line and "snapshot end:" not in line])
+    if dumps[0] != dumps[1]:
+        diff = [f"{x!r} != {y!r}" for x, y in zip(*dumps) if x != y][:3]
+        fail("the import with another thread's call inside the snapshot differs from the untouched one's",
+             "\n".join(diff))
+    rc, out = run([a.retrace, "dump", moved[:-len(".gfxr")] + ".rtrace"])
+    if "1 call of other threads written inside GFXReconstruct's state snapshot" not in out:
+        fail("the import does not say it moved a call out of the snapshot", out[:2000])
+    print(f"ok: a call of another thread inside the state snapshot was imported after it; "
+          f"{len(dumps[0])} lines equal to the untouched capture's import")
+
+
 def frame_count(retrace, trace):
     rc, out = run([retrace, "info", trace])
     m = re.search(r"^frames +(\d+)$", out, re.M)
@@ -447,7 +500,8 @@ def manifest(a, program, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "offscreen", "resize", "empty"])
+    ap.add_argument("case", choices=["roundtrip", "refuse", "manifest", "trimmed", "interleaved", "offscreen", "resize",
+                                         "empty"])
     ap.add_argument("--trim", default="3-5", help="trimmed: the frames GFXReconstruct keeps")
     ap.add_argument("--retrace", required=True)
     ap.add_argument("--compression", default="LZ4")
@@ -468,7 +522,7 @@ def main():
     work = tempfile.mkdtemp(prefix="retrace-import-")
     try:
         cases = {"roundtrip": roundtrip, "refuse": refuse, "manifest": manifest, "trimmed": trimmed,
-                 "offscreen": offscreen, "resize": resize, "empty": empty}
+                 "interleaved": interleaved, "offscreen": offscreen, "resize": resize, "empty": empty}
         cases[a.case](a, program, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
