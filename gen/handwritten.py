@@ -268,6 +268,16 @@ HAND_WRITTEN = {
         "capture": "cmd_templates.c: recorded as the vkCmdPushDescriptorSetKHR it stands for",
     },
 
+    # ---- draws with a stride (vk.xml's stride= attribute) ---------------
+    "vkCmdDrawMultiEXT": {
+        "capture": "cmd_multi_draw.c: the draws at `stride` recorded densely, stride = their size",
+        "replay": "replay_cmd_draw_multi: calls with stride = the element size; a lost draw fails",
+    },
+    "vkCmdDrawMultiIndexedEXT": {
+        "capture": "cmd_multi_draw.c: the draws at `stride` recorded densely, stride = their size",
+        "replay": "replay_cmd_draw_multi_indexed: calls with stride = the element size; a lost draw fails",
+    },
+
     # ---- objects named by (type, id) and debug callbacks -----------------
     "vkSetDebugUtilsObjectNameEXT": {
         "replay": "replay_set_object_name: maps objectHandle through its type, which vk.xml does not say",

@@ -124,6 +124,11 @@ rt_status replay_decode_call(const struct rt_trace_header *h, const enum rt_vk_c
 /** Maps input handles, calls, maps outputs, checks the result: the path of
  * every command without a handler. */
 rt_status replay_generic_call(struct replay *r, enum rt_vk_cmd cmd, void *args, uint64_t captured_result);
+/* multi_draw.c: moves the elements of a strided multi-draw array recorded
+ * without its stride (count * elem bytes) to their dense places; returns how
+ * many of the first elements it holds (count where nothing was lost). */
+uint32_t replay_multi_draw_recover(void *elements, uint32_t count, uint32_t stride, size_t elem);
+rt_status replay_cmd_draw_multi(struct replay *r, void *args, uint64_t captured_result);
 /** Replaces every input handle in args by its live handle. */
 rt_status replay_map_inputs(struct replay *r, enum rt_vk_cmd cmd, void *args);
 /** The live handle for a captured id, or an error naming the call. */
