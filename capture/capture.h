@@ -138,7 +138,7 @@ bool capture_test_unrecorded(const char *name);
  * this build has no header for), which will call NEXT; or NULL. */
 PFN_vkVoidFunction capture_unrecorded_detector(const char *name, PFN_vkVoidFunction next);
 /** A detector's call: warns and notes at the first. */
-void capture_unrecorded_called(const char *name);
+void capture_unrecorded_called(const char *name, bool creates);
 
 /* Hooks the generated intercepts call around submits and waits. */
 void capture_before_submit(const void *queue);

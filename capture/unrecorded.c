@@ -49,16 +49,29 @@ static bool first_time(const char *name)
     return true;
 }
 
-/* vkCreate* and vkAllocate* make handles that later calls use: replay
- * cannot go past the first such use. By name, not by vk.xml's CREATES flag:
- * a command newer than vk.xml has no flags. */
-static bool creates_handles(const char *name)
+/* The first time NAME is seen: one warning and the trace's note. */
+/* CREATES: whether NAME makes handles (the command table's CREATES, decided
+ * by gen/ from vk.xml); UNKNOWN where vk.xml does not know NAME. */
+enum unrecorded_kind { UNRECORDED_USES, UNRECORDED_CREATES, UNRECORDED_UNKNOWN };
+
+static const char *consequence(enum unrecorded_kind kind)
 {
-    return !strncmp(name, "vkCreate", 8) || !strncmp(name, "vkAllocate", 10);
+    switch (kind) {
+    case UNRECORDED_CREATES: return ", and a trace that uses a handle it made will not replay";
+    case UNRECORDED_UNKNOWN: return "; if it makes handles, a trace that uses one will not replay";
+    default: return "";
+    }
 }
 
-/* The first time NAME is seen: one warning and the trace's note. */
-static void note(const char *name, const char *how)
+static enum unrecorded_kind kind_of(const char *name)
+{
+    enum rt_vk_cmd cmd;
+    if (!rt_vk_cmd_from_name(name, &cmd))
+        return UNRECORDED_UNKNOWN;
+    return rt_vk_cmd_flags(cmd) & RT_VK_CMD_FLAG_CREATES ? UNRECORDED_CREATES : UNRECORDED_USES;
+}
+
+static void note(const char *name, const char *how, enum unrecorded_kind kind)
 {
     pthread_mutex_lock(&unrecorded.lock);
     bool fresh = first_time(name);
@@ -67,7 +80,7 @@ static void note(const char *name, const char *how)
         return;
     rt_log(RT_LOG_WARN, "capture: %s was %s and this build does not record it: its calls go to the driver "
            "unrecorded%s", name, how,
-           creates_handles(name) ? ", and a trace that uses a handle it made will not replay" : "");
+           consequence(kind));
     char text[320];
     snprintf(text, sizeof text, "not recorded: %s", name);
     capture_record_annotation(RT_TRACE_ANNOTATION_NOTE, text);
@@ -76,7 +89,7 @@ static void note(const char *name, const char *how)
 void capture_note_unrecorded(const char *name)
 {
     if (strncmp(name, "vk", 2) == 0) /* else not a command name (a loader's private query) */
-        note(name, "looked up");
+        note(name, "looked up", kind_of(name));
 }
 
 static int by_name(const void *key, const void *entry)
@@ -94,9 +107,9 @@ PFN_vkVoidFunction capture_unrecorded_detector(const char *name, PFN_vkVoidFunct
     return d->function;
 }
 
-void capture_unrecorded_called(const char *name)
+void capture_unrecorded_called(const char *name, bool creates)
 {
-    note(name, "called");
+    note(name, "called", creates ? UNRECORDED_CREATES : UNRECORDED_USES);
 }
 
 /* RETRACE_TEST_UNRECORDED=NAME: the layer answers NAME's lookups as a build

@@ -103,6 +103,7 @@ def _pass_through(reg, name, guard):
     """The detector for a command whose platform header the build lacks."""
     target = _target(reg, name)
     level = reg.command_level(target)
+    creates = command_flags.writes_handles(reg, target) and not command_flags.is_query(name)
     decls = [_abi_decl(p) for p in target.params]
     params = ", ".join(decls)
     types = ", ".join(d.rsplit(" ", 1)[0] if not d.startswith("void *") else "void *" for d in decls)
@@ -110,7 +111,7 @@ def _pass_through(reg, name, guard):
     ret = target.ret if target.ret != "void" else None
     body = (f"static _Atomic(PFN_vkVoidFunction) rt__next_{name};\n\n"
             f"static VKAPI_ATTR {target.ret} VKAPI_CALL rt__unrecorded_{name}({params})\n{{\n"
-            f"    capture_unrecorded_called(\"{name}\");\n"
+            f"    capture_unrecorded_called(\"{name}\", {str(creates).lower()});\n"
             f"    PFN_vkVoidFunction rt__next = atomic_load_explicit(&rt__next_{name}, memory_order_acquire);\n"
             f"    {'return ' if ret else ''}(({target.ret} (VKAPI_PTR *)({types}))rt__next)({call_args});\n}}\n\n")
     del level
