@@ -27,6 +27,11 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define STOP_COUNT (sizeof stop_signals / sizeof stop_signals[0])
 #define KILL_AFTER 3 /* the third stop signal is a SIGKILL for the group */
 
+/* Stop signals ignored when retrace started (nohup: SIGHUP; a background job
+ * of a shell without job control: SIGINT, SIGQUIT): they stay ignored, in
+ * retrace and in the program, as they would for the program run bare. */
+static bool ignored_at_start[STOP_COUNT];
+
 static volatile sig_atomic_t child_group;
 static volatile sig_atomic_t received_signal;
 static volatile sig_atomic_t received_count;
@@ -50,18 +55,27 @@ static void block_stop_signals(int how, sigset_t *old)
     sigprocmask(how, &set, old);
 }
 
+static void note_ignored_signals(void)
+{
+    for (size_t i = 0; i < STOP_COUNT; i++) {
+        struct sigaction now;
+        ignored_at_start[i] = sigaction(stop_signals[i], NULL, &now) == 0 && now.sa_handler == SIG_IGN;
+    }
+}
+
 static void set_handlers(void (*handler)(int))
 {
     for (size_t i = 0; i < STOP_COUNT; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = handler;
+        sa.sa_handler = ignored_at_start[i] ? SIG_IGN : handler;
         sigemptyset(&sa.sa_mask);
         sigaction(stop_signals[i], &sa, NULL);
     }
 }
 
-/* In the child, before exec: its own group, default stop signals, and a
+/* In the child, before exec: its own group, default stop signals (those
+ * ignored at start stay ignored), and a
  * SIGTERM if retrace itself dies (SIGKILL) so the program is not orphaned. */
 static void exec_child(char **argv, pid_t parent, const sigset_t *mask, int error_fd)
 {
@@ -126,6 +140,7 @@ rt_status capture_child_run(char **argv, struct capture_child *out)
         return rt_errorf(RT_ERR_INTERNAL, "pipe failed: %s", strerror(errno));
     sigset_t old_mask;
     block_stop_signals(SIG_BLOCK, &old_mask); /* none lost between fork and setpgid */
+    note_ignored_signals();
     set_handlers(forward);
     pid_t parent = getpid();
     pid_t pid = fork();
