@@ -126,6 +126,23 @@ static bool write_in_progress(struct rt_trace_writer *w, uint64_t *off)
     return ok;
 }
 
+/* The writer's lock, once another thread's append lets go of it: other
+ * threads run on while a signal's flush runs, and an append holds the lock
+ * only briefly. Given up after LOCK_WAIT_STEPS, as when the interrupted
+ * thread itself holds it (a fault inside an append). Before any block was
+ * sealed, the header is written only with the lock: without it the .part
+ * stayed unnamed (killed-threads-50, session 7). */
+#define LOCK_WAIT_STEPS 100
+static bool lock_soon(struct rt_trace_writer *w)
+{
+    for (int step = 0; step < LOCK_WAIT_STEPS; step++) {
+        if (pthread_mutex_trylock(&w->lock) == 0)
+            return true;
+        sleep_step();
+    }
+    return false;
+}
+
 bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
 {
     bool expected = false;
@@ -156,7 +173,7 @@ bool rt_trace_writer_emergency_flush(struct rt_trace_writer *w)
     }
     if (!own)
         off = atomic_load(&w->durable_end);
-    bool locked = !on_writer && pthread_mutex_trylock(&w->lock) == 0;
+    bool locked = !on_writer && lock_soon(w);
     if (locked && ok)
         ok = write_in_progress(w, &off);
     bool have_header = sealed > 0 || locked;

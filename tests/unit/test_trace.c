@@ -5,7 +5,9 @@
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -944,6 +946,51 @@ Test(trace, emergency_flush_before_any_block_was_sealed_keeps_the_calls)
     cr_assert(rt_ok(&s.status), "%s", s.status.msg);
     cr_assert_eq(s.calls, 5);
     cr_assert(s.progress.emergency);
+    free(data);
+    cr_assert_neq(rt_status_drop(rt_trace_writer_close(w, NULL)), RT_OK);
+    rt_status_free(&s.status);
+}
+
+/* Another thread inside an append (it holds the writer's lock) when a
+ * signal's flush runs before any block was sealed: the flush waits for the
+ * append to finish rather than leave a NAME.part with no header (the
+ * killed-threads-50 flake, session 7: 1 run in ~100 of busy_threads segv). */
+struct held_lock {
+    struct rt_trace_writer *w;
+    atomic_bool held;
+};
+
+static void *hold_lock_briefly(void *arg)
+{
+    struct held_lock *h = arg;
+    pthread_mutex_lock(&h->w->lock);
+    atomic_store(&h->held, true);
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    pthread_mutex_unlock(&h->w->lock);
+    return NULL;
+}
+
+Test(trace, emergency_flush_waits_for_an_append_on_another_thread)
+{
+    char *path = tmp_path("busy-crash.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_TRACE_COMPRESSION_DEFAULT, 0, false);
+    for (uint32_t i = 0; i < 5; i++)
+        OK(rt_trace_writer_call(w, 2, 1, i, &i, sizeof i, NULL));
+    struct held_lock h = {w, false};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, hold_lock_briefly, &h), 0);
+    while (!atomic_load(&h.held))
+        sched_yield();
+    cr_assert(rt_trace_writer_emergency_flush(w));
+    pthread_join(t, NULL);
+    cr_assert_eq(access(path, F_OK), 0, "not renamed: the flush gave up on the busy lock");
+    size_t size;
+    uint8_t *data = slurp(path, &size);
+    struct summary s;
+    read_all(data, size, &s);
+    cr_assert(rt_ok(&s.status), "%s", s.status.msg);
+    cr_assert_eq(s.calls, 5);
     free(data);
     cr_assert_neq(rt_status_drop(rt_trace_writer_close(w, NULL)), RT_OK);
     rt_status_free(&s.status);
