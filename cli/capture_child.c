@@ -28,21 +28,35 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define KILL_AFTER 3 /* the third stop signal is a SIGKILL for the group */
 
 /* Stop signals ignored when retrace started (nohup: SIGHUP; a background job
- * of a shell without job control: SIGINT, SIGQUIT): they stay ignored, in
- * retrace and in the program, as they would for the program run bare. */
+ * of a shell without job control: SIGINT, SIGQUIT): the program starts with
+ * them ignored, as it would run bare. retrace still passes them on, so a
+ * program that handles one itself gets it. */
 static bool ignored_at_start[STOP_COUNT];
 
 static volatile sig_atomic_t child_group;
 static volatile sig_atomic_t received_signal;
 static volatile sig_atomic_t received_count;
 
+static bool was_ignored(int sig)
+{
+    for (size_t i = 0; i < STOP_COUNT; i++)
+        if (stop_signals[i] == sig)
+            return ignored_at_start[i];
+    return false;
+}
+
+/* A signal ignored at start is passed on as it is (the program decides, as
+ * run bare) and neither counts toward the SIGKILL nor ends retrace. */
 static void forward(int sig)
 {
     int saved_errno = errno;
-    received_signal = sig;
-    received_count++;
+    bool counted = !was_ignored(sig);
+    if (counted) {
+        received_signal = sig;
+        received_count++;
+    }
     if (child_group > 0)
-        kill(-(pid_t)child_group, received_count >= KILL_AFTER ? SIGKILL : sig);
+        kill(-(pid_t)child_group, counted && received_count >= KILL_AFTER ? SIGKILL : sig);
     errno = saved_errno;
 }
 
@@ -63,12 +77,14 @@ static void note_ignored_signals(void)
     }
 }
 
+/* HANDLER for every stop signal; SIG_DFL means as at start (default, or
+ * ignored where it was ignored then). */
 static void set_handlers(void (*handler)(int))
 {
     for (size_t i = 0; i < STOP_COUNT; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = ignored_at_start[i] ? SIG_IGN : handler;
+        sa.sa_handler = handler == SIG_DFL && ignored_at_start[i] ? SIG_IGN : handler;
         sigemptyset(&sa.sa_mask);
         sigaction(stop_signals[i], &sa, NULL);
     }

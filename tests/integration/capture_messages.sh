@@ -5,7 +5,7 @@
 #   write NAME-PID.rtrace: -o becomes the first one's trace, which retrace
 #   says, and the summary lists both traces with their frames and calls
 #   (text and --json other_traces);
-# - SIGINT while worker threads go on calling Vulkan: calls after the
+# - SIGTERM while worker threads go on calling Vulkan: calls after the
 #   emergency flush are not an error ("writing the trace failed"), the trace
 #   is complete and checks.
 set -u
@@ -37,7 +37,9 @@ for run in 1 2 3; do
         [ -f "$work/b$run.rtrace.part" ] && [ "$(stat -c %s "$work/b$run.rtrace.part")" -gt 65536 ] && break
         sleep 0.1
     done
-    kill -INT $pid
+    # SIGTERM, not SIGINT: a background job of this shell starts with SIGINT
+    # ignored, and retrace starts the program so, as it would run bare.
+    kill -TERM $pid
     wait $pid
     grep -q "writing the trace failed" "$work/err" && { cat "$work/err"; fail "run $run: calls after the emergency flush reported as an error"; }
     grep -q "note: capture: the trace was finished by the emergency flush" "$work/err" && notes=$((notes + 1))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`nohup retrace capture -- PROGRAM`: a stop signal ignored when retrace
-starts stays ignored, by retrace and by the program, as it is for the
-program run bare; the others still end the capture with a finished trace.
+starts is ignored by the program, as it is for the program run bare (retrace
+passes it on and does not end); the others still end the capture with a
+finished trace.
 Usage: nohup_capture.py RETRACE PROGRAM (a sample app: --frames N)
 
 retrace used to install its forwarder over an inherited SIG_IGN and start
@@ -65,7 +66,7 @@ def main():
     info = subprocess.run([retrace, "info", "--check", trace], capture_output=True, text=True)
     if info.returncode != 0:
         fail("the trace is not whole", info.stdout + info.stderr)
-    print("ok: SIGHUP ignored at start stayed ignored by retrace and the program; SIGTERM ended the capture")
+    print("ok: SIGHUP ignored at start ended neither retrace nor the program; SIGTERM ended the capture")
 
 
 if __name__ == "__main__":
