@@ -164,15 +164,14 @@ static int parse_args(int argc, char **argv, struct diagnose_args *a)
     return 0;
 }
 
-/* The index of the device a replay of H picks with --device WANT (NULL: the
- * capture's vendor, else the first, as replay/instance.c's choose_gpu), or
- * UINT32_MAX where none matches. */
+/* The index of the device a replay of H picks with --device WANT (NULL: as
+ * replay chooses, rt_replay_device_chosen), or UINT32_MAX where none matches. */
 static uint32_t replay_device_index(const struct rt_replay_device *list, uint32_t count, const char *want,
                                     const struct rt_trace_header *h)
 {
+    const uint32_t *vendor = h->has_device ? &h->device.vendor_id : NULL;
     for (uint32_t i = 0; i < count; i++)
-        if (want ? rt_replay_device_matches(want, i, list[i].name)
-                 : h->has_device && list[i].vendor_id == h->device.vendor_id)
+        if (rt_replay_device_chosen(want, i, list[i].name, list[i].vendor_id, vendor))
             return i;
     return want || !count ? UINT32_MAX : 0;
 }

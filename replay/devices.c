@@ -14,6 +14,14 @@ bool rt_replay_device_matches(const char *want, uint32_t index, const char *name
     return number ? n == index : strstr(name, want) != NULL;
 }
 
+bool rt_replay_device_chosen(const char *want, uint32_t index, const char *name, uint32_t vendor_id,
+                             const uint32_t *captured_vendor)
+{
+    if (want)
+        return rt_replay_device_matches(want, index, name);
+    return captured_vendor && vendor_id == *captured_vendor;
+}
+
 const char *rt_replay_vendor_name(uint32_t vendor_id)
 {
     switch (vendor_id) {

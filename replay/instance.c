@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices.h"
 #include "log.h"
 #include "replay_config.h"
 
@@ -333,13 +334,11 @@ void replay_instance_finish(struct replay *r)
 static rt_status choose_gpu(struct replay *r, VkPhysicalDevice *gpus, uint32_t count)
 {
     const char *want = r->opts->device;
-    char *end = NULL;
-    unsigned long index = want ? strtoul(want, &end, 10) : 0;
+    const uint32_t *captured_vendor = r->header->has_device ? &r->header->device.vendor_id : NULL;
     for (uint32_t i = 0; i < count; i++) {
         VkPhysicalDeviceProperties p;
         r->instance_dispatch.vkGetPhysicalDeviceProperties(gpus[i], &p);
-        bool match = want ? (end && *end == '\0' && end != want ? index == i : strstr(p.deviceName, want) != NULL)
-                          : (r->header->has_device && p.vendorID == r->header->device.vendor_id);
+        bool match = rt_replay_device_chosen(want, i, p.deviceName, p.vendorID, captured_vendor);
         if (match || (!want && i == count - 1 && !r->gpu)) {
             r->gpu = match ? gpus[i] : gpus[0];
             break;

@@ -44,6 +44,13 @@ rt_status rt_replay_list_devices(struct rt_replay_device **list_out,
 /** Whether `--device WANT` names device INDEX called NAME. */
 bool rt_replay_device_matches(const char *want, uint32_t index, const char *name);
 
+/** Whether replay picks device INDEX (NAME, VENDOR_ID): the one `--device
+ * WANT` names, or without WANT one of the capture's vendor (CAPTURED_VENDOR,
+ * NULL when the trace names no device). Replay takes the first device this
+ * holds for, else the first device. */
+bool rt_replay_device_chosen(const char *want, uint32_t index, const char *name, uint32_t vendor_id,
+                             const uint32_t *captured_vendor);
+
 /** "NVIDIA", "AMD", "Intel", "Mesa" (software), ... or NULL for an unknown vendor id. */
 const char *rt_replay_vendor_name(uint32_t vendor_id);
 
