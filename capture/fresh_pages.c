@@ -5,6 +5,8 @@
 #include "fresh_pages.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -38,6 +40,51 @@ _Static_assert(sizeof(struct rt_procmap_query) == 104, "Linux's struct procmap_q
 #define PAGEMAP_PRESENT (1ull << 63)
 #define PAGEMAP_SWAPPED (1ull << 62)
 #define PAGEMAP_BATCH 512 /* entries read at once: 2 MiB of 4 KiB pages */
+
+/* /proc/self/maps and /proc/self/pagemap, opened once (a fresh allocation
+ * and every userfaultfd fault ask them). A descriptor of /proc/self names
+ * the process that opened it: a child after fork(2) closes the parent's and
+ * opens its own when it next asks from normal code (open_proc_files). */
+static _Atomic int maps_fd = -1, pagemap_fd = -1;
+static pthread_once_t fork_hook_once = PTHREAD_ONCE_INIT;
+
+static void forget_parents_files(void)
+{
+    int fd = atomic_exchange(&pagemap_fd, -1);
+    if (fd >= 0)
+        close(fd);
+    fd = atomic_exchange(&maps_fd, -1);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void add_fork_hook(void)
+{
+    pthread_atfork(NULL, NULL, forget_parents_files);
+}
+
+/* Opens *fd once; two threads racing keep one descriptor. */
+static int open_once(_Atomic int *fd, const char *path)
+{
+    int have = atomic_load(fd);
+    if (have >= 0)
+        return have;
+    int opened = open(path, O_RDONLY | O_CLOEXEC);
+    if (opened < 0)
+        return -1;
+    int expected = -1;
+    if (atomic_compare_exchange_strong(fd, &expected, opened))
+        return opened;
+    close(opened);
+    return expected;
+}
+
+static void open_proc_files(int *maps, int *pagemap)
+{
+    pthread_once(&fork_hook_once, add_fork_hook);
+    *maps = open_once(&maps_fd, "/proc/self/maps");
+    *pagemap = *maps < 0 ? -1 : open_once(&pagemap_fd, "/proc/self/pagemap");
+}
 
 static void zero_if_not_zero(uint8_t *p, size_t n)
 {
@@ -90,8 +137,8 @@ static void zero_anonymous(int pagemap, uint8_t *p, size_t n, size_t page)
 void rt_zero_fresh(void *memory, size_t size)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    int maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    int pagemap = maps < 0 ? -1 : open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    int maps, pagemap;
+    open_proc_files(&maps, &pagemap);
     uint8_t *p = memory;
     while (size > 0) {
         uintptr_t vma_end = private_anonymous_end(pagemap < 0 ? -1 : maps, (uintptr_t)p);
@@ -105,8 +152,20 @@ void rt_zero_fresh(void *memory, size_t size)
         p += n;
         size -= n;
     }
-    if (pagemap >= 0)
-        close(pagemap);
-    if (maps >= 0)
-        close(maps);
+}
+
+uintptr_t rt_fresh_anonymous_end(const void *p)
+{
+    int maps, pagemap;
+    open_proc_files(&maps, &pagemap);
+    return pagemap < 0 ? 0 : private_anonymous_end(maps, (uintptr_t)p);
+}
+
+bool rt_fresh_page_unpopulated(const void *p, size_t page)
+{
+    int pagemap = atomic_load(&pagemap_fd);
+    uint64_t entry = 0;
+    off_t at = (off_t)((uintptr_t)p / page * sizeof entry);
+    return pagemap >= 0 && pread(pagemap, &entry, sizeof entry, at) == (ssize_t)sizeof entry &&
+           !(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED));
 }

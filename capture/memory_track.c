@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fresh_pages.h"
 #include "signals.h"
 #include "uffd.h"
 
@@ -25,6 +26,7 @@ struct region {
     uint64_t memory_id;
     uint64_t map_offset;
     uint8_t *real;
+    uintptr_t real_anon_end; /* uffd: real is private anonymous memory up to here (fetch_real) */
     size_t size;
     bool coherent;
     bool uffd;         /* userfaultfd: owner->backend is RT_TRACK_USERFAULTFD or RT_TRACK_WP_ASYNC */
@@ -265,6 +267,17 @@ static void fetch_page(struct region *r, size_t i)
     fetch_into(r, i, r->rw_view + i * page_size);
 }
 
+/* fetch_into for the fault thread, into a zeroed page: a real page never
+ * populated is zeros already and is not read (fresh_pages.h says why). */
+static void fetch_real(struct region *r, size_t i, uint8_t *zeroed)
+{
+    uintptr_t real_page = (uintptr_t)r->real - r->lead + i * page_size;
+    if (real_page + page_size <= r->real_anon_end && rt_fresh_page_unpopulated((void *)real_page, page_size))
+        r->fetch_hash[i] = XXH3_64bits(zeroed, page_size);
+    else
+        fetch_into(r, i, zeroed);
+}
+
 /* Page i's bytes within the mapping, as view offsets. */
 static void page_span(const struct region *r, size_t i, size_t *lo, size_t *hi)
 {
@@ -331,7 +344,7 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bo
         bool done;
         if (s == PAGE_UNFETCHED) {
             memset(bounce, 0, page_size);
-            fetch_into(r, i, bounce);
+            fetch_real(r, i, bounce);
             if (!write)
                 note_read_back(r, i, bounce);
             /* Mapped read-only for a read: the next write faults again. */
@@ -507,6 +520,7 @@ static rt_status make_uffd_view(struct region *r)
     if (app == MAP_FAILED)
         return rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte shadow mapping", bytes);
     r->app_view = r->rw_view = app;
+    r->real_anon_end = rt_fresh_anonymous_end(r->real);
     madvise(app, bytes, MADV_NOHUGEPAGE); /* faults and copies are per page */
     if (!rt_uffd_register(app, bytes))
         return rt_errorf(RT_ERR_INTERNAL, "cannot register a %zu-byte shadow mapping with userfaultfd", bytes);

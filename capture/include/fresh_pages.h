@@ -1,7 +1,7 @@
 /*
  * capture/include/fresh_pages.h — zeroing new memory without populating it.
  *
- * Owns: rt_zero_fresh. Must not touch: anything but the bytes it is given
+ * Owns: rt_zero_fresh, the look at one page for the memory tracker. Must not touch: anything but the bytes it is given
  * (it reads /proc/self/maps and /proc/self/pagemap to tell which pages the
  * kernel never populated).
  *
@@ -18,7 +18,9 @@
 #ifndef RT_FRESH_PAGES_H
 #define RT_FRESH_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /**
  * Leaves [memory, memory + size) all zeros. Where the kernel cannot say
@@ -26,5 +28,22 @@
  * the mapping is not private anonymous memory, all of it is written.
  */
 void rt_zero_fresh(void *memory, size_t size);
+
+/* The memory tracker's fetch of a page the program touches first (its
+ * fault thread, capture/memory_track.c): a page of the driver's memory
+ * that was never populated reads as zeros, and reading it maps the
+ * kernel's zero page there, whose replacement at the first write (the
+ * collect copying the program's bytes in) flushes every core's TLB. */
+
+/** The end of the private anonymous mapping holding p (its pages neither
+ * present nor swapped out are zeros), 0 when it is none or the kernel cannot
+ * say (before Linux 6.11). Opens the /proc files rt_fresh_page_unpopulated
+ * reads. */
+uintptr_t rt_fresh_anonymous_end(const void *p);
+
+/** Whether the page holding p (in a mapping rt_fresh_anonymous_end said is
+ * private anonymous) is neither present nor swapped out: all zeros, and
+ * unpopulated. False when the kernel cannot say. Async-signal-safe. */
+bool rt_fresh_page_unpopulated(const void *p, size_t page);
 
 #endif

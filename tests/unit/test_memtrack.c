@@ -613,6 +613,55 @@ Test(memtrack, signal_fallback_lets_the_kernel_read_mapped_memory)
     rt_tracker_destroy(t);
 }
 
+/* Whether this kernel says which mappings are private anonymous (PROCMAP_QUERY, Linux 6.11). */
+static bool kernel_says_anonymous(const void *p)
+{
+    int maps = open("/proc/self/maps", O_RDONLY);
+    struct { uint64_t size, flags, addr, rest[13]; } q = {.size = 104, .addr = (uintptr_t)p};
+    bool says = maps >= 0 && ioctl(maps, _IOWR('f', 17, char[104]), &q) == 0;
+    if (maps >= 0)
+        close(maps);
+    return says;
+}
+
+static size_t resident_pages(uint8_t *p, size_t pages);
+
+/* The driver's memory the program first touches through the view is read
+ * only where it was ever populated: reading a never-populated page maps
+ * the kernel's zero page into the driver's memory, and the collect's copy
+ * into it then replaces that page, which flushes every core's TLB (bare,
+ * the program's first write populates it without). What is read, reported
+ * and copied is the same. */
+Test(memtrack, first_accesses_leave_unpopulated_real_memory_unpopulated)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(8 * ps);
+    madvise(real, 8 * ps, MADV_NOHUGEPAGE);
+    real[6 * ps] = 0x33; /* populated: read as before */
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    bool uffd = rt_tracker_backend(t) != RT_TRACK_SIGNALS;
+    uint8_t *app = map(t, 1, real, 0, 8 * ps, true);
+    app[2 * ps + 5] = 7;
+    cr_assert_eq(app[4 * ps + 1], 0);
+    cr_assert_eq(app[6 * ps], 0x33);
+    if (uffd && kernel_says_anonymous(real))
+        cr_assert_eq(resident_pages(real, 8), 1, "%zu of the driver's pages populated by first accesses",
+                     resident_pages(real, 8));
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, 2 * ps);
+    cr_assert_eq(reports[0].size, ps);
+    cr_assert_eq(reports[0].bytes[5], 7);
+    cr_assert_eq(real[2 * ps + 5], 7);
+    real[4 * ps + 1] = 9; /* the "GPU" writes where the program read zeros */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[4 * ps + 1], 9);
+    report_count = 0;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 0);
+    rt_tracker_destroy(t);
+}
+
 /* --- rt_zero_fresh (capture/fresh_pages.c) ------------------------------ */
 
 static size_t resident_pages(uint8_t *p, size_t pages)
