@@ -42,6 +42,11 @@ struct region {
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
     _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty); async: page i is present */
     uint8_t *hot; /* async, under scan_lock: page i left writable (see collect_async); 0: protected */
+    /* async: counts the pages made present and protected (a read's fetch, a
+     * collect protecting again): a refresh scans for unwritten pages only
+     * when it moved on since the last scan (see refresh_async). */
+    _Atomic uint64_t protected_gen;
+    uint64_t scanned_gen; /* under scan_lock: protected_gen before the last refresh's scan */
 };
 
 /* A tracker's regions sorted by app_view, published whole: readers never
@@ -363,6 +368,8 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, uint8_t *bo
          * and its bit says present, so scans cover it. */
         if (r->async)
             mark_dirty(r, i);
+        if (r->async && !write)
+            atomic_fetch_add(&r->protected_gen, 1); /* after the copy: see refresh_async */
         store_state(r, i, write && !r->async ? PAGE_DIRTY : PAGE_CLEAN);
         atomic_fetch_add(&r->owner->faults, 1);
         rt_uffd_wake(page, page_size);
@@ -984,6 +991,7 @@ static void protect_unchanged(struct async_run *run, size_t first, size_t end)
             continue;
         }
         rt_uffd_protect(r->app_view + i * page_size, (j - i) * page_size, true);
+        atomic_fetch_add(&r->protected_gen, 1);
         r->owner->reprotects += j - i;
         async_report(run); /* what follows is a run of its own */
         for (size_t k = i; k < j; k++) {
@@ -1151,13 +1159,24 @@ static void refresh_hot_pages(struct region *r, size_t first, size_t end)
     }
 }
 
+/* The scan for unwritten pages is skipped when no page was made present
+ * and protected since the last one began (protected_gen as it was then): the
+ * pages that scan found were dropped or moved back written, and a page
+ * only becomes unwritten again by a read's fetch or a collect protecting it,
+ * each counted after the page is so. A count taken meanwhile is seen by the
+ * next refresh; this one then misses only a page whose fetch raced with its
+ * wait, as a scan running just before that fetch would. */
 static void refresh_async(struct region *r)
 {
     size_t first = 0, end = r->page_count;
     pthread_mutex_lock(&r->owner->scan_lock);
+    uint64_t gen = atomic_load(&r->protected_gen);
     if (!present_span(r, &first, &end))
         end = first = 0;
-    uintptr_t at = (uintptr_t)(r->app_view + first * page_size), stop = (uintptr_t)(r->app_view + end * page_size);
+    bool scan = gen != r->scanned_gen;
+    r->scanned_gen = gen;
+    uintptr_t at = (uintptr_t)(r->app_view + first * page_size);
+    uintptr_t stop = scan ? (uintptr_t)(r->app_view + end * page_size) : at;
     struct rt_uffd_run runs[32];
     while (at < stop) {
         uintptr_t next;

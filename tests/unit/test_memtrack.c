@@ -483,6 +483,55 @@ Test(memtrack, pages_read_after_a_wait_become_one_verification_point)
     rt_tracker_destroy(t);
 }
 
+/* The program reads what the GPU wrote after every wait, and each read is a
+ * verification point, however the page got where it is: dropped at an
+ * earlier wait with waits since where nothing was new, fetched by a read
+ * since the last wait, or written, collected and protected again while
+ * idle (asynchronous write-protect skips a wait's scan when no page was made
+ * present and protected since the last one). */
+static void expect_read_point(struct rt_memory_tracker *t, bool points, const char *what)
+{
+    int before = seen_calls;
+    rt_tracker_take_read_back(t);
+    if (points)
+        cr_assert_eq(seen_calls, before + 1, "a verification point for %s", what);
+}
+
+Test(memtrack, reads_after_waits_see_gpu_writes_however_the_page_came_to_be)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    bool points = rt_tracker_backend(t) != RT_TRACK_SIGNALS;
+    seen_count = seen_calls = 0;
+    rt_tracker_set_verify(t, on_verify, NULL);
+    volatile uint8_t *app = map(t, 3, real, 0, 4 * ps, true);
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[0], 0);
+    expect_read_point(t, points, "the first read");
+    rt_tracker_refresh(t); /* drops page 0 */
+    rt_tracker_refresh(t); /* nothing new */
+    real[0] = 1;
+    rt_tracker_refresh(t); /* nothing new */
+    cr_assert_eq(app[0], 1, "a page dropped waits ago");
+    expect_read_point(t, points, "a page dropped waits ago");
+    real[0] = 2; /* page 0 was fetched by that read since the last wait */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[0], 2, "a page fetched by a read since the last wait");
+    expect_read_point(t, points, "a page fetched by a read since the last wait");
+    rt_tracker_refresh(t);
+    app[ps + 1] = 5; /* written, then idle over collects: protected again */
+    for (int k = 0; k < 8; k++)
+        rt_tracker_collect(t, ignore_dirty, NULL);
+    cr_assert_eq(real[ps + 1], 5);
+    real[ps + 64] = 9;
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[ps + 64], 9, "a page written, collected and left alone");
+    cr_assert_eq(app[ps + 1], 5);
+    expect_read_point(t, points, "a page written, collected and left alone");
+    rt_tracker_destroy(t);
+}
+
 /* A mapping that starts inside a page: its first page holds fewer pieces, and
  * the point that joins it with the next page must still hash piece by piece
  * what the program read (the hashes are copied when the point is taken). */
