@@ -676,12 +676,19 @@ static struct region *find_mapping(struct rt_memory_tracker *tracker, uint64_t m
  * submit. So a collect scans without protecting: a page it finds changed
  * stays writable ("hot": the kernel keeps reporting it as written, and
  * every collect hashes it, which is how its next change is found); a page
- * found unchanged HOT_KEEP collects in a row, or written with identical
- * bytes, is protected again and then looked at once more, so a write
- * between that look and the protection is not lost. A refresh treats a hot
- * page whose bytes still hash as at the last collect like an unwritten
- * page (moved out, looked at, dropped or moved back), and keeps one whose
- * bytes changed since, as it keeps a written page.
+ * written with identical bytes is protected again and then looked at once
+ * more, so a write between that look and the protection is not lost. A
+ * refresh treats a hot page whose bytes still hash as at the last collect
+ * like an unwritten page (moved out, looked at, dropped or moved back), and
+ * keeps one whose bytes changed since, as it keeps a written page. So a hot
+ * page the program left ("idle": found unchanged HOT_KEEP collects in a
+ * row) is dropped by the next wait with no protection at all: a program
+ * filling a ring page by page (zink's upload buffer: a page every two
+ * frames) would otherwise pay a shootdown for every page, and the move of
+ * the wait's drop after it. Idle pages are protected again only when
+ * looking at them costs more: more than HOT_IDLE_PAGES of a region are idle
+ * at a collect (all are then), or one stayed idle HOT_IDLE_MAX collects
+ * without a wait (a program that seldom waits).
  */
 
 static void collect_async(struct region *r, size_t view_lo, size_t view_hi, rt_track_dirty_fn fn, void *ctx);
@@ -891,6 +898,7 @@ struct async_run {
     void *ctx;
     size_t first_page;   /* the page at bounce[0] */
     size_t lo, hi;       /* the run, in view offsets; empty when lo == hi */
+    size_t idle;         /* hot pages found idle by this collect (see above) */
 };
 
 static void async_report(struct async_run *run)
@@ -961,8 +969,12 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
 }
 
 /* Collects found unchanged in a row before a hot page is protected again. */
-#define HOT_KEEP 3
-#define HOT_PROTECT 0xff /* hot[i]: to be protected again by protect_unchanged */
+/* hot[i]: 1 + the collects in a row that found the page unchanged, up to
+ * HOT_IDLE_MAX + 1; HOT_PROTECT: to be protected again by protect_unchanged. */
+#define HOT_KEEP 3        /* collects found unchanged before a hot page is idle */
+#define HOT_IDLE_MAX 64   /* collects idle before it is protected, however few are */
+#define HOT_IDLE_PAGES 16 /* idle pages of a region a collect leaves unprotected */
+#define HOT_PROTECT 0xff
 
 /* A whole page found written, collected: changed, it stays writable (hot);
  * unchanged, it is marked for protect_unchanged (see above). */
@@ -973,8 +985,18 @@ static void collect_whole_page(struct async_run *run, size_t i)
     page_span(r, i, &lo, &hi);
     if (collect_async_page(run, i, lo, hi, true))
         r->hot[i] = 1;
-    else if (!r->hot[i] || ++r->hot[i] > HOT_KEEP)
+    else if (!r->hot[i])
         r->hot[i] = HOT_PROTECT;
+    else if (r->hot[i] <= HOT_IDLE_MAX)
+        r->hot[i]++;
+    run->idle += r->hot[i] != HOT_PROTECT && r->hot[i] > HOT_KEEP;
+}
+
+/* Whether protect_unchanged protects page i again (see above). */
+static bool to_protect(const struct async_run *run, size_t i)
+{
+    uint8_t hot = run->r->hot[i];
+    return hot == HOT_PROTECT || hot > HOT_IDLE_MAX || (hot > HOT_KEEP && run->idle > HOT_IDLE_PAGES);
 }
 
 /* Protects the marked pages of [first, end) again, in runs, and collects
@@ -984,7 +1006,7 @@ static void protect_unchanged(struct async_run *run, size_t first, size_t end)
 {
     struct region *r = run->r;
     for (size_t i = first, j; i < end; i = j) {
-        for (j = i; j < end && r->hot[j] == HOT_PROTECT; j++)
+        for (j = i; j < end && to_protect(run, j); j++)
             ;
         if (j == i) {
             j++;
