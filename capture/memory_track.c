@@ -27,6 +27,7 @@ struct region {
     uint64_t map_offset;
     uint8_t *real;
     uintptr_t real_anon_end; /* uffd: real is private anonymous memory up to here (fetch_real) */
+    uint64_t *real_populated; /* fault thread only: bit i set once real page i was found populated */
     size_t size;
     bool coherent;
     bool uffd;         /* userfaultfd: owner->backend is RT_TRACK_USERFAULTFD or RT_TRACK_WP_ASYNC */
@@ -273,14 +274,22 @@ static void fetch_page(struct region *r, size_t i)
 }
 
 /* fetch_into for the fault thread, into a zeroed page: a real page never
- * populated is zeros already and is not read (fresh_pages.h says why). */
+ * populated is zeros already and is not read (fresh_pages.h says why). One
+ * found populated is not asked about again (a page the driver gave back
+ * since is read as before: zeros, correct, only the shootdown is paid). */
 static void fetch_real(struct region *r, size_t i, uint8_t *zeroed)
 {
     uintptr_t real_page = (uintptr_t)r->real - r->lead + i * page_size;
-    if (real_page + page_size <= r->real_anon_end && rt_fresh_page_unpopulated((void *)real_page, page_size))
+    uint64_t bit = 1ull << (i % 64);
+    bool ask = r->real_populated && !(r->real_populated[i / 64] & bit) &&
+               real_page + page_size <= r->real_anon_end;
+    if (ask && rt_fresh_page_unpopulated((void *)real_page, page_size)) {
         r->fetch_hash[i] = XXH3_64bits(zeroed, page_size);
-    else
-        fetch_into(r, i, zeroed);
+        return;
+    }
+    if (ask)
+        r->real_populated[i / 64] |= bit;
+    fetch_into(r, i, zeroed);
 }
 
 /* Page i's bytes within the mapping, as view offsets. */
@@ -496,6 +505,7 @@ static void region_free(struct region *r)
     free(r->piece_hash);
     free((void *)r->dirty_bits);
     free(r->hot);
+    free(r->real_populated);
     free(r);
 }
 
@@ -528,6 +538,7 @@ static rt_status make_uffd_view(struct region *r)
         return rt_errorf(RT_ERR_INTERNAL, "cannot map a %zu-byte shadow mapping", bytes);
     r->app_view = r->rw_view = app;
     r->real_anon_end = rt_fresh_anonymous_end(r->real);
+    r->real_populated = r->real_anon_end ? calloc((r->page_count + 63) / 64, sizeof *r->real_populated) : NULL;
     madvise(app, bytes, MADV_NOHUGEPAGE); /* faults and copies are per page */
     if (!rt_uffd_register(app, bytes))
         return rt_errorf(RT_ERR_INTERNAL, "cannot register a %zu-byte shadow mapping with userfaultfd", bytes);
