@@ -5,7 +5,10 @@
  * exit code (the only place exit codes are decided; DESIGN.md lists them).
  * Must not touch: module internals; it calls each module's public header.
  * Adding a subcommand: write cli/cmd_NAME.c with cmd_NAME_usage and
- * cmd_NAME_run, add one line to the table in retrace.c and one to meson.build.
+ * cmd_NAME_run, add one line to the table in retrace.c and one to meson.build:
+ * to retrace's sources, or to retrace-farm's when it links SQLite, libcurl or
+ * libmicrohttpd (the farm's modules: store, wire, server, runner), so that
+ * every other subcommand starts without loading them (retrace.c, farm.c).
  */
 #ifndef RT_CLI_H
 #define RT_CLI_H
@@ -27,7 +30,22 @@ struct rt_command {
     const char *synopsis;          /* one line for `retrace help` */
     void (*usage)(FILE *out);      /* full usage for `retrace help NAME` */
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    bool farm; /* in retrace-farm; usage and run are NULL in the other binary */
 };
+
+/**
+ * In `retrace`, for a farm subcommand NAME: execs retrace-farm (found from
+ * the running binary, as farm.c says) with ARGV, main's, its argv[0] made
+ * this binary's path. Returns only when that fails: the exit code of the
+ * one-line error, RT_ERR_INTERNAL (an installation missing a part).
+ */
+int cli_exec_farm(const char *name, char **argv);
+
+/**
+ * In retrace-farm: the `retrace` that ran it (its argv[0]), for the
+ * subcommands that run retrace again (run's replays and device probe).
+ */
+const char *cli_retrace_path(void);
 
 /**
  * Prints "retrace: error: MSG" on stderr and returns the status's exit code

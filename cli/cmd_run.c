@@ -1,5 +1,4 @@
 /* cli/cmd_run.c — `retrace run MANIFEST`: the regression job over a manifest of traces. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -344,11 +343,7 @@ static rt_status check_store(const char *path)
 
 static int execute(struct run_args *a, const struct rt_manifest *m, const struct rt_run_plan *plan)
 {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return cli_fail(rt_errorf(RT_ERR_INTERNAL, "cannot find the retrace binary: %s", strerror(errno)));
-    self[n] = 0;
+    const char *self = cli_retrace_path(); /* the replays run retrace, not retrace-farm */
     rt_status s = check_store(a->o.db_path);
     if (!rt_ok(&s))
         return cli_fail(s);

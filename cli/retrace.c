@@ -1,40 +1,50 @@
-/* cli/retrace.c — the subcommand table, help, --version, and main(). */
+/*
+ * cli/retrace.c — the subcommand table, help, --version, and main(), built
+ * twice: into `retrace` (RT_CLI_FARM 0), which users run and which has every
+ * subcommand but the farm's, and into `retrace-farm` (RT_CLI_FARM 1, in
+ * LIBEXECDIR/retrace/), which has only the farm's (golden, serve, run, upload:
+ * the ones that link SQLite, libmicrohttpd and libcurl, 36 of the 48 libraries
+ * the one binary mapped at every start). `retrace` execs retrace-farm with the
+ * same arguments for those (farm.c), so `retrace capture` and the others start
+ * without loading those libraries and users still type one command.
+ */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
 
+#ifndef RT_CLI_FARM
+#error "cli/meson.build sets RT_CLI_FARM: 0 for retrace, 1 for retrace-farm"
+#endif
+/* A subcommand of this binary, or of the other one (NULL functions). */
+#if RT_CLI_FARM
+#define LEAN(NAME) NULL, NULL, false
+#define FARM(NAME) cmd_##NAME##_usage, cmd_##NAME##_run, true
+#else
+#define LEAN(NAME) cmd_##NAME##_usage, cmd_##NAME##_run, false
+#define FARM(NAME) NULL, NULL, true
+#endif
+
 static const struct rt_command commands[] = {
-    {"capture", "run a program under the capture layer and record a trace",
-     cmd_capture_usage, cmd_capture_run},
-    {"replay", "re-execute a trace headless, saving chosen frames as PNG", cmd_replay_usage,
-     cmd_replay_run},
-    {"info", "summarise a trace: device, frames, calls, sizes; --check validates it",
-     cmd_info_usage, cmd_info_run},
-    {"dump", "print a trace's calls one per line", cmd_dump_usage, cmd_dump_run},
-    {"trim", "cut a trace to frames A..B: a state snapshot, then those frames", cmd_trim_usage,
-     cmd_trim_run},
-    {"import", "convert a GFXReconstruct capture (.gfxr) into a trace", cmd_import_usage,
-     cmd_import_run},
-    {"diagnose", "the first draw of a frame whose output diverges from a reference replay",
-     cmd_diagnose_usage, cmd_diagnose_run},
-    {"compare", "SSIM, PSNR and pixel differences of two PNG images",
-     cmd_compare_usage, cmd_compare_run},
-    {"golden", "manage golden images in the SQLite store", cmd_golden_usage,
-     cmd_golden_run},
-    {"devices", "list the Vulkan devices replay --device can name", cmd_devices_usage,
-     cmd_devices_run},
-    {"serve", "the dashboard: runs, diffs, history and approvals over HTTP", cmd_serve_usage,
-     cmd_serve_run},
-    {"run", "replay a manifest of traces, compare with the goldens, record the run",
-     cmd_run_usage, cmd_run_run},
-    {"upload", "send the runs waiting in the spool to the dashboard server", cmd_upload_usage,
-     cmd_upload_run},
-    {"workarounds", "list the replay workarounds and sets, or show one", cmd_workarounds_usage,
-     cmd_workarounds_run},
+    {"capture", "run a program under the capture layer and record a trace", LEAN(capture)},
+    {"replay", "re-execute a trace headless, saving chosen frames as PNG", LEAN(replay)},
+    {"info", "summarise a trace: device, frames, calls, sizes; --check validates it", LEAN(info)},
+    {"dump", "print a trace's calls one per line", LEAN(dump)},
+    {"trim", "cut a trace to frames A..B: a state snapshot, then those frames", LEAN(trim)},
+    {"import", "convert a GFXReconstruct capture (.gfxr) into a trace", LEAN(import)},
+    {"diagnose", "the first draw of a frame whose output diverges from a reference replay", LEAN(diagnose)},
+    {"compare", "SSIM, PSNR and pixel differences of two PNG images", LEAN(compare)},
+    {"golden", "manage golden images in the SQLite store", FARM(golden)},
+    {"devices", "list the Vulkan devices replay --device can name", LEAN(devices)},
+    {"serve", "the dashboard: runs, diffs, history and approvals over HTTP", FARM(serve)},
+    {"run", "replay a manifest of traces, compare with the goldens, record the run", FARM(run)},
+    {"upload", "send the runs waiting in the spool to the dashboard server", FARM(upload)},
+    {"workarounds", "list the replay workarounds and sets, or show one", LEAN(workarounds)},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
@@ -62,6 +72,37 @@ static void print_overview(FILE *out)
     cli_usage_exits(out, cli_exit_codes);
 }
 
+#if RT_CLI_FARM
+static char retrace_path[PATH_MAX];
+
+const char *cli_retrace_path(void) { return retrace_path; }
+
+/* retrace-farm is run by retrace (farm.c), which passes its own path as
+ * argv[0]: an executable other than this one. */
+static bool find_retrace(const char *argv0)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    return argv0 && argv0[0] == '/' && realpath(argv0, retrace_path) && access(retrace_path, X_OK) == 0 &&
+           strcmp(retrace_path, self) != 0;
+}
+
+/* A subcommand of retrace's own: this binary has only the farm's. */
+static int other_binary(const struct rt_command *cmd, char **argv)
+{
+    (void)argv;
+    return cli_fail(rt_errorf(RT_ERR_USAGE, "retrace-farm has only the farm's subcommands; run `retrace %s`",
+                              cmd->name));
+}
+#else
+/* A farm subcommand: retrace-farm runs it with these arguments (farm.c). */
+static int other_binary(const struct rt_command *cmd, char **argv)
+{
+    return cli_exec_farm(cmd->name, argv);
+}
+#endif
+
 static int run_help(int argc, char **argv)
 {
     if (argc < 3) {
@@ -74,6 +115,8 @@ static int run_help(int argc, char **argv)
         print_overview(stderr);
         return RT_ERR_USAGE;
     }
+    if (!cmd->usage)
+        return other_binary(cmd, argv);
     cmd->usage(stdout);
     return 0;
 }
@@ -89,6 +132,13 @@ static bool wants_json(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+#if RT_CLI_FARM
+    if (!find_retrace(argv[0])) {
+        fprintf(stderr, "retrace-farm: retrace runs this, passing its own path as argv[0]; "
+                        "run `retrace COMMAND`\n");
+        return RT_ERR_USAGE;
+    }
+#endif
     if (argc < 2) {
         print_overview(stderr);
         return RT_ERR_USAGE;
@@ -110,8 +160,12 @@ int main(int argc, char **argv)
     }
     /* Every subcommand answers -h and --help, also one that reads no options. */
     if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+        if (!cmd->usage)
+            return other_binary(cmd, argv);
         cmd->usage(stdout);
         return 0;
     }
+    if (!cmd->run)
+        return other_binary(cmd, argv);
     return cmd->run(argc - 1, argv + 1);
 }
