@@ -7,7 +7,8 @@
 # installed copy alone runs `retrace workarounds list`, `replay`, `capture`
 # (the installed layer found through the installed manifest, of vkcube from
 # vulkan-tools on lavapipe; needs DISPLAY), `run` over a manifest and
-# `serve` (pages and API answered). TAP on stdout. Needs root for the mount
+# `serve` (pages and API answered; run and serve are retrace-farm's, which
+# retrace execs from LIBEXECDIR/retrace/). TAP on stdout. Needs root for the mount
 # namespace: skipped otherwise.
 set -eu
 src=$(cd "$1" && pwd)
@@ -31,7 +32,7 @@ else
         python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 fi
 root=$scratch/root$prefix
-echo "1..9"
+echo "1..10"
 
 missing=
 for f in bin/retrace share/retrace/web/index.html share/retrace/web/run.html \
@@ -40,11 +41,13 @@ for f in bin/retrace share/retrace/web/index.html share/retrace/web/run.html \
 done
 layer=$(find "$root" -name 'libVkLayer_RETRACE_capture.so' | head -1)
 [ -n "$layer" ] || missing="$missing libVkLayer_RETRACE_capture.so"
-if [ -z "$missing" ]; then ok "installed: retrace, the layer and its manifest, workaround sets, web pages"
+farm=$(find "$root" -path '*/retrace/retrace-farm' -type f | head -1)
+[ -n "$farm" ] || missing="$missing retrace/retrace-farm"
+if [ -z "$missing" ]; then ok "installed: retrace, retrace-farm, the layer and its manifest, workaround sets, web pages"
 else fail "not installed:$missing"; fi
 
 leaks=
-for f in "$root/bin/retrace" "$layer"; do
+for f in "$root/bin/retrace" "$farm" "$layer"; do
     [ -f "$f" ] && strings "$f" | grep -q -e "$src" -e "$build" && leaks="$leaks $f"
 done
 if [ -z "$leaks" ]; then ok "no source or build path in the installed binaries"
@@ -70,6 +73,7 @@ cd "$scratch"
 step() { name=$1; shift; if "$@" >"$scratch/$name.log" 2>&1; then echo "PASS $name"; else echo "FAIL $name: $(tail -3 "$scratch/$name.log" | tr '\n' ' ')"; fi; }
 [ -e "$src/meson.build" ] && echo "FAIL hidden: the source tree is still visible" || echo "PASS hidden"
 step workarounds sh -c 'retrace workarounds list | grep -q robust-buffer-access'
+step lean sh -c '! ldd "$(command -v retrace)" | grep -e libcurl -e libmicrohttpd -e libsqlite3'
 step replay retrace replay vkcube.rtrace --frames 1 --screenshots shots
 if [ -n "${DISPLAY:-}" ] && command -v vkcube >/dev/null; then
     step capture retrace capture -o cube.rtrace -- vkcube --c 3
@@ -87,7 +91,7 @@ step serve sh -c "curl -sf '${url}' | grep -q '<title>' && curl -sf '${url}api/r
 kill $pid; wait $pid 2>/dev/null
 SH
 unshare -m sh "$scratch/hidden.sh" "$scratch" "$root" "$src" "$build" >"$scratch/steps.txt" 2>&1 || true
-for step in hidden workarounds replay capture capture_replay run serve; do
+for step in hidden workarounds lean replay capture capture_replay run serve; do
     line=$(grep -E "^(PASS|FAIL|SKIP) $step\b" "$scratch/steps.txt" | head -1)
     case "$line" in
     PASS*) ok "installed retrace: $step" ;;
