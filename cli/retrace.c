@@ -3,8 +3,9 @@
  * twice: into `retrace` (RT_CLI_FARM 0), which users run and which has every
  * subcommand but the farm's, and into `retrace-farm` (RT_CLI_FARM 1, in
  * LIBEXECDIR/retrace/), which has only the farm's (golden, serve, run, upload:
- * the ones that link SQLite, libmicrohttpd and libcurl, 36 of the 48 libraries
- * the one binary mapped at every start). `retrace` execs retrace-farm with the
+ * the ones that link SQLite, libmicrohttpd, libcurl and libyaml: with what
+ * those bring, 30 of the 48 libraries that ldd listed for the one binary
+ * there was). `retrace` execs retrace-farm with the
  * same arguments for those (farm.c), so `retrace capture` and the others start
  * without loading those libraries and users still type one command.
  */
@@ -21,7 +22,7 @@
 #ifndef RT_CLI_FARM
 #error "cli/meson.build sets RT_CLI_FARM: 0 for retrace, 1 for retrace-farm"
 #endif
-/* A subcommand of this binary, or of the other one (NULL functions). */
+/* A subcommand of this binary, or of the other one (NULL functions: in_other). */
 #if RT_CLI_FARM
 #define LEAN(NAME) NULL, NULL, false
 #define FARM(NAME) cmd_##NAME##_usage, cmd_##NAME##_run, true
@@ -48,6 +49,8 @@ static const struct rt_command commands[] = {
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+static bool in_other(const struct rt_command *cmd) { return cmd->farm != RT_CLI_FARM; }
 
 const struct rt_command *cli_find_command(const char *name)
 {
@@ -115,7 +118,7 @@ static int run_help(int argc, char **argv)
         print_overview(stderr);
         return RT_ERR_USAGE;
     }
-    if (!cmd->usage)
+    if (in_other(cmd))
         return other_binary(cmd, argv);
     cmd->usage(stdout);
     return 0;
@@ -160,12 +163,12 @@ int main(int argc, char **argv)
     }
     /* Every subcommand answers -h and --help, also one that reads no options. */
     if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-        if (!cmd->usage)
+        if (in_other(cmd))
             return other_binary(cmd, argv);
         cmd->usage(stdout);
         return 0;
     }
-    if (!cmd->run)
+    if (in_other(cmd))
         return other_binary(cmd, argv);
     return cmd->run(argc - 1, argv + 1);
 }
