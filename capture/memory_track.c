@@ -1039,12 +1039,31 @@ static void protect_unchanged(struct async_run *run, size_t first, size_t end)
 /* Scans pages [first, end) for written ones and collects them, within
  * [view_lo, view_hi); whole: they are whole pages of the range (hot pages,
  * see above). The scan protects nothing. */
+/* Whether every present page of [first, end) is hot: left writable since a
+ * collect found it written, so a scan would report each of them as written
+ * and nothing else (a missing page cannot be written without a fault, and
+ * the fault thread sets a page's present bit before it wakes the writer). */
+static bool only_hot_present(struct region *r, size_t first, size_t end)
+{
+    for (size_t w = first / 64; w * 64 < end; w++)
+        for (uint64_t bits = dirty_word(r, w, first, end); bits; bits &= bits - 1)
+            if (!r->hot[w * 64 + (size_t)__builtin_ctzll(bits)])
+                return false;
+    return true;
+}
+
 static void collect_async_pages(struct async_run *run, size_t first, size_t end, size_t view_lo,
                                 size_t view_hi, bool whole_pages)
 {
     struct region *r = run->r;
     uintptr_t at = (uintptr_t)(r->app_view + first * page_size);
     uintptr_t stop = (uintptr_t)(r->app_view + end * page_size);
+    if (whole_pages && only_hot_present(r, first, end)) { /* the scan's answer, without it */
+        for (size_t w = first / 64; w * 64 < end; w++)
+            for (uint64_t bits = dirty_word(r, w, first, end); bits; bits &= bits - 1)
+                collect_whole_page(run, w * 64 + (size_t)__builtin_ctzll(bits));
+        stop = at;
+    }
     struct rt_uffd_run runs[32];
     while (at < stop) {
         uintptr_t next;

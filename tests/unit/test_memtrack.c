@@ -404,6 +404,45 @@ Test(memtrack, a_ring_filled_page_by_page_is_dropped_at_waits_without_protecting
     rt_tracker_destroy(t);
 }
 
+/* A collect finds a region's written pages without asking the kernel when
+ * every present page is hot (written at every submit, left writable): then
+ * those are all it could find. A page the program only read (present,
+ * protected) and then writes, which the kernel lets through with no fault,
+ * and a page first written, must still be found beside a hot one. */
+Test(memtrack, writes_beside_a_hot_page_are_found)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(8 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    volatile uint8_t *app = map(t, 1, real, 0, 8 * ps, true);
+    for (int round = 0; round < 4; round++) { /* page 1 goes hot */
+        app[ps + (size_t)round] = (uint8_t)(round + 1);
+        rt_tracker_collect(t, ignore_dirty, NULL);
+    }
+    cr_assert_eq(app[5 * ps], 0); /* page 5 read: present, protected */
+    app[ps + 10] = 10;
+    rt_tracker_collect(t, ignore_dirty, NULL);
+    app[ps + 11] = 11;
+    rt_tracker_collect(t, ignore_dirty, NULL);
+    report_count = 0;
+    app[ps + 12] = 12;
+    app[5 * ps + 3] = 53; /* no fault: the kernel lets it through */
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 2);
+    cr_assert_eq(reports[0].offset, ps);
+    cr_assert_eq(reports[1].offset, 5 * ps);
+    cr_assert_eq(real[5 * ps + 3], 53);
+    cr_assert_eq(real[ps + 12], 12);
+    report_count = 0;
+    app[ps + 13] = 13;
+    app[6 * ps] = 6; /* a first write */
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 2);
+    cr_assert_eq(real[6 * ps], 6);
+    cr_assert_eq(real[ps + 13], 13);
+    rt_tracker_destroy(t);
+}
+
 /* A page the program keeps rewriting, then leaves alone over a submit and a
  * wait, shows what the GPU wrote after the wait, as any unwritten page does;
  * one written again since the submit keeps the program's bytes. */
