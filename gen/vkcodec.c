@@ -252,6 +252,17 @@ bool rt_vkc_enc_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
     return true;
 }
 
+/* What a pass that ended (ok: its encoder's answer) tells its caller. */
+static rt_status enc_result(const struct rt_enc *enc, const struct rt_vkc_pass *c, bool ok, const char *what)
+{
+    if (!ok)
+        return rt_errorf(RT_ERR_INTERNAL, "encoding %s: %s%s%s", what, c->err_where ? c->err_where : "",
+                         c->err_where ? ": " : "", c->err);
+    if (enc->failed)
+        return rt_errorf(RT_ERR_INTERNAL, "encoding %s: out of memory", what);
+    return rt_ok_status();
+}
+
 /* sd by its generated encoder fn where there is one (NULL: the interpreter). */
 static rt_status enc_top(struct rt_enc *enc, const struct rt_vk_struct_desc *sd, rt_vkc_enc_fn fn,
                          const char *what, const void *value, struct rt_vk_stats *stats)
@@ -259,12 +270,8 @@ static rt_status enc_top(struct rt_enc *enc, const struct rt_vk_struct_desc *sd,
     struct rt_vkc_pass c = {.enc = enc, .stats = stats};
     if (!sd)
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: not encodable by the generated codec", what);
-    if (!(fn ? fn(&c, value, false) : rt_vkc_enc_struct(&c, sd, value, false)))
-        return rt_errorf(RT_ERR_INTERNAL, "encoding %s: %s%s%s", what, c.err_where ? c.err_where : "",
-                         c.err_where ? ": " : "", c.err);
-    if (enc->failed)
-        return rt_errorf(RT_ERR_INTERNAL, "encoding %s: out of memory", what);
-    return rt_ok_status();
+    bool ok = fn ? fn(&c, value, false) : rt_vkc_enc_struct(&c, sd, value, false);
+    return enc_result(enc, &c, ok, what);
 }
 
 rt_status rt_vk_encode_call_stats(struct rt_enc *enc, enum rt_vk_cmd cmd, const void *args,
@@ -272,12 +279,22 @@ rt_status rt_vk_encode_call_stats(struct rt_enc *enc, enum rt_vk_cmd cmd, const 
 {
     if ((unsigned)cmd >= RT_VK_CMD_COUNT)
         return rt_errorf(RT_ERR_INTERNAL, "encoding: command id %d out of range", (int)cmd);
+    /* Every captured call: a command with a generated encoder is neither
+     * excluded nor without its argument block (gen/emit_encode.py), so its
+     * table entry is read only to name an error. */
+    rt_vkc_enc_fn fn = rt_vk_command_encoders[cmd];
+    if (fn) {
+        struct rt_vkc_pass c = {.enc = enc, .stats = stats};
+        bool ok = fn(&c, args, false);
+        if (ok && !enc->failed)
+            return rt_ok_status();
+        return enc_result(enc, &c, ok, rt_vk_commands[cmd].name);
+    }
     const char *excluded = rt_vk_commands[cmd].excluded;
     if (excluded)
         return rt_errorf(RT_ERR_INTERNAL, "encoding %s: hand-written: %s", rt_vk_commands[cmd].name,
                          excluded);
-    return enc_top(enc, rt_vkc_args_desc(cmd), rt_vk_command_encoders[cmd], rt_vk_commands[cmd].name, args,
-                   stats);
+    return enc_top(enc, rt_vkc_args_desc(cmd), NULL, rt_vk_commands[cmd].name, args, stats);
 }
 
 rt_status rt_vk_encode_call(struct rt_enc *enc, enum rt_vk_cmd cmd, const void *args)

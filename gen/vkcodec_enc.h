@@ -128,4 +128,50 @@ RT_VKC_INLINE void rt_vkc_enc_numbers(struct rt_enc *enc, const void *p, uint64_
         rt_vkc_enc_number(enc, (const uint8_t *)p + i * size, size, w);
 }
 
+
+/* Runs (gen/emit_encode.py): members whose wire size is known at generation
+ * time are written after one rt_vkc_room for all of them, each at its offset
+ * in the room: the bytes rt_vkc_enc_number, rt_vkc_enc_numbers and
+ * rt_vkc_enc_u32 would write one by one. */
+
+/** One number of size bytes at p as its w wire bytes (rt_vkc_enc_number's). */
+RT_VKC_INLINE void rt_vkc_put_number(uint8_t *out, const void *p, uint32_t size, uint32_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (w == size) {
+        memcpy(out, p, size);
+        return;
+    }
+#endif
+    if (w != 1 && w != 2 && w != 4 && w != 8) { /* then w == size: its bytes */
+        memcpy(out, p, size);
+        return;
+    }
+    uint64_t v = rt_vkc_load(p, size);
+    for (uint32_t i = 0; i < w; i++)
+        out[i] = (uint8_t)(v >> (8 * i));
+}
+
+/** n numbers side by side (rt_vkc_enc_numbers' bytes). */
+RT_VKC_INLINE void rt_vkc_put_numbers(uint8_t *out, const void *p, uint64_t n, uint32_t size, uint32_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (w == size) {
+        memcpy(out, p, (size_t)n * size);
+        return;
+    }
+#endif
+    for (uint64_t i = 0; i < n; i++)
+        rt_vkc_put_number(out + i * w, (const uint8_t *)p + i * size, size, w);
+}
+
+/** A u32, little-endian (rt_vkc_enc_u32's bytes). */
+RT_VKC_INLINE void rt_vkc_put_u32(uint8_t *out, uint32_t v)
+{
+    out[0] = (uint8_t)v;
+    out[1] = (uint8_t)(v >> 8);
+    out[2] = (uint8_t)(v >> 16);
+    out[3] = (uint8_t)(v >> 24);
+}
+
 #endif
