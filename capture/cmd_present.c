@@ -6,7 +6,7 @@
 
 #include "capture.h"
 #include "log.h"
-#include "readback.h"
+#include "screenshots.h"
 #include "trace.h"
 
 static uint64_t id_of(const void *handle) { return (uint64_t)(uintptr_t)handle; }
@@ -124,17 +124,20 @@ static bool screenshot_before_present(struct capture_device *dev, VkQueue queue,
     rt_capture_screenshot_name(frame, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", capture_screenshot_dir(), name);
     const struct capture_swapchain *sc = capture_swapchain_of(dev, info->pSwapchains[0]);
+    const struct capture_screenshots *shots = capture_screenshots();
     VkImage image;
-    if (!sc || !sc->readable || !rt_readback_supported(sc->format) ||
+    if (!shots)
+        return false; /* capture_screenshots said why */
+    if (!sc || !sc->readable || !shots->supported(sc->format) ||
         !swapchain_image(dev, info->pSwapchains[0], info->pImageIndices[0], &image)) {
         rt_log(RT_LOG_WARN, "capture: cannot take %s: the swapchain image is not readable", path);
         return false;
     }
     struct rt_readback_device rd = {dev->handle, &dev->dispatch, &dev->memory_properties, dev->set_loader_data};
     bool waited = false;
-    rt_status s = rt_readback_png(&rd, queue, capture_queue_family(dev, queue), image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-                                  sc->format, sc->extent, info->waitSemaphoreCount, info->pWaitSemaphores,
-                                  sc->opaque, path, &waited);
+    rt_status s = shots->png(&rd, queue, capture_queue_family(dev, queue), image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                             sc->format, sc->extent, info->waitSemaphoreCount, info->pWaitSemaphores, sc->opaque,
+                             path, &waited);
     if (rt_ok(&s))
         capture_record_annotation(RT_TRACE_ANNOTATION_SCREENSHOT, path);
     else
