@@ -7,7 +7,7 @@ set -eu
 build=$1 traces=$2 bundle=$3
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/vl" "$bundle/traces"
-cp "$build/cli/retrace" "$build/capture/libVkLayer_RETRACE_capture.so" \
+cp "$build/cli/retrace" "$build/capture/libVkLayer_RETRACE_capture.so" "$build/capture/libVkLayer_RETRACE_capture_screenshots.so" \
    "$build/capture/VkLayer_RETRACE_capture.json" "$build"/tests/apps/rt_app_* "$bundle/bin/" 2>/dev/null || true
 rm -rf "$bundle"/bin/*.p
 for f in "$bundle"/bin/*; do
