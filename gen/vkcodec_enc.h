@@ -115,19 +115,6 @@ RT_VKC_INLINE void rt_vkc_enc_number(struct rt_enc *enc, const void *p, uint32_t
         rt_vkc_enc_scalar(enc, p, size, w);
 }
 
-/** n numbers side by side: their bytes at once where that is their wire form. */
-RT_VKC_INLINE void rt_vkc_enc_numbers(struct rt_enc *enc, const void *p, uint64_t n, uint32_t size, uint32_t w)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (w == size) {
-        rt_vkc_enc_bytes(enc, p, (size_t)n * size);
-        return;
-    }
-#endif
-    for (uint64_t i = 0; i < n; i++)
-        rt_vkc_enc_number(enc, (const uint8_t *)p + i * size, size, w);
-}
-
 
 /* Runs (gen/emit_encode.py): members whose wire size is known at generation
  * time are written after one rt_vkc_room for all of them, each at its offset
@@ -152,7 +139,7 @@ RT_VKC_INLINE void rt_vkc_put_number(uint8_t *out, const void *p, uint32_t size,
         out[i] = (uint8_t)(v >> (8 * i));
 }
 
-/** n numbers side by side (rt_vkc_enc_numbers' bytes). */
+/** n numbers side by side, as the interpreter's enc_elem writes them one by one. */
 RT_VKC_INLINE void rt_vkc_put_numbers(uint8_t *out, const void *p, uint64_t n, uint32_t size, uint32_t w)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -163,6 +150,15 @@ RT_VKC_INLINE void rt_vkc_put_numbers(uint8_t *out, const void *p, uint64_t n, u
 #endif
     for (uint64_t i = 0; i < n; i++)
         rt_vkc_put_number(out + i * w, (const uint8_t *)p + i * size, size, w);
+}
+
+/** n numbers side by side, in one room: rt_vkc_put_numbers' bytes (the
+ * interpreter's enc_elem, once per number). */
+RT_VKC_INLINE void rt_vkc_enc_numbers(struct rt_enc *enc, const void *p, uint64_t n, uint32_t size, uint32_t w)
+{
+    uint8_t *out = rt_vkc_room(enc, (size_t)n * w);
+    if (out && n)
+        rt_vkc_put_numbers(out, p, n, size, w);
 }
 
 /** A u32, little-endian (rt_vkc_enc_u32's bytes). */
