@@ -341,17 +341,72 @@ static rt_status no_trace(char **program)
 
 /* Every --screenshot-frames frame the trace has no screenshot of, and why
  * (the exit status stays the program's). */
-static void name_missed_screenshots(const struct rt_capture_settings *settings, const struct capture_trace *t)
+/* Frames past the trace's LAST whose PNGs this run wrote into DIR (modified
+ * since STARTED, so an earlier run's files are not taken for this one's): a
+ * killed program's layer saves a frame's image before the block holding the
+ * frame's calls reaches the file, and the kill loses that block. Appended to
+ * *FRAMES (COUNT of them); false when out of memory. */
+static bool saved_past_end(const char *dir, uint64_t last, time_t started, uint64_t **frames, size_t *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return true; /* nothing saved there */
+    size_t room = *count;
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        uint64_t frame;
+        char path[PATH_MAX];
+        struct stat st;
+        if (!rt_capture_screenshot_frame(e->d_name, strlen(e->d_name), &frame) || frame <= last ||
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path || stat(path, &st) ||
+            !S_ISREG(st.st_mode) || st.st_mtime < started)
+            continue;
+        if (*count == room) {
+            room = room ? room * 2 : 64;
+            uint64_t *grown = realloc(*frames, room * sizeof *grown);
+            ok = grown != NULL;
+            *frames = grown ? grown : *frames;
+        }
+        if (ok)
+            (*frames)[(*count)++] = frame;
+    }
+    closedir(d);
+    return ok;
+}
+
+static void name_missed_screenshots(const struct rt_capture_settings *settings, const struct capture_trace *t,
+                                    time_t started)
 {
     if (!settings->screenshot_dir[0] || !t->read)
         return;
-    char past[96];
-    snprintf(past, sizeof past, "past the end of the trace (%llu frames)", (unsigned long long)t->progress.frames);
+    size_t count = t->shot_count, past_count = 0;
+    uint64_t *saved = count ? malloc(count * sizeof *saved) : NULL, *past = NULL;
+    if (count && !saved)
+        return; /* out of memory: nothing said */
+    if (count)
+        memcpy(saved, t->shots, count * sizeof *saved);
+    if (saved_past_end(settings->screenshot_dir, t->progress.frames, started, &past, &past_count) && past_count)
+        cli_frames_saved_past("--screenshot-frames", settings->screenshot_dir, past, past_count,
+                              t->progress.frames);
+    uint64_t *all = saved;
+    if (past_count) { /* on disk: not to be named as not saved */
+        uint64_t *grown = realloc(saved, (count + past_count) * sizeof *grown);
+        if (grown) {
+            memcpy(grown + count, past, past_count * sizeof *grown);
+            all = grown;
+            count += past_count;
+        }
+    }
+    char why_past[96];
+    snprintf(why_past, sizeof why_past, "past the end of the trace (%llu frames)",
+             (unsigned long long)t->progress.frames);
     const char *in = settings->frame_delimiter == RT_FRAME_DELIMITER_SUBMIT
                          ? "it presented no image (with --frame-delimiter submit a frame ends at each submit)"
                          : "its image could not be read (see the warnings above)";
-    cli_frames_missed("--screenshot-frames", &settings->screenshot_frames, t->progress.frames, t->shots,
-                      t->shot_count, in, past);
+    cli_frames_missed("--screenshot-frames", &settings->screenshot_frames, t->progress.frames, all, count, in,
+                      why_past);
+    free(all);
+    free(past);
 }
 
 /* 126 and 127 are how a shell or env says the command could not be run
@@ -381,7 +436,7 @@ static rt_status summarise(char **program, const struct rt_capture_settings *set
         if (!rt_ok(&trimmed)) /* the run is summarised as having written no trace */
             capture_traces_reread_main(&traces, trim->final);
     }
-    name_missed_screenshots(settings, &traces.main);
+    name_missed_screenshots(settings, &traces.main, started);
     capture_traces_print(&traces, status, cli_json_errors());
     rt_status s = rt_ok_status();
     if (!traces.main_exists)

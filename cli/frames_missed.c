@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "frames_missed.h"
@@ -79,4 +80,31 @@ uint64_t cli_frames_missed(const char *flag, const struct rt_frame_list *list, u
         fprintf(stderr, "retrace: warning: %s: %u more runs of frames not saved\n", flag, m.lines - MAX_LINES);
     free(sorted);
     return m.total;
+}
+
+void cli_frames_saved_past(const char *flag, const char *dir, const uint64_t *frames, size_t count, uint64_t last)
+{
+    uint64_t *sorted = malloc(count * sizeof *sorted);
+    if (!sorted)
+        return; /* out of memory: nothing said */
+    memcpy(sorted, frames, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, by_value);
+    char why[PATH_MAX + 200];
+    snprintf(why, sizeof why, "but past the end of the trace (%" PRIu64 " frames): the program ended before "
+             "the calls were written, so no replay shows them (the files are kept)", last);
+    unsigned lines = 0;
+    for (size_t i = 0, j; i < count; i = j) {
+        for (j = i + 1; j < count && sorted[j] <= sorted[j - 1] + 1; j++)
+            ;
+        if (lines++ >= MAX_LINES)
+            continue;
+        if (sorted[i] == sorted[j - 1])
+            fprintf(stderr, "retrace: warning: %s: frame %" PRIu64 " saved in %s %s\n", flag, sorted[i], dir, why);
+        else
+            fprintf(stderr, "retrace: warning: %s: frames %" PRIu64 "-%" PRIu64 " saved in %s %s\n", flag,
+                    sorted[i], sorted[j - 1], dir, why);
+    }
+    if (lines > MAX_LINES)
+        fprintf(stderr, "retrace: warning: %s: %u more runs of frames saved past the end\n", flag, lines - MAX_LINES);
+    free(sorted);
 }

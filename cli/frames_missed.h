@@ -4,7 +4,8 @@
  * why, so a job never gets a silent "3 screenshots" for 5 asked.
  *
  * Owns: the wording and grouping ("frames 7-9 not saved: ..."); the
- * callers say which frames were saved and why the others were not.
+ * callers say which frames were saved and why the others were not, and
+ * which were saved although the trace ends before them.
  * Must not touch: the files (callers count what was written).
  */
 #ifndef RT_CLI_FRAMES_MISSED_H
@@ -21,5 +22,11 @@
  * Returns how many frames were named. */
 uint64_t cli_frames_missed(const char *flag, const struct rt_frame_list *list, uint64_t last,
                            const uint64_t *saved, size_t count, const char *in_why, const char *past_why);
+
+/** Prints one warning per run of FRAMES (COUNT, any order, past LAST, the
+ * trace's last frame) whose images are in DIR although the trace ends
+ * before them: a program killed after saving them, before the block with
+ * their calls was written. */
+void cli_frames_saved_past(const char *flag, const char *dir, const uint64_t *frames, size_t count, uint64_t last);
 
 #endif
