@@ -1,7 +1,8 @@
 #!/bin/sh
 # The field test of docs/FIELD_TEST.md, repeatable: captures real Debian
 # programs with `retrace capture`, checks, replays (validated, verified) and
-# compares capture-time with replay screenshots, printing one line per step
+# compares capture-time with replay screenshots (as captured and with
+# --memory rebind, the cross-device path), printing one line per step
 # (exit status, wall seconds). Not part of `./run test`: it needs the programs
 # (apt-get install vulkan-tools mpv ffmpeg vkd3d-demos mesa-utils glmark2-x11
 # neverball extremetuxracer) and a display.
@@ -12,7 +13,7 @@ BUILD=$(cd "${1:-build}" && pwd)
 WORK=${2:-/tmp/retrace-field}
 R="$BUILD/cli/retrace"
 mkdir -p "$WORK" "$WORK/xdg" && chmod 700 "$WORK/xdg" && cd "$WORK" || exit 2
-export DISPLAY="${DISPLAY:-:99}" XDG_RUNTIME_DIR="$WORK/xdg" SDL_AUDIODRIVER=dummy
+export DISPLAY="${DISPLAY:-:99}" XDG_RUNTIME_DIR="$WORK/xdg" SDL_AUDIODRIVER=dummy ALSOFT_DRIVERS=null
 
 step() { # NAME COMMAND...: run it, print status and wall time
     name=$1; shift
@@ -26,7 +27,7 @@ step() { # NAME COMMAND...: run it, print status and wall time
 # NAME FRAMES DELIM TIMEOUT PROGRAM... (TIMEOUT 0: runs to its end; else SIGINT after it)
 run_one() {
     n=$1 frames=$2 delim=$3 to=$4; shift 4
-    rm -rf "$n".rtrace* "${n}_cap" "${n}_rep"
+    rm -rf "$n".rtrace* "${n}_cap" "${n}_rep" "${n}_reb"
     shots=""
     [ "$delim" = present ] && shots="--screenshots ${n}_cap --screenshot-frames $frames"
     if [ "$to" = 0 ]; then
@@ -43,8 +44,15 @@ run_one() {
             p=$(printf 'frame_%06d.png' "$f")
             step "$n.compare.$f" "$R" compare "${n}_cap/$p" "${n}_rep/$p"
         done
+        # The cross-device path: every buffer and image placed anew.
+        step "$n.replay-rebind" "$R" replay "$n.rtrace" --memory rebind --screenshots "${n}_reb" --frames "$frames"
+        for f in $(echo "$frames" | tr ',' ' '); do
+            p=$(printf 'frame_%06d.png' "$f")
+            step "$n.compare-rebind.$f" "$R" compare "${n}_cap/$p" "${n}_reb/$p"
+        done
     else
         step "$n.replay-validate" "$R" replay "$n.rtrace" --validate
+        step "$n.replay-rebind" "$R" replay "$n.rtrace" --memory rebind --verify
     fi
     step "$n.replay-verify" "$R" replay "$n.rtrace" --verify
 }
