@@ -339,27 +339,23 @@ static rt_status no_trace(char **program)
     return capture_loader_no_trace(program[0], &verdict);
 }
 
-/* Every --screenshot-frames frame the trace has no screenshot of, and why
- * (the exit status stays the program's). */
 /* Frames past the trace's LAST whose PNGs this run wrote into DIR (modified
  * since STARTED, so an earlier run's files are not taken for this one's): a
  * killed program's layer saves a frame's image before the block holding the
  * frame's calls reaches the file, and the kill loses that block. Appended to
- * *FRAMES (COUNT of them); false when out of memory. */
-static bool saved_past_end(const char *dir, uint64_t last, time_t started, uint64_t **frames, size_t *count)
+ * *FRAMES (COUNT of them, ROOM allocated); false when out of memory. */
+static bool saved_past_end(const char *dir, uint64_t last, time_t started, uint64_t **frames, size_t *count,
+                           size_t room)
 {
     DIR *d = opendir(dir);
     if (!d)
         return true; /* nothing saved there */
-    size_t room = *count;
     bool ok = true;
     for (struct dirent *e; ok && (e = readdir(d));) {
         uint64_t frame;
-        char path[PATH_MAX];
         struct stat st;
         if (!rt_capture_screenshot_frame(e->d_name, strlen(e->d_name), &frame) || frame <= last ||
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path || stat(path, &st) ||
-            !S_ISREG(st.st_mode) || st.st_mtime < started)
+            fstatat(dirfd(d), e->d_name, &st, 0) || !S_ISREG(st.st_mode) || st.st_mtime < started)
             continue;
         if (*count == room) {
             room = room ? room * 2 : 64;
@@ -374,39 +370,32 @@ static bool saved_past_end(const char *dir, uint64_t last, time_t started, uint6
     return ok;
 }
 
+/* Every --screenshot-frames frame the trace has no screenshot of, and why
+ * (the exit status stays the program's); the frames saved past its end
+ * are named as such and count as saved. */
 static void name_missed_screenshots(const struct rt_capture_settings *settings, const struct capture_trace *t,
                                     time_t started)
 {
     if (!settings->screenshot_dir[0] || !t->read)
         return;
-    size_t count = t->shot_count, past_count = 0;
-    uint64_t *saved = count ? malloc(count * sizeof *saved) : NULL, *past = NULL;
+    size_t count = t->shot_count;
+    uint64_t *saved = count ? malloc(count * sizeof *saved) : NULL;
     if (count && !saved)
         return; /* out of memory: nothing said */
     if (count)
         memcpy(saved, t->shots, count * sizeof *saved);
-    if (saved_past_end(settings->screenshot_dir, t->progress.frames, started, &past, &past_count) && past_count)
-        cli_frames_saved_past("--screenshot-frames", settings->screenshot_dir, past, past_count,
-                              t->progress.frames);
-    uint64_t *all = saved;
-    if (past_count) { /* on disk: not to be named as not saved */
-        uint64_t *grown = realloc(saved, (count + past_count) * sizeof *grown);
-        if (grown) {
-            memcpy(grown + count, past, past_count * sizeof *grown);
-            all = grown;
-            count += past_count;
-        }
-    }
-    char why_past[96];
-    snprintf(why_past, sizeof why_past, "past the end of the trace (%llu frames)",
-             (unsigned long long)t->progress.frames);
+    if (saved_past_end(settings->screenshot_dir, t->progress.frames, started, &saved, &count, count) &&
+        count > t->shot_count)
+        cli_frames_saved_past("--screenshot-frames", settings->screenshot_dir, saved + t->shot_count,
+                              count - t->shot_count, t->progress.frames);
+    char past[96];
+    snprintf(past, sizeof past, "past the end of the trace (%llu frames)", (unsigned long long)t->progress.frames);
     const char *in = settings->frame_delimiter == RT_FRAME_DELIMITER_SUBMIT
                          ? "it presented no image (with --frame-delimiter submit a frame ends at each submit)"
                          : "its image could not be read (see the warnings above)";
-    cli_frames_missed("--screenshot-frames", &settings->screenshot_frames, t->progress.frames, all, count, in,
-                      why_past);
-    free(all);
-    free(past);
+    cli_frames_missed("--screenshot-frames", &settings->screenshot_frames, t->progress.frames, saved, count, in,
+                      past);
+    free(saved);
 }
 
 /* 126 and 127 are how a shell or env says the command could not be run

@@ -12,6 +12,8 @@
 
 struct missed {
     const char *flag;
+    const char *state;   /* before each run's why: "not saved: " */
+    const char *runs_of; /* what the line past MAX_LINES counts: "frames not saved" */
     uint64_t first, last; /* the run being gathered; first == 0: none */
     const char *why;
     uint64_t total;
@@ -24,10 +26,10 @@ static void say(struct missed *m)
         return;
     if (m->lines++ < MAX_LINES) {
         if (m->first == m->last)
-            fprintf(stderr, "retrace: warning: %s: frame %" PRIu64 " not saved: %s\n", m->flag, m->first, m->why);
+            fprintf(stderr, "retrace: warning: %s: frame %" PRIu64 " %s%s\n", m->flag, m->first, m->state, m->why);
         else
-            fprintf(stderr, "retrace: warning: %s: frames %" PRIu64 "-%" PRIu64 " not saved: %s\n", m->flag,
-                    m->first, m->last, m->why);
+            fprintf(stderr, "retrace: warning: %s: frames %" PRIu64 "-%" PRIu64 " %s%s\n", m->flag, m->first,
+                    m->last, m->state, m->why);
     }
     m->total += m->last - m->first + 1;
     m->first = 0;
@@ -42,6 +44,14 @@ static void add(struct missed *m, uint64_t frame, const char *why)
     say(m);
     m->first = m->last = frame;
     m->why = why;
+}
+
+/* The last run, and how many runs MAX_LINES left unsaid. */
+static void finish(struct missed *m)
+{
+    say(m);
+    if (m->lines > MAX_LINES)
+        fprintf(stderr, "retrace: warning: %s: %u more runs of %s\n", m->flag, m->lines - MAX_LINES, m->runs_of);
 }
 
 static int by_value(const void *a, const void *b)
@@ -59,7 +69,7 @@ uint64_t cli_frames_missed(const char *flag, const struct rt_frame_list *list, u
     if (count)
         memcpy(sorted, saved, count * sizeof *sorted);
     qsort(sorted, count, sizeof *sorted, by_value);
-    struct missed m = {.flag = flag};
+    struct missed m = {.flag = flag, .state = "not saved: ", .runs_of = "frames not saved"};
     for (size_t i = 0; i < list->count; i++) {
         const struct rt_frame_range *r = &list->ranges[i];
         uint64_t end = r->last == UINT64_MAX ? (r->first > last ? r->first : last) : r->last;
@@ -75,9 +85,7 @@ uint64_t cli_frames_missed(const char *flag, const struct rt_frame_list *list, u
             add(&m, f, f > last ? past_why : in_why);
         }
     }
-    say(&m);
-    if (m.lines > MAX_LINES)
-        fprintf(stderr, "retrace: warning: %s: %u more runs of frames not saved\n", flag, m.lines - MAX_LINES);
+    finish(&m);
     free(sorted);
     return m.total;
 }
@@ -89,22 +97,14 @@ void cli_frames_saved_past(const char *flag, const char *dir, const uint64_t *fr
         return; /* out of memory: nothing said */
     memcpy(sorted, frames, count * sizeof *sorted);
     qsort(sorted, count, sizeof *sorted, by_value);
-    char why[PATH_MAX + 200];
-    snprintf(why, sizeof why, "but past the end of the trace (%" PRIu64 " frames): the program ended before "
-             "the calls were written, so no replay shows them (the files are kept)", last);
-    unsigned lines = 0;
-    for (size_t i = 0, j; i < count; i = j) {
-        for (j = i + 1; j < count && sorted[j] <= sorted[j - 1] + 1; j++)
-            ;
-        if (lines++ >= MAX_LINES)
-            continue;
-        if (sorted[i] == sorted[j - 1])
-            fprintf(stderr, "retrace: warning: %s: frame %" PRIu64 " saved in %s %s\n", flag, sorted[i], dir, why);
-        else
-            fprintf(stderr, "retrace: warning: %s: frames %" PRIu64 "-%" PRIu64 " saved in %s %s\n", flag,
-                    sorted[i], sorted[j - 1], dir, why);
-    }
-    if (lines > MAX_LINES)
-        fprintf(stderr, "retrace: warning: %s: %u more runs of frames saved past the end\n", flag, lines - MAX_LINES);
+    char state[PATH_MAX + 16], why[160];
+    snprintf(state, sizeof state, "saved in %s ", dir);
+    snprintf(why, sizeof why, "but past the end of the trace (%" PRIu64 " frames): the program ended before the "
+             "calls were written, so no replay shows them (the files are kept)", last);
+    struct missed m = {.flag = flag, .state = state, .runs_of = "frames saved past the end"};
+    for (size_t i = 0; i < count; i++)
+        if (!i || sorted[i] != sorted[i - 1]) /* frame_7.png and frame_000007.png */
+            add(&m, sorted[i], why);
+    finish(&m);
     free(sorted);
 }
