@@ -169,3 +169,16 @@ bool rt_fresh_page_unpopulated(const void *p, size_t page)
     return pagemap >= 0 && pread(pagemap, &entry, sizeof entry, at) == (ssize_t)sizeof entry &&
            !(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED));
 }
+
+size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count)
+{
+    int pagemap = atomic_load(&pagemap_fd);
+    uint64_t entries[PAGEMAP_BATCH];
+    count = count < PAGEMAP_BATCH ? count : PAGEMAP_BATCH;
+    off_t at = (off_t)((uintptr_t)p / page * sizeof entries[0]);
+    ssize_t got = pagemap < 0 || count == 0 ? -1 : pread(pagemap, entries, count * sizeof entries[0], at);
+    size_t known = got > 0 ? (size_t)got / sizeof entries[0] : 0, n = 0;
+    while (n < known && !(entries[n] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+        n++;
+    return n;
+}

@@ -1,7 +1,7 @@
 /*
  * capture/include/fresh_pages.h — zeroing new memory without populating it.
  *
- * Owns: rt_zero_fresh, the look at one page for the memory tracker. Must not touch: anything but the bytes it is given
+ * Owns: rt_zero_fresh, the looks at pages for the memory tracker. Must not touch: anything but the bytes it is given
  * (it reads /proc/self/maps and /proc/self/pagemap to tell which pages the
  * kernel never populated).
  *
@@ -45,5 +45,11 @@ uintptr_t rt_fresh_anonymous_end(const void *p);
  * private anonymous) is neither present nor swapped out: all zeros, and
  * unpopulated. False when the kernel cannot say. Async-signal-safe. */
 bool rt_fresh_page_unpopulated(const void *p, size_t page);
+
+/** How many of the count pages from the one holding p (in a mapping
+ * rt_fresh_anonymous_end said is private anonymous) are, one after another
+ * from the first, neither present nor swapped out: one read of the page
+ * tables for all of them. 0 when the kernel cannot say. */
+size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count);
 
 #endif

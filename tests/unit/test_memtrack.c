@@ -795,6 +795,56 @@ Test(memtrack, first_accesses_leave_unpopulated_real_memory_unpopulated)
     rt_tracker_destroy(t);
 }
 
+/* A program filling fresh memory front to back takes a fault for the
+ * first page, then fewer and fewer (1, 2, 4, then 8 pages mapped ahead of
+ * each), not one a page: a first write's fault maps zeros ahead where
+ * the driver's pages are unpopulated. Those pages are still tracked
+ * (written ones are reported), a wait keeps the ones the program has not
+ * written, one the GPU wrote meanwhile shows the GPU's bytes, and those
+ * left alone for many waits are dropped. */
+Test(memtrack, a_fresh_ring_filled_front_to_back_takes_a_few_faults_not_one_a_page)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(64 * ps);
+    madvise(real, 64 * ps, MADV_NOHUGEPAGE);
+    struct rt_memory_tracker *t = async_tracker_or_skip();
+    if (!kernel_says_anonymous(real)) {
+        rt_tracker_destroy(t);
+        cr_skip_test("the kernel cannot say which pages are unpopulated (PROCMAP_QUERY, Linux 6.11)");
+    }
+    uint8_t *app = map(t, 1, real, 0, 64 * ps, true);
+    for (size_t page = 0; page < 32; page++) {
+        app[page * ps + 3] = (uint8_t)(page + 1);
+        if (page % 4 == 3)
+            rt_tracker_collect(t, ignore_dirty, NULL);
+    }
+    cr_assert_leq(rt_tracker_stats(t).faults, 8, "%llu faults for 32 pages written in order",
+                  (unsigned long long)rt_tracker_stats(t).faults);
+    for (size_t page = 0; page < 32; page++)
+        cr_assert_eq(real[page * ps + 3], page + 1, "page %zu", page);
+    rt_tracker_refresh(t); /* a wait: pages 32 and 33, mapped ahead, unwritten, stay */
+    uint64_t faults = rt_tracker_stats(t).faults;
+    cr_assert_eq(app[32 * ps], 0);
+    cr_assert_eq(rt_tracker_stats(t).faults, faults, "a page mapped ahead faulted again after a wait");
+    real[33 * ps + 5] = 9; /* the GPU writes a page mapped ahead */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[33 * ps + 5], 9);
+    report_count = 0;
+    app[32 * ps + 7] = 3;
+    rt_tracker_collect(t, on_dirty, NULL);
+    cr_assert_eq(report_count, 1);
+    cr_assert_eq(reports[0].offset, 32 * ps);
+    cr_assert_eq(reports[0].bytes[7], 3);
+    cr_assert_eq(real[32 * ps + 7], 3);
+    cr_assert_eq(resident_pages(real, 64), 34, "%zu of the driver's pages populated", resident_pages(real, 64));
+    for (int wait = 0; wait < 130; wait++) /* pages mapped ahead and left alone go in time */
+        rt_tracker_refresh(t);
+    faults = rt_tracker_stats(t).faults;
+    cr_assert_eq(app[35 * ps], 0);
+    cr_assert_eq(rt_tracker_stats(t).faults, faults + 1, "a page mapped ahead 130 waits ago is still mapped");
+    rt_tracker_destroy(t);
+}
+
 /* --- rt_zero_fresh (capture/fresh_pages.c) ------------------------------ */
 
 static size_t resident_pages(uint8_t *p, size_t pages)
