@@ -358,7 +358,9 @@ static void handle_page_fault(struct region *r, size_t i, bool write)
  * page while the program has not written it and the driver's page is still
  * unpopulated: the GPU has not written it either, so the view's zeros are
  * still the memory's bytes. Otherwise (written and collected, or the
- * driver's page populated) it is refreshed as any other page.
+ * driver's page populated) it is refreshed as any other page. A read of
+ * such a page is no verification point: zeros no one wrote (one the GPU
+ * wrote is dropped at the wait, and its next read faults and is one).
  *
  * Pages mapped ahead and never written cost every collect a look at their
  * bytes and every wait a look at the page tables, so only a write that
@@ -390,8 +392,8 @@ static uintptr_t real_page_of(const struct region *r, size_t i)
     return (uintptr_t)r->real - r->lead + i * page_size;
 }
 
-/* How many pages after page i are missing with the driver's page behind
- * each unpopulated, up to ZEROS_AHEAD; claimed (BUSY) when it returns. */
+/* Claims (BUSY) the missing pages after page i a first write maps zeros
+ * into, up to ZEROS_AHEAD; returns how many. */
 static size_t claim_zeros_ahead(struct region *r, size_t i)
 {
     bool continues = i == 0 || (atomic_load(&r->dirty_bits[(i - 1) / 64]) & (1ull << ((i - 1) % 64)));
@@ -402,7 +404,6 @@ static size_t claim_zeros_ahead(struct region *r, size_t i)
     size_t want = r->page_count - i - 1 < window ? r->page_count - i - 1 : window;
     while (want > 0 && real_page_of(r, i + want) + page_size > r->real_anon_end)
         want--;
-    want = rt_fresh_pages_unpopulated((void *)real_page_of(r, i + 1), page_size, want);
     size_t n = 0;
     for (; n < want; n++) {
         uint8_t unfetched = PAGE_UNFETCHED;
@@ -410,6 +411,21 @@ static size_t claim_zeros_ahead(struct region *r, size_t i)
             break;
     }
     return n;
+}
+
+/* Page k, claimed, is to hold zeros mapped ahead (on) or not (off). */
+static void mark_zeros_ahead(struct region *r, size_t k, bool on, uint64_t zero_hash)
+{
+    uint64_t bit = 1ull << (k % 64);
+    if (on) {
+        r->fetch_hash[k] = zero_hash;
+        atomic_fetch_or(&r->zeros_ahead[k / 64], bit);
+        atomic_fetch_or(&r->dirty_bits[k / 64], bit); /* present from the copy on: scans cover it */
+    } else {
+        atomic_fetch_and(&r->zeros_ahead[k / 64], ~bit);
+        atomic_fetch_and(&r->dirty_bits[k / 64], ~bit);
+        atomic_store(&r->state[k], PAGE_UNFETCHED); /* its fault fetches it */
+    }
 }
 
 /* --- the userfaultfd fault handler (fault thread) ------------------------ */
@@ -422,25 +438,31 @@ struct fault_pages {
 };
 
 /* Serving a first write to page i, before the wake (the woken thread may
- * write the next page at once): see above. */
+ * write the next page at once): see above. Everything a refresh or collect
+ * reads of the pages is in place before the page tables are asked about
+ * the driver's pages and before the copy: a refresh after a wait that
+ * finds no page marked runs before that look, which then sees what the GPU
+ * wrote; one that finds them marked asks the page tables itself (and waits
+ * for BUSY pages); and the program can write a page, with no fault, as
+ * soon as the copy maps it. */
 static void map_zeros_ahead(struct region *r, size_t i, const struct fault_pages *fp)
 {
     if (!r->zeros_ahead || !fp->zeros)
         return;
     size_t n = claim_zeros_ahead(r, i);
-    if (n == 0)
+    for (size_t k = i + 1; k <= i + n; k++)
+        mark_zeros_ahead(r, k, true, fp->zero_hash);
+    size_t zeros = n ? rt_fresh_pages_unpopulated((void *)real_page_of(r, i + 1), page_size, n) : 0;
+    for (size_t k = i + 1 + zeros; k <= i + n; k++)
+        mark_zeros_ahead(r, k, false, 0); /* populated: the driver's bytes, fetched at its fault */
+    if (zeros == 0)
         return;
-    uint8_t *first = r->app_view + (i + 1) * page_size;
-    bool all = rt_uffd_copy(first, fp->zeros, n * page_size, true);
-    for (size_t k = i + 1; k <= i + n; k++) {
-        if (!all && !rt_uffd_present(r->app_view + k * page_size)) {
-            atomic_store(&r->state[k], PAGE_UNFETCHED); /* its fault fetches it */
-            continue;
-        }
-        r->fetch_hash[k] = fp->zero_hash;
-        atomic_fetch_or(&r->zeros_ahead[k / 64], 1ull << (k % 64));
-        mark_dirty(r, k); /* present: scans cover it */
-        store_state(r, k, PAGE_CLEAN);
+    bool all = rt_uffd_copy(r->app_view + (i + 1) * page_size, fp->zeros, zeros * page_size, true);
+    for (size_t k = i + 1; k <= i + zeros; k++) {
+        if (!all && !rt_uffd_present(r->app_view + k * page_size))
+            mark_zeros_ahead(r, k, false, 0);
+        else
+            atomic_store(&r->state[k], PAGE_CLEAN);
     }
     /* No protected_gen: refresh_zeros_ahead, not a scan, looks at these. */
     atomic_store(&r->zeros_mapped_at, atomic_load(&r->waits)); /* a racing refresh's count is as good */
@@ -1187,6 +1209,16 @@ static bool page_is_zeros(const uint8_t *p)
     return any == 0;
 }
 
+/* Page i, marked as holding zeros mapped ahead, still holds zeros. One the
+ * fault thread is mapping (BUSY) is waited for: reading it missing would
+ * fault into that thread's queue all the same. */
+static bool zeros_still_there(struct region *r, size_t i)
+{
+    for (unsigned spins = 0; atomic_load(&r->state[i]) == PAGE_BUSY; backoff(&spins))
+        ;
+    return page_is_zeros(r->app_view + i * page_size);
+}
+
 static void collect_async_pages(struct async_run *run, size_t first, size_t end, size_t view_lo,
                                 size_t view_hi, bool whole_pages)
 {
@@ -1197,7 +1229,7 @@ static void collect_async_pages(struct async_run *run, size_t first, size_t end,
         for (size_t w = first / 64; w * 64 < end; w++)
             for (uint64_t bits = dirty_word(r, w, first, end); bits; bits &= bits - 1) {
                 size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-                if (r->hot[i] || !page_is_zeros(r->app_view + i * page_size))
+                if (r->hot[i] || !zeros_still_there(r, i))
                     collect_whole_page(run, i);
             }
         stop = at;

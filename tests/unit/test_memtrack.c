@@ -845,6 +845,50 @@ Test(memtrack, a_fresh_ring_filled_front_to_back_takes_a_few_faults_not_one_a_pa
     rt_tracker_destroy(t);
 }
 
+struct front_writer {
+    uint8_t *app;
+    size_t page_size, pages;
+};
+
+static void *write_front_to_back(void *p)
+{
+    struct front_writer *a = p;
+    for (size_t page = 0; page < a->pages; page += 2)
+        a->app[page * a->page_size] = 1; /* first writes: zeros mapped ahead of each */
+    return NULL;
+}
+
+/* A thread of the program writes the even pages of fresh memory front to
+ * back (zeros are mapped ahead of it, over the odd pages too) while the GPU
+ * writes the odd ones, each followed by a wait: whenever the fault thread
+ * looked at the driver's page to map zeros ahead, the page must show the
+ * GPU's bytes after the wait, never the zeros. */
+Test(memtrack, gpu_writes_ahead_of_a_thread_filling_fresh_memory_are_seen_after_a_wait)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE), pages = 256;
+    struct rt_memory_tracker *t = async_tracker_or_skip();
+    for (int round = 0; round < 8; round++) {
+        uint8_t *real = fake_device_memory(pages * ps);
+        madvise(real, pages * ps, MADV_NOHUGEPAGE);
+        uint8_t *app = map(t, (uint64_t)round + 1, real, 0, pages * ps, true);
+        struct front_writer a = {.app = app, .page_size = ps, .pages = pages};
+        pthread_t writer;
+        pthread_create(&writer, NULL, write_front_to_back, &a);
+        if (round % 2 == 0) /* all mapped ahead before the GPU writes; else racing with it */
+            pthread_join(writer, NULL);
+        for (size_t page = 1; page < pages; page += 2) {
+            real[page * ps + 100] = 0x5a; /* the GPU's write, then the program's wait */
+            rt_tracker_refresh(t);
+            cr_assert_eq(app[page * ps + 100], 0x5a, "round %d page %zu: zeros after a wait", round, page);
+        }
+        if (round % 2 == 1)
+            pthread_join(writer, NULL);
+        rt_tracker_unmap(t, (uint64_t)round + 1, ignore_dirty, NULL);
+        munmap(real, pages * ps);
+    }
+    rt_tracker_destroy(t);
+}
+
 /* --- rt_zero_fresh (capture/fresh_pages.c) ------------------------------ */
 
 static size_t resident_pages(uint8_t *p, size_t pages)
