@@ -161,24 +161,25 @@ uintptr_t rt_fresh_anonymous_end(const void *p)
     return pagemap < 0 ? 0 : private_anonymous_end(maps, (uintptr_t)p);
 }
 
-bool rt_fresh_page_unpopulated(const void *p, size_t page)
-{
-    int pagemap = atomic_load(&pagemap_fd);
-    uint64_t entry = 0;
-    off_t at = (off_t)((uintptr_t)p / page * sizeof entry);
-    return pagemap >= 0 && pread(pagemap, &entry, sizeof entry, at) == (ssize_t)sizeof entry &&
-           !(entry & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED));
-}
+
+/* Entries rt_fresh_pages_unpopulated reads at once: 512 bytes of stack, as
+ * it may run on a signal's. */
+#define UNPOPULATED_BATCH 64
 
 size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count)
 {
     int pagemap = atomic_load(&pagemap_fd);
-    uint64_t entries[PAGEMAP_BATCH];
-    count = count < PAGEMAP_BATCH ? count : PAGEMAP_BATCH;
+    uint64_t entries[UNPOPULATED_BATCH];
+    count = count < UNPOPULATED_BATCH ? count : UNPOPULATED_BATCH;
     off_t at = (off_t)((uintptr_t)p / page * sizeof entries[0]);
     ssize_t got = pagemap < 0 || count == 0 ? -1 : pread(pagemap, entries, count * sizeof entries[0], at);
     size_t known = got > 0 ? (size_t)got / sizeof entries[0] : 0, n = 0;
     while (n < known && !(entries[n] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
         n++;
     return n;
+}
+
+bool rt_fresh_page_unpopulated(const void *p, size_t page)
+{
+    return rt_fresh_pages_unpopulated(p, page, 1) == 1;
 }

@@ -927,14 +927,39 @@ static bool collect_page(struct region *r, size_t i, size_t lo, size_t hi)
 }
 
 /* The dirty bits of word w of the region, limited to pages [first, end). */
-static uint64_t dirty_word(struct region *r, size_t w, size_t first, size_t end)
+static uint64_t bits_word(_Atomic uint64_t *words, size_t w, size_t first, size_t end)
 {
-    uint64_t bits = atomic_load_explicit(&r->dirty_bits[w], memory_order_acquire);
+    uint64_t bits = atomic_load_explicit(&words[w], memory_order_acquire);
     if (first > w * 64)
         bits &= ~0ull << (first - w * 64);
     if (end < (w + 1) * 64)
         bits &= (1ull << (end - w * 64)) - 1;
     return bits;
+}
+
+static uint64_t dirty_word(struct region *r, size_t w, size_t first, size_t end)
+{
+    return bits_word(r->dirty_bits, w, first, end);
+}
+
+/* Narrows [*first, *end) to the pages from the first to the last whose bit
+ * is set in words. False: none is. */
+static bool bits_span(_Atomic uint64_t *words, size_t *first, size_t *end)
+{
+    size_t lo = *end, hi = *first;
+    for (size_t w = *first / 64; w * 64 < *end; w++) {
+        uint64_t bits = bits_word(words, w, *first, *end);
+        if (!bits)
+            continue;
+        size_t a = w * 64 + (size_t)__builtin_ctzll(bits), b = w * 64 + 64 - (size_t)__builtin_clzll(bits);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    if (lo >= hi)
+        return false;
+    *first = lo;
+    *end = hi;
+    return true;
 }
 
 /* Collects the mapping's bytes in [lo, hi), offsets relative to the map. */
@@ -1264,20 +1289,7 @@ static void collect_async_pages(struct async_run *run, size_t first, size_t end,
  * walks page tables, so it skips what cannot be written. False: none. */
 static bool present_span(struct region *r, size_t *first, size_t *end)
 {
-    size_t lo = *end, hi = *first;
-    for (size_t w = *first / 64; w * 64 < *end; w++) {
-        uint64_t bits = dirty_word(r, w, *first, *end);
-        if (!bits)
-            continue;
-        size_t a = w * 64 + (size_t)__builtin_ctzll(bits), b = w * 64 + 64 - (size_t)__builtin_clzll(bits);
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
-    }
-    if (lo >= hi)
-        return false;
-    *first = lo;
-    *end = hi;
-    return true;
+    return bits_span(r->dirty_bits, first, end);
 }
 
 static bool covers_page(const struct region *r, size_t i, size_t view_lo, size_t view_hi)
@@ -1396,16 +1408,8 @@ static void refresh_hot_pages(struct region *r, size_t first, size_t end)
  * pages mapped ahead are one run, all still unpopulated behind. */
 static void refresh_zeros_ahead(struct region *r, size_t first, size_t end)
 {
-    size_t lo = end, hi = first;
-    for (size_t w = first / 64; r->zeros_ahead && w * 64 < end; w++) {
-        uint64_t bits = atomic_load(&r->zeros_ahead[w]);
-        if (!bits)
-            continue;
-        size_t a = w * 64 + (size_t)__builtin_ctzll(bits), b = w * 64 + 64 - (size_t)__builtin_clzll(bits);
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
-    }
-    if (lo >= hi)
+    size_t lo = first, hi = end;
+    if (!r->zeros_ahead || !bits_span(r->zeros_ahead, &lo, &hi))
         return;
     bool expired = atomic_fetch_add(&r->waits, 1) + 1 - atomic_load(&r->zeros_mapped_at) > ZEROS_AHEAD_WAITS;
     if (!expired && rt_fresh_pages_unpopulated((void *)real_page_of(r, lo), page_size, hi - lo) == hi - lo)

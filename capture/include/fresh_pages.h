@@ -46,10 +46,10 @@ uintptr_t rt_fresh_anonymous_end(const void *p);
  * unpopulated. False when the kernel cannot say. Async-signal-safe. */
 bool rt_fresh_page_unpopulated(const void *p, size_t page);
 
-/** How many of the count pages from the one holding p (in a mapping
+/** How many of the count pages (at most 64) from the one holding p (in a mapping
  * rt_fresh_anonymous_end said is private anonymous) are, one after another
  * from the first, neither present nor swapped out: one read of the page
- * tables for all of them. 0 when the kernel cannot say. */
+ * tables for all of them. 0 when the kernel cannot say. Async-signal-safe. */
 size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count);
 
 #endif
