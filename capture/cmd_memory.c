@@ -22,8 +22,9 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
                                                        VkDeviceMemory *memory_out)
 {
     struct capture_device *dev = capture_device_of(device);
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
     struct rt_arena arena;
-    rt_arena_init(&arena, 0, 0);
+    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
     VkMemoryAllocateInfo copy;
     const VkMemoryAllocateInfo *sent = capture_address_allocation(dev, info, &arena, &copy);
     VkResult result = dev->dispatch.vkAllocateMemory(device, sent, allocator, memory_out);

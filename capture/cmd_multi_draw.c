@@ -41,8 +41,9 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdDrawMultiEXT(VkCommandBuffer cmd, uint32
 {
     capture_device_of(cmd)->dispatch.vkCmdDrawMultiEXT(cmd, drawCount, pVertexInfo, instanceCount, firstInstance,
                                                        stride);
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
     struct rt_arena arena;
-    rt_arena_init(&arena, 4096, 0);
+    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
     struct rt_vk_args_vkCmdDrawMultiEXT args = {cmd, drawCount, NULL, instanceCount, firstInstance, stride};
     args.pVertexInfo = dense(&arena, pVertexInfo, drawCount, &args.stride, sizeof *pVertexInfo);
     if (args.pVertexInfo || !pVertexInfo)
@@ -59,8 +60,9 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdDrawMultiIndexedEXT(VkCommandBuffer cmd,
 {
     capture_device_of(cmd)->dispatch.vkCmdDrawMultiIndexedEXT(cmd, drawCount, pIndexInfo, instanceCount,
                                                               firstInstance, stride, pVertexOffset);
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
     struct rt_arena arena;
-    rt_arena_init(&arena, 4096, 0);
+    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
     struct rt_vk_args_vkCmdDrawMultiIndexedEXT args = {cmd, drawCount, NULL, instanceCount, firstInstance, stride,
                                                        pVertexOffset};
     args.pIndexInfo = dense(&arena, pIndexInfo, drawCount, &args.stride, sizeof *pIndexInfo);

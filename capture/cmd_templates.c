@@ -203,8 +203,9 @@ static void record_update(VkDevice device, VkDescriptorSet set, VkDescriptorUpda
                           const char *name)
 {
     struct capture_template *t = template_of(capture_device_of(device), handle);
-    struct rt_arena arena;
-    rt_arena_init(&arena, 4096, 0); /* a few writes: not the default 64 KiB per call */
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
+    struct rt_arena arena; /* a few writes: on the stack, no malloc per call */
+    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
     VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, set, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkUpdateDescriptorSets args = {device, t->entry_count, writes, 0, NULL};
@@ -242,8 +243,9 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdPushDescriptorSetWithTemplateKHR(VkComma
     struct capture_device *dev = capture_device_of(cmd);
     dev->dispatch.vkCmdPushDescriptorSetWithTemplateKHR(cmd, handle, layout, set, data);
     struct capture_template *t = template_of(dev, handle);
-    struct rt_arena arena;
-    rt_arena_init(&arena, 4096, 0); /* a few writes: not the default 64 KiB per call */
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
+    struct rt_arena arena; /* a few writes: on the stack, no malloc per call */
+    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
     VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, VK_NULL_HANDLE, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkCmdPushDescriptorSetKHR args = {cmd, t->bind_point, layout, set, t->entry_count, writes};

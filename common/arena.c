@@ -1,6 +1,7 @@
 /* common/arena.c — bump allocator (see arena.h). */
 #include "arena.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +20,33 @@ void rt_arena_init(struct rt_arena *arena, size_t block_size, size_t limit)
     arena->limit = limit;
 }
 
-static void free_chain(struct rt_arena_block *b)
+void rt_arena_init_on(struct rt_arena *arena, void *buf, size_t size, size_t block_size, size_t limit)
+{
+    rt_arena_init(arena, block_size, limit);
+    uintptr_t start = ((uintptr_t)buf + _Alignof(max_align_t) - 1) & ~(uintptr_t)(_Alignof(max_align_t) - 1);
+    size_t header = offsetof(struct rt_arena_block, data) + (start - (uintptr_t)buf);
+    if (!buf || size <= header)
+        return;
+    struct rt_arena_block *b = (struct rt_arena_block *)start;
+    *b = (struct rt_arena_block){.next = NULL, .size = size - header, .pos = 0};
+    arena->blocks = arena->borrowed = b;
+}
+
+static void free_chain(struct rt_arena_block *b, const struct rt_arena_block *borrowed)
 {
     while (b) {
         struct rt_arena_block *next = b->next;
-        free(b);
+        if (b != borrowed)
+            free(b);
         b = next;
     }
 }
 
 void rt_arena_finish(struct rt_arena *arena)
 {
-    free_chain(arena->blocks);
-    free_chain(arena->spare);
-    arena->blocks = arena->spare = NULL;
+    free_chain(arena->blocks, arena->borrowed);
+    free_chain(arena->spare, arena->borrowed);
+    arena->blocks = arena->spare = arena->borrowed = NULL;
     arena->used = 0;
 }
 
@@ -42,7 +56,9 @@ void rt_arena_reset(struct rt_arena *arena)
     struct rt_arena_block *b = arena->blocks;
     while (b) {
         struct rt_arena_block *next = b->next;
-        if (b->size == arena->block_size) {
+        if (b == arena->borrowed) {
+            /* the caller's buffer becomes the current block again, below */
+        } else if (b->size == arena->block_size) {
             b->pos = 0;
             b->next = arena->spare;
             arena->spare = b;
@@ -51,7 +67,11 @@ void rt_arena_reset(struct rt_arena *arena)
         }
         b = next;
     }
-    arena->blocks = NULL;
+    arena->blocks = arena->borrowed;
+    if (arena->borrowed) {
+        arena->borrowed->pos = 0;
+        arena->borrowed->next = NULL;
+    }
     arena->used = 0;
 }
 

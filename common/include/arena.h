@@ -18,6 +18,7 @@ struct rt_arena_block;
 struct rt_arena {
     struct rt_arena_block *blocks; /* current block first */
     struct rt_arena_block *spare;  /* blocks kept by reset for reuse */
+    struct rt_arena_block *borrowed; /* in the caller's buffer (rt_arena_init_on): never freed */
     size_t block_size;
     size_t used;  /* bytes handed out since the last reset */
     size_t limit; /* 0 = no limit */
@@ -25,6 +26,13 @@ struct rt_arena {
 
 /** block_size 0 picks 64 KiB. limit 0 means unlimited. */
 void rt_arena_init(struct rt_arena *arena, size_t block_size, size_t limit);
+
+/** Like rt_arena_init, but allocations come from buf (size bytes the caller
+ * owns, on its stack say) until it is full, and only then from malloc'd
+ * blocks: a layer entry point's few copies cost no malloc and free. buf
+ * must outlive the arena's use (declare it max_align_t buf[N]); too small
+ * a buf is simply not used. */
+void rt_arena_init_on(struct rt_arena *arena, void *buf, size_t size, size_t block_size, size_t limit);
 
 /** Releases everything. The arena may be initialised again. */
 void rt_arena_finish(struct rt_arena *arena);
