@@ -457,6 +457,19 @@ Test(vkcodec, command_flags)
     cr_assert_eq(rt_vk_cmd_flags(RT_VK_CMD_COUNT), 0);
 }
 
+/* rt_vk_cmd_flags reads a dense table of its own (the hot path's); the
+ * commands' descriptors carry the same bits for everything else. */
+Test(vkcodec, the_dense_flags_table_agrees_with_every_command_descriptor)
+{
+    size_t flagged = 0;
+    for (int c = 0; c < RT_VK_CMD_COUNT; c++) {
+        enum rt_vk_cmd cmd = (enum rt_vk_cmd)c;
+        cr_assert_eq(rt_vk_cmd_flags(cmd), rt_vk_commands[c].flags, "%s", rt_vk_cmd_name(cmd));
+        flagged += rt_vk_commands[c].flags != 0;
+    }
+    cr_assert_gt(flagged, 100, "the descriptors carry flags at all");
+}
+
 /* capture's vkGetDeviceProcAddr resolves these through the instance. */
 Test(vkcodec, device_commands_of_instance_extensions)
 {
