@@ -22,6 +22,7 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "arena.h"
 #include "vkcodec.h"
 #include "hashmap.h"
 #include "vk_dispatch_gen.h"
@@ -30,10 +31,22 @@
 
 #define CAPTURE_LAYER_NAME RT_CAPTURE_LAYER_NAME /* settings.h: one place */
 
-/* Stack bytes an entry point gives its arena of per-call copies
- * (rt_arena_init_on): a malloc'd block per call, freed at its end, cost
- * glxgears through zink 9 mallocs of 4 KiB a frame, each free coalescing. */
+/* An entry point's arena of per-call copies, its first 4 KiB on the
+ * caller's stack (rt_arena_init_on): a malloc'd block per call, freed at
+ * its end, cost glxgears through zink 9 mallocs of 4 KiB a frame, each free
+ * coalescing. Declared in the entry point, never copied (the arena points
+ * into it); rt_arena_finish(&scratch.arena) at the end. */
 #define CAPTURE_CALL_ARENA_BYTES 4096
+struct capture_call_arena {
+    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
+    struct rt_arena arena;
+};
+
+static inline struct rt_arena *capture_call_arena_init(struct capture_call_arena *scratch)
+{
+    rt_arena_init_on(&scratch->arena, scratch->first_block, sizeof scratch->first_block, CAPTURE_CALL_ARENA_BYTES, 0);
+    return &scratch->arena;
+}
 
 struct capture_instance {
     VkInstance handle;

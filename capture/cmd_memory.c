@@ -22,14 +22,13 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
                                                        VkDeviceMemory *memory_out)
 {
     struct capture_device *dev = capture_device_of(device);
-    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
-    struct rt_arena arena;
-    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
+    struct capture_call_arena scratch;
+    struct rt_arena *arena = capture_call_arena_init(&scratch);
     VkMemoryAllocateInfo copy;
-    const VkMemoryAllocateInfo *sent = capture_address_allocation(dev, info, &arena, &copy);
+    const VkMemoryAllocateInfo *sent = capture_address_allocation(dev, info, arena, &copy);
     VkResult result = dev->dispatch.vkAllocateMemory(device, sent, allocator, memory_out);
     const VkMemoryAllocateInfo *recorded =
-        result == VK_SUCCESS ? capture_address_record(dev, sent, *memory_out, &arena, &copy) : info;
+        result == VK_SUCCESS ? capture_address_record(dev, sent, *memory_out, arena, &copy) : info;
     if (result == VK_SUCCESS) {
         struct capture_memory *m = malloc(sizeof *m);
         if (m) {
@@ -44,7 +43,7 @@ VKAPI_ATTR VkResult VKAPI_CALL capture_vkAllocateMemory(VkDevice device, const V
     capture_record_call(RT_VK_CMD_vkAllocateMemory, &args, (uint64_t)(int64_t)result);
     if (result == VK_SUCCESS)
         capture_new_memory(dev, info, *memory_out); /* host_memory.c */
-    rt_arena_finish(&arena);
+    rt_arena_finish(arena);
     return result;
 }
 

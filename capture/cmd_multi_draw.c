@@ -41,16 +41,15 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdDrawMultiEXT(VkCommandBuffer cmd, uint32
 {
     capture_device_of(cmd)->dispatch.vkCmdDrawMultiEXT(cmd, drawCount, pVertexInfo, instanceCount, firstInstance,
                                                        stride);
-    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
-    struct rt_arena arena;
-    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
+    struct capture_call_arena scratch;
+    struct rt_arena *arena = capture_call_arena_init(&scratch);
     struct rt_vk_args_vkCmdDrawMultiEXT args = {cmd, drawCount, NULL, instanceCount, firstInstance, stride};
-    args.pVertexInfo = dense(&arena, pVertexInfo, drawCount, &args.stride, sizeof *pVertexInfo);
+    args.pVertexInfo = dense(arena, pVertexInfo, drawCount, &args.stride, sizeof *pVertexInfo);
     if (args.pVertexInfo || !pVertexInfo)
         capture_record_call(RT_VK_CMD_vkCmdDrawMultiEXT, &args, 0);
     else
         rt_log(RT_LOG_WARN, "capture: out of memory: a vkCmdDrawMultiEXT was not recorded");
-    rt_arena_finish(&arena);
+    rt_arena_finish(arena);
 }
 
 VKAPI_ATTR void VKAPI_CALL capture_vkCmdDrawMultiIndexedEXT(VkCommandBuffer cmd, uint32_t drawCount,
@@ -60,15 +59,14 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdDrawMultiIndexedEXT(VkCommandBuffer cmd,
 {
     capture_device_of(cmd)->dispatch.vkCmdDrawMultiIndexedEXT(cmd, drawCount, pIndexInfo, instanceCount,
                                                               firstInstance, stride, pVertexOffset);
-    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
-    struct rt_arena arena;
-    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
+    struct capture_call_arena scratch;
+    struct rt_arena *arena = capture_call_arena_init(&scratch);
     struct rt_vk_args_vkCmdDrawMultiIndexedEXT args = {cmd, drawCount, NULL, instanceCount, firstInstance, stride,
                                                        pVertexOffset};
-    args.pIndexInfo = dense(&arena, pIndexInfo, drawCount, &args.stride, sizeof *pIndexInfo);
+    args.pIndexInfo = dense(arena, pIndexInfo, drawCount, &args.stride, sizeof *pIndexInfo);
     if (args.pIndexInfo || !pIndexInfo)
         capture_record_call(RT_VK_CMD_vkCmdDrawMultiIndexedEXT, &args, 0);
     else
         rt_log(RT_LOG_WARN, "capture: out of memory: a vkCmdDrawMultiIndexedEXT was not recorded");
-    rt_arena_finish(&arena);
+    rt_arena_finish(arena);
 }

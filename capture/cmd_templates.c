@@ -203,10 +203,9 @@ static void record_update(VkDevice device, VkDescriptorSet set, VkDescriptorUpda
                           const char *name)
 {
     struct capture_template *t = template_of(capture_device_of(device), handle);
-    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
-    struct rt_arena arena; /* a few writes: on the stack, no malloc per call */
-    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
-    VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, set, data) : NULL;
+    struct capture_call_arena scratch;
+    struct rt_arena *arena = capture_call_arena_init(&scratch);
+    VkWriteDescriptorSet *writes = t ? writes_of(arena, t, set, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkUpdateDescriptorSets args = {device, t->entry_count, writes, 0, NULL};
         char note[128];
@@ -217,7 +216,7 @@ static void record_update(VkDevice device, VkDescriptorSet set, VkDescriptorUpda
     } else {
         rt_log(RT_LOG_WARN, "capture: %s with an unknown template or descriptor type cannot be recorded", name);
     }
-    rt_arena_finish(&arena);
+    rt_arena_finish(arena);
 }
 
 VKAPI_ATTR void VKAPI_CALL capture_vkUpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
@@ -243,10 +242,9 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdPushDescriptorSetWithTemplateKHR(VkComma
     struct capture_device *dev = capture_device_of(cmd);
     dev->dispatch.vkCmdPushDescriptorSetWithTemplateKHR(cmd, handle, layout, set, data);
     struct capture_template *t = template_of(dev, handle);
-    max_align_t first_block[CAPTURE_CALL_ARENA_BYTES / sizeof(max_align_t)];
-    struct rt_arena arena; /* a few writes: on the stack, no malloc per call */
-    rt_arena_init_on(&arena, first_block, sizeof first_block, 4096, 0);
-    VkWriteDescriptorSet *writes = t ? writes_of(&arena, t, VK_NULL_HANDLE, data) : NULL;
+    struct capture_call_arena scratch;
+    struct rt_arena *arena = capture_call_arena_init(&scratch);
+    VkWriteDescriptorSet *writes = t ? writes_of(arena, t, VK_NULL_HANDLE, data) : NULL;
     if (writes) {
         struct rt_vk_args_vkCmdPushDescriptorSetKHR args = {cmd, t->bind_point, layout, set, t->entry_count, writes};
         if (!atomic_exchange(&t->noted, true))
@@ -256,5 +254,5 @@ VKAPI_ATTR void VKAPI_CALL capture_vkCmdPushDescriptorSetWithTemplateKHR(VkComma
     } else {
         rt_log(RT_LOG_WARN, "capture: vkCmdPushDescriptorSetWithTemplateKHR with an unknown template cannot be recorded");
     }
-    rt_arena_finish(&arena);
+    rt_arena_finish(arena);
 }

@@ -27,6 +27,12 @@ def args_struct(reg, name, target):
     return f"struct rt_vk_args_{name} {{\n" + "".join(fields) + "};\n"
 
 
+def flags_init(reg, name):
+    """One command's RT_VK_CMD_FLAG_ bits as an initialiser (its descriptor
+    and the dense table rt_vk_cmd_flags reads carry the same)."""
+    return " | ".join(f"RT_VK_CMD_FLAG_{f}" for f in command_flags.flags(reg, name)) or "0"
+
+
 def replay_categories(reg, name):
     """The categories, pipeline-cache argument, delay event, transfer
     destination and object type of one command, as initialisers."""
@@ -99,7 +105,7 @@ def emit_source(reg, names, containers, out_dir):
         c = containers[cmd.alias or n]
         alias = f"RT_VK_CMD_{cmd.alias}" if cmd.alias else "-1"
         level = LEVELS[reg.command_level(reg.commands[cmd.alias or n])]
-        flags = " | ".join(f"RT_VK_CMD_FLAG_{f}" for f in command_flags.flags(reg, n)) or "0"
+        flags = flags_init(reg, n)
         destroyed = command_flags.destroyed_arg(reg, n)
         head = f"    [RT_VK_CMD_{n}] = {{{c_str(n)}, "
         tail = (f", {c_str(c.guard)}, {c_str(c.excluded)}, {alias}, {level}, {flags}, {destroyed}, "
@@ -113,9 +119,7 @@ def emit_source(reg, names, containers, out_dir):
     # cache where the commands' 56-byte entries do not (a miss a call, ~8%
     # of the layer's own samples on glxgears through zink, bench/README.md).
     lines.append("static const uint16_t rt__flags[RT_VK_CMD_COUNT] = {\n")
-    for n in names:
-        flags = " | ".join(f"RT_VK_CMD_FLAG_{f}" for f in command_flags.flags(reg, n)) or "0"
-        lines.append(f"    [RT_VK_CMD_{n}] = {flags},\n")
+    lines += [f"    [RT_VK_CMD_{n}] = {flags_init(reg, n)},\n" for n in names]
     lines.append("};\n\n")
     lines.append("static const uint16_t rt__by_name[] = {\n")
     lines += [f"    RT_VK_CMD_{n},\n" for n in sorted(names)]
