@@ -1,5 +1,9 @@
 /*
- * gen/vkcodec_decode.c — table-driven decoder, the mirror of vkcodec.c.
+ * gen/vkcodec_decode.c — table-driven decoder, the mirror of vkcodec.c, and
+ * the entry points, which hand a struct or call with a generated decoder
+ * (gen/emit_decode.py, vkcodec_dec.h) to it. The generated decoders call
+ * back here for what they do not spell out; the two accept the same bytes
+ * with the same errors (tests/unit/test_vkcodec_decoders.c).
  *
  * Safe on untrusted input: every count is checked against the bytes left
  * (rt_dec_check_count, with the element's smallest encoding) before the arena
@@ -8,15 +12,14 @@
  * array; presence bytes must be 0 or 1; a pNext node must fill exactly its
  * stated body and carry the sType it was filed under.
  */
-#include "vkcodec_internal.h"
+#include "vkcodec_dec.h"
 
 #define UNKNOWN_NODE UINT32_MAX
 
-static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain);
 static bool dec_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, const struct rt_vk_member *m,
                        void *base, bool in_chain);
 
-static void *alloc(struct rt_vkc_pass *c, uint64_t n, size_t size, size_t min_encoded, const char *what)
+void *rt_vkc_dec_alloc(struct rt_vkc_pass *c, uint64_t n, size_t size, size_t min_encoded, const char *what)
 {
     if (!rt_dec_check_count(c->dec, n, min_encoded)) {
         rt_vkc_fail(c, "count larger than the bytes left", what);
@@ -45,14 +48,15 @@ static bool dec_node(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, 
     const uint8_t *body = rt_dec_bytes(c->dec, len);
     if (!body)
         return rt_vkc_fail(c, "truncated pNext node", sd->name);
-    void *node = alloc(c, 1, sd->size, 0, sd->name);
+    void *node = rt_vkc_dec_alloc(c, 1, sd->size, 0, sd->name);
     if (!node)
         return false;
     struct rt_dec sub;
     rt_dec_init(&sub, body, len, c->dec->arena);
     struct rt_dec *outer = c->dec;
     c->dec = &sub;
-    bool ok = dec_struct(c, sd, node, true);
+    rt_vkc_dec_fn fn = c->interpreted ? NULL : rt_vk_struct_decoders[sd - rt_vk_structs];
+    bool ok = fn ? fn(c, node, true) : rt_vkc_dec_struct(c, sd, node, true);
     c->dec = outer;
     if (!ok || sub.failed) {
         outer->failed = true;
@@ -66,7 +70,7 @@ static bool dec_node(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, 
     return true;
 }
 
-static bool dec_chain(struct rt_vkc_pass *c, void **head_out)
+bool rt_vkc_dec_chain(struct rt_vkc_pass *c, void **head_out)
 {
     void **link = head_out;
     for (unsigned n = 0;; n++) {
@@ -121,7 +125,7 @@ static bool dec_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, uint8_
 {
     switch (m->kind) {
     case RT_VK_KIND_STRUCT:
-        return dec_struct(c, rt_vkc_sub(m), p, false);
+        return rt_vkc_dec_struct_at(c, m->aux, p);
     case RT_VK_KIND_UNION: {
         const uint8_t *raw = rt_dec_bytes(c->dec, rt_vkc_sub(m)->size);
         if (raw)
@@ -142,7 +146,7 @@ static bool dec_elem(struct rt_vkc_pass *c, const struct rt_vk_member *m, uint8_
         return true;
     }
     case RT_VK_KIND_PNEXT:
-        return dec_chain(c, (void **)p);
+        return rt_vkc_dec_chain(c, (void **)p);
     default:
         return dec_scalar(c, m, p);
     }
@@ -192,7 +196,7 @@ static bool dec_level(struct rt_vkc_pass *c, const struct rt_vk_member *m, void 
                         m->name);
     }
     size_t stride = rt_vkc_stride(m, level);
-    uint8_t *p = alloc(c, n, stride, elem_min_encoded(m, level), m->name);
+    uint8_t *p = rt_vkc_dec_alloc(c, n, stride, elem_min_encoded(m, level), m->name);
     if (!p)
         return false;
     memcpy(field, &p, sizeof p);
@@ -227,7 +231,16 @@ static bool dec_member(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
     return dec_level(c, m, base, b + m->offset, 0);
 }
 
-static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain)
+bool rt_vkc_dec_members(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *base, bool in_chain,
+                        uint32_t first, uint32_t end)
+{
+    for (uint32_t i = first; i < end; i++)
+        if (!dec_member(c, sd, &sd->members[i], base, in_chain))
+            return false;
+    return true;
+}
+
+bool rt_vkc_dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd, void *p, bool in_chain)
 {
     if (!rt_vkc_enter_struct(c, sd))
         return false;
@@ -235,14 +248,14 @@ static bool dec_struct(struct rt_vkc_pass *c, const struct rt_vk_struct_desc *sd
         c->depth--;
         return dec_bytes(c, &sd->members[0], p, sd->size);
     }
-    for (uint32_t i = 0; i < sd->nmembers; i++)
-        if (!dec_member(c, sd, &sd->members[i], p, in_chain))
-            return false;
+    if (!rt_vkc_dec_members(c, sd, p, in_chain, 0, sd->nmembers))
+        return false;
     c->depth--;
     return true;
 }
 
-static rt_status dec_top(struct rt_dec *dec, const struct rt_vk_struct_desc *sd, const char *what,
+/* fn: the generated decoder of sd, or NULL (the interpreter). */
+static rt_status dec_top(struct rt_dec *dec, const struct rt_vk_struct_desc *sd, rt_vkc_dec_fn fn, const char *what,
                          void *out, struct rt_vk_stats *stats)
 {
     struct rt_vkc_pass c = {.dec = dec, .stats = stats};
@@ -251,22 +264,27 @@ static rt_status dec_top(struct rt_dec *dec, const struct rt_vk_struct_desc *sd,
     if (!dec->arena)
         return rt_errorf(RT_ERR_INTERNAL, "decoding %s: no arena", what);
     memset(out, 0, sd->size);
-    if (dec->failed || !dec_struct(&c, sd, out, false) || dec->failed) {
+    if (dec->failed || !(fn ? fn(&c, out, false) : rt_vkc_dec_struct(&c, sd, out, false)) || dec->failed) {
         return rt_errorf(RT_ERR_BAD_INPUT, "decoding %s: %s%s%s", what, c.err_where ? c.err_where : "",
                          c.err_where ? ": " : "", c.err ? c.err : "truncated");
     }
     return rt_ok_status();
 }
 
+/* Every replayed call: a command with a generated decoder is neither
+ * excluded nor without its argument block (gen/emit_decode.py). */
 rt_status rt_vk_decode_call_stats(struct rt_dec *dec, enum rt_vk_cmd cmd, void *args_out,
                                   struct rt_vk_stats *stats)
 {
     if ((unsigned)cmd >= RT_VK_CMD_COUNT)
         return rt_errorf(RT_ERR_BAD_INPUT, "decoding: command id %d out of range", (int)cmd);
+    rt_vkc_dec_fn fn = rt_vk_command_decoders[cmd];
+    if (fn)
+        return dec_top(dec, rt_vk_commands[cmd].args, fn, rt_vk_commands[cmd].name, args_out, stats);
     if (rt_vk_commands[cmd].excluded)
         return rt_errorf(RT_ERR_BAD_INPUT, "decoding %s: hand-written: %s", rt_vk_commands[cmd].name,
                          rt_vk_commands[cmd].excluded);
-    return dec_top(dec, rt_vkc_args_desc(cmd), rt_vk_commands[cmd].name, args_out, stats);
+    return dec_top(dec, rt_vkc_args_desc(cmd), NULL, rt_vk_commands[cmd].name, args_out, stats);
 }
 
 rt_status rt_vk_decode_call(struct rt_dec *dec, enum rt_vk_cmd cmd, void *args_out)
@@ -278,5 +296,5 @@ rt_status rt_vk_decode_struct(struct rt_dec *dec, enum rt_vk_struct_type type, v
 {
     if ((unsigned)type >= RT_VK_STRUCT_COUNT)
         return rt_errorf(RT_ERR_BAD_INPUT, "decoding: struct id %d out of range", (int)type);
-    return dec_top(dec, &rt_vk_structs[type], rt_vk_structs[type].name, value_out, NULL);
+    return dec_top(dec, &rt_vk_structs[type], rt_vk_struct_decoders[type], rt_vk_structs[type].name, value_out, NULL);
 }

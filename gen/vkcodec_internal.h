@@ -24,6 +24,7 @@ struct rt_vkc_pass {
     const char *err;
     const char *err_where;
     unsigned depth;
+    bool interpreted; /* decoding: the interpreter alone, never a generated decoder (tests) */
 };
 
 /** Records ERR at WHERE unless an error is already recorded (the first is the

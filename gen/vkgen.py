@@ -19,6 +19,7 @@ import classify  # noqa: E402
 import command_flags  # noqa: E402
 import emit_capture  # noqa: E402
 import emit_commands  # noqa: E402
+import emit_decode  # noqa: E402
 import emit_dispatch  # noqa: E402
 import emit_encode  # noqa: E402
 import emit_extensions  # noqa: E402
@@ -145,6 +146,7 @@ def main():
     emit_commands.emit_header(reg, cmd_names, args.out_dir)
     emit_commands.emit_source(reg, cmd_names, commands, args.out_dir)
     emit_encode.emit(reg, structs, cmd_names, commands, args.out_dir)
+    emit_decode.emit(reg, structs, cmd_names, commands, args.out_dir)
     emit_dispatch.emit(reg, cmd_names, args.out_dir)
     emit_capture.emit(reg, cmd_names, args.out_dir)
     emit_replay.emit(reg, cmd_names, args.out_dir)

@@ -1,0 +1,200 @@
+"""gen/emit_decode.py - straight-line decoders, one per struct and argument block.
+
+Writes vk_decode_gen_N.c: for every container the codec encodes (see
+emit_encode.py, whose choices of "flat" structs and runs it shares), a
+function that reads its members in order exactly as the table-driven
+interpreter (gen/vkcodec_decode.c) would, with the member table's decisions
+made here instead of at every replayed call. Before these the decoder walked
+the tables member by member: ~2,460 instructions a call of glxgears through
+zink (bench/README.md).
+
+A run of members whose wire size is known here is read after one check that
+its bytes are there, by loads at offsets the compiler folds; when they are
+not all there, the run's members go to the interpreter one by one, which
+fails at the member and with the error it always did. Pointers to numbers,
+structs or bytes are read here with the interpreter's checks in its order
+(presence byte, count against the length member, the arena's count check);
+members it does not spell out (unions, strings, two pointer levels, fixed
+arrays behind pointers) go to the interpreter's rt_vkc_dec_members. Part 0
+also holds the two tables the decoder dispatches through
+(gen/vkcodec_dec.h).
+"""
+from classify import struct_index_name
+from emit_common import banner, guarded, split_parts, write
+from emit_encode import NUMBERS, PARTS, Gen, encodable, fixed_count, wire
+
+
+class DecGen(Gen):
+    """The decoders of one build: which structs have one, which are flat."""
+
+    def pieces(self, d, access):
+        """(wire size expression, load template with {i}) for each piece of a run member."""
+        if d.bits:
+            mask = (1 << d.bits) - 1
+            return [("4u", f"{access} = (uint32_t)(rt_vkc_get_u32({{i}}) & 0x{mask:x}u);")]
+        if d.kind in NUMBERS:
+            size = f"(uint32_t)sizeof({d.elem_ctype})"
+            if d.count == "1":
+                return [(wire(d), f"rt_vkc_get_number(&{access}, {{i}}, {size}, {wire(d)});")]
+            return [(f"({wire(d)} * (uint32_t)({d.count}))",
+                     f"rt_vkc_get_numbers(&{access}, {{i}}, (uint64_t)({d.count}), {size}, {wire(d)});")]
+        if d.kind == "CHAR":
+            return [(f"(uint32_t)({d.count})", f"memcpy(&{access}, {{i}}, (size_t)({d.count}));")]
+        s = self.sub(d)  # a flat struct, or a fixed array of them
+        out = []
+        for k in range(fixed_count(d)):
+            elem = f"{access}[{k}]" if d.count != "1" else access
+            for m in s.members:
+                out += self.pieces(m, f"{elem}.{m.name}")
+        return out
+
+    @staticmethod
+    def loads(pieces, indent):
+        lines = []
+        for k, (w, load) in enumerate(pieces):
+            lines.append(f"{indent}{load.format(i='rt__p')}\n")
+            if k + 1 < len(pieces):
+                lines.append(f"{indent}rt__p += {w};\n")
+        return "".join(lines)
+
+    def run_code(self, pieces, first, end):
+        """One check for the run's bytes, then its loads; short: the interpreter's members [first, end)."""
+        total = " + ".join(w for w, _ in pieces)
+        return ("    {\n"
+                f"        const uint8_t *rt__p = rt_vkc_take(rt__c->dec, {total});\n"
+                "        if (rt__p) {\n"
+                f"{self.loads(pieces, '            ')}"
+                f"        }} else if (!rt_vkc_dec_members(rt__c, rt__sd(), rt__b, rt__in_chain, {first}, {end})) {{\n"
+                "            return false;\n        }\n    }\n")
+
+    def struct_call(self, d, ptr):
+        """Decodes the struct d's element at ptr (rt_vkc_dec_struct_at's choice, made here)."""
+        s = self.sub(d)
+        if s is not None and encodable(s) and not s.guard:
+            return f"rt__dec_{s.name}(rt__c, {ptr}, false)"
+        return f"rt_vkc_dec_struct_at(rt__c, {d.aux}, {ptr})"
+
+    def pointer_member(self, d):
+        """One pointer level to structs, numbers or bytes, optionally with a length."""
+        name = f'"{d.name}"'
+        lines = [f"    {{ /* {d.name} */\n",
+                 f"        int rt__present = rt_vkc_dec_presence(rt__c, {name});\n",
+                 "        if (rt__present < 0)\n            return false;\n",
+                 "        if (rt__present) {\n"]
+        if d.len_expr:
+            lines += ["            const uint8_t *rt__h = rt_vkc_take(rt__c->dec, 4);\n",
+                      "            if (!rt__h)\n",
+                      f"                return rt_vkc_fail(rt__c, \"truncated\", {name});\n",
+                      "            uint64_t rt__n = rt_vkc_get_u32(rt__h);\n",
+                      f"            if (rt__n != (uint64_t)({d.len_expr}))\n",
+                      f"                return rt_vkc_fail(rt__c, \"array count differs from its length member\", {name});\n"]
+        else:
+            lines.append("            uint64_t rt__n = 1;\n")
+        if d.kind == "STRUCT":
+            min_encoded = f"rt_vk_structs[{d.aux}].min_encoded"
+        elif d.kind == "VOID":
+            min_encoded = "1"
+        else:
+            min_encoded = wire(d)
+        lines += [f"            uint8_t *rt__a = rt_vkc_dec_alloc(rt__c, rt__n, sizeof({d.elem_ctype}), {min_encoded}, {name});\n",
+                  "            if (!rt__a)\n                return false;\n",
+                  f"            memcpy(&rt__b->{d.name}, &rt__a, sizeof rt__a);\n"]
+        if d.kind == "STRUCT":
+            lines += ["            for (uint64_t rt__i = 0; rt__i < rt__n; rt__i++)\n",
+                      f"                if (!{self.struct_call(d, f'rt__a + rt__i * sizeof({d.elem_ctype})')})\n",
+                      "                    return false;\n"]
+        else:
+            w = "1u" if d.kind == "VOID" else wire(d)
+            size = "1u" if d.kind == "VOID" else f"(uint32_t)sizeof({d.elem_ctype})"
+            lines += [f"            const uint8_t *rt__in = rt_vkc_take(rt__c->dec, (size_t)rt__n * {w});\n",
+                      "            if (!rt__in)\n",
+                      f"                return rt_vkc_fail(rt__c, \"truncated\", {name});\n",
+                      f"            rt_vkc_get_numbers(rt__a, rt__in, rt__n, {size}, {w});\n"]
+        lines.append("        }\n    }\n")
+        return "".join(lines)
+
+    def member_code(self, i, d):
+        if d.depth == 0 and d.kind == "PNEXT":
+            return ("    if (!rt__in_chain) { /* an empty chain is its end byte */\n"
+                    "        const uint8_t *rt__end = rt_vkc_take(rt__c->dec, 1);\n"
+                    "        if (!rt__end || *rt__end != 0) {\n"
+                    "            if (rt__end)\n                rt__c->dec->pos--;\n"
+                    f"            if (!rt_vkc_dec_chain(rt__c, (void **)&rt__b->{d.name}))\n"
+                    "                return false;\n        }\n    }\n")
+        if d.depth == 0 and d.kind == "STRUCT":
+            return (f"    for (size_t rt__i = 0; rt__i < (size_t)({d.count}); rt__i++)\n"
+                    f"        if (!{self.struct_call(d, f'(uint8_t *)&rt__b->{d.name} + rt__i * sizeof({d.elem_ctype})')})\n"
+                    "            return false;\n")
+        if d.depth == 1 and d.count == "1" and (d.kind in NUMBERS or d.kind == "STRUCT" or
+                                                (d.kind == "VOID" and d.len_expr)):
+            return self.pointer_member(d)
+        return (f"    if (!rt_vkc_dec_members(rt__c, rt__sd(), rt__b, rt__in_chain, {i}, {i + 1}))\n"
+                "        return false;\n")
+
+    def decoder(self, fn, ctype, desc, c):
+        body = []
+        run, run_first = [], 0
+        height = 0  # the deepest struct a run reads inline
+        for i, d in enumerate(c.members):
+            h = self.member_height(d)
+            if h is not None:
+                if not run:
+                    run_first = i
+                run += self.pieces(d, f"rt__b->{d.name}")
+                height = max(height, h)
+                continue
+            if run:
+                body.append(self.run_code(run, run_first, i))
+                run = []
+            body.append(self.member_code(i, d))
+        if run:
+            body.append(self.run_code(run, run_first, len(c.members)))
+        return (f"#define rt__sd() ({desc})\n"
+                f"bool {fn}(struct rt_vkc_pass *rt__c, void *rt__v, bool rt__in_chain)\n{{\n"
+                f"    {ctype} *rt__b = rt__v;\n"
+                "    (void)rt__b;\n    (void)rt__in_chain;\n"
+                f"    /* past the nesting limit (with the {height} levels read inline): the interpreter's error */\n"
+                f"    if (rt__c->depth >= RT_VKC_MAX_DEPTH - {height})\n"
+                f"        return rt_vkc_dec_struct(rt__c, rt__sd(), rt__v, rt__in_chain);\n"
+                "    rt__c->depth++;\n"
+                f"{''.join(body)}    rt__c->depth--;\n    return true;\n}}\n#undef rt__sd\n\n")
+
+
+def emit(reg, structs, cmd_names, commands, out_dir):
+    gen = DecGen(structs)
+    items = []  # (function, guard, code)
+    for s in structs:
+        if encodable(s):
+            fn = f"rt__dec_{s.name}"
+            items.append((fn, s.guard, gen.decoder(fn, s.ctype, f"&rt_vk_structs[{struct_index_name(s.name)}]", s)))
+    cmd_fns = {}
+    for n in cmd_names:
+        cmd = reg.commands[n]
+        c = commands[cmd.alias or n]
+        if encodable(c):
+            fn = f"rt__dec_cmd_{n}"
+            cmd_fns[n] = (fn, c.guard)
+            items.append((fn, c.guard, gen.decoder(fn, f"struct rt_vk_args_{n}", f"rt_vk_commands[RT_VK_CMD_{n}].args", c)))
+    head = (banner(reg.header_version) + "#include <stddef.h>\n#include <stdint.h>\n#include <vulkan/vulkan.h>\n\n"
+            '#include "vkcodec_dec.h"\n\n')
+    decls = "".join(guarded(g, f"bool {fn}(struct rt_vkc_pass *rt__c, void *rt__v, bool rt__in_chain);\n")
+                    for fn, g, _ in items)
+    for part, chunk in enumerate(split_parts(items, PARTS)):
+        lines = [head, decls, "\n"] + [guarded(g, code) for _, g, code in chunk]
+        if part == 0:
+            lines.append(tables(structs, cmd_names, cmd_fns))
+        write(out_dir, f"vk_decode_gen_{part}.c", "".join(lines))
+
+
+def tables(structs, cmd_names, cmd_fns):
+    lines = ["const rt_vkc_dec_fn rt_vk_struct_decoders[RT_VK_STRUCT_COUNT] = {\n"]
+    for s in structs:
+        if encodable(s):
+            lines.append(guarded(s.guard, f"    [{struct_index_name(s.name)}] = rt__dec_{s.name},\n"))
+    lines.append("};\n\nconst rt_vkc_dec_fn rt_vk_command_decoders[RT_VK_CMD_COUNT] = {\n")
+    for n in cmd_names:
+        if n in cmd_fns:
+            fn, g = cmd_fns[n]
+            lines.append(guarded(g, f"    [RT_VK_CMD_{n}] = {fn},\n"))
+    lines.append("};\n")
+    return "".join(lines)
