@@ -1,5 +1,8 @@
 /*
- * gen/vkcodec_walk.c — deep comparison and handle walking over the tables.
+ * gen/vkcodec_walk.c — deep comparison and handle walking over the tables;
+ * rt_vk_walk_handles hands a call with a generated walker (gen/emit_walk.py,
+ * vkcodec_walk.h) to it, which calls back here for chains and what it does
+ * not spell out.
  *
  * Both follow the wire's view of a value: what the encoder would write is
  * what is compared or visited (function pointers are not compared, because
@@ -7,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "vkcodec_internal.h"
+#include "vkcodec_walk.h"
 
 /* ---- deep comparison ---------------------------------------------------- */
 
@@ -152,26 +155,22 @@ bool rt_vk_struct_equal(enum rt_vk_struct_type type, const void *a, const void *
 
 /* ---- handle walking ----------------------------------------------------- */
 
-struct walk {
-    rt_vk_handle_fn fn;
-    void *user;
-    unsigned depth;
-};
-
-static void walk_struct(struct walk *w, const struct rt_vk_struct_desc *sd, const void *p, bool out,
-                        bool in_chain);
-
-static void walk_chain(struct walk *w, const void *node, bool out)
+void rt_vkc_walk_chain(struct rt_vkc_walk *w, const void *node, bool out)
 {
     for (unsigned n = 0; n < RT_VKC_MAX_CHAIN && (node = next_known(node)) != NULL; n++) {
-        const struct rt_vk_struct_desc *sd = &rt_vk_structs[rt_vkc_stype_index((uint32_t)rt_vkc_load(node, 4))];
-        walk_struct(w, sd, node, out, true);
+        int idx = rt_vkc_stype_index((uint32_t)rt_vkc_load(node, 4));
+        const struct rt_vk_struct_desc *sd = &rt_vk_structs[idx];
+        rt_vkc_walk_fn fn = w->interpreted ? NULL : rt_vk_struct_walkers[idx];
+        if (fn)
+            fn(w, node, out, true);
+        else
+            rt_vkc_walk_struct(w, sd, node, out, true);
         const struct rt_vk_member *pn = rt_vkc_pnext_member(sd);
         node = pn ? *(const void *const *)((const uint8_t *)node + pn->offset) : NULL;
     }
 }
 
-static void walk_level(struct walk *w, const struct rt_vk_member *m, const void *base, const uint8_t *f,
+static void walk_level(struct rt_vkc_walk *w, const struct rt_vk_member *m, const void *base, const uint8_t *f,
                        unsigned level, bool out)
 {
     if (level == m->depth) {
@@ -180,9 +179,9 @@ static void walk_level(struct walk *w, const struct rt_vk_member *m, const void 
             if (m->kind == RT_VK_KIND_HANDLE)
                 w->fn(w->user, (VkObjectType)m->aux, (void *)(uintptr_t)e, out);
             else if (m->kind == RT_VK_KIND_STRUCT)
-                walk_struct(w, rt_vkc_sub(m), e, out, false);
+                rt_vkc_walk_struct_at(w, m->aux, e, out);
             else if (m->kind == RT_VK_KIND_PNEXT)
-                walk_chain(w, *(const void *const *)e, out);
+                rt_vkc_walk_chain(w, *(const void *const *)e, out);
         }
         return;
     }
@@ -196,33 +195,44 @@ static void walk_level(struct walk *w, const struct rt_vk_member *m, const void 
         walk_level(w, m, base, p + i * stride, level + 1, next_out);
 }
 
-static void walk_struct(struct walk *w, const struct rt_vk_struct_desc *sd, const void *p, bool out,
+void rt_vkc_walk_member(struct rt_vkc_walk *w, const struct rt_vk_struct_desc *sd, uint32_t i, const void *base,
+                        bool out, bool in_chain)
+{
+    const struct rt_vk_member *m = &sd->members[i];
+    const uint8_t *b = base;
+    if ((m->kind == RT_VK_KIND_PNEXT && in_chain) || m->bits)
+        return;
+    if (m->kind == RT_VK_KIND_UNION && m->selector >= 0 && m->depth == 0) {
+        const struct rt_vk_struct_desc *u = rt_vkc_sub(m);
+        const struct rt_vk_member *pick = rt_vkc_union_pick(u, rt_vkc_selector_value(sd, m, base));
+        if (pick)
+            walk_level(w, pick, b + m->offset, b + m->offset + pick->offset, 0, out);
+        return;
+    }
+    walk_level(w, m, base, b + m->offset, 0, out);
+}
+
+void rt_vkc_walk_struct(struct rt_vkc_walk *w, const struct rt_vk_struct_desc *sd, const void *p, bool out,
                         bool in_chain)
 {
     if (!sd->compiled || sd->excluded || sd->is_union || w->depth >= RT_VKC_MAX_DEPTH)
         return;
     w->depth++;
-    for (uint32_t i = 0; i < sd->nmembers; i++) {
-        const struct rt_vk_member *m = &sd->members[i];
-        const uint8_t *b = p;
-        if ((m->kind == RT_VK_KIND_PNEXT && in_chain) || m->bits)
-            continue;
-        if (m->kind == RT_VK_KIND_UNION && m->selector >= 0 && m->depth == 0) {
-            const struct rt_vk_struct_desc *u = rt_vkc_sub(m);
-            const struct rt_vk_member *pick = rt_vkc_union_pick(u, rt_vkc_selector_value(sd, m, p));
-            if (pick)
-                walk_level(w, pick, b + m->offset, b + m->offset + pick->offset, 0, out);
-            continue;
-        }
-        walk_level(w, m, p, b + m->offset, 0, out);
-    }
+    for (uint32_t i = 0; i < sd->nmembers; i++)
+        rt_vkc_walk_member(w, sd, i, p, out, in_chain);
     w->depth--;
 }
 
+/* Every replayed call: a command with a generated walker is neither
+ * excluded nor without its argument block (gen/emit_walk.py). */
 void rt_vk_walk_handles(enum rt_vk_cmd cmd, const void *args, rt_vk_handle_fn fn, void *user)
 {
+    struct rt_vkc_walk w = {.fn = fn, .user = user};
+    if ((unsigned)cmd < RT_VK_CMD_COUNT && rt_vk_command_walkers[cmd]) {
+        rt_vk_command_walkers[cmd](&w, args, false, false);
+        return;
+    }
     const struct rt_vk_struct_desc *sd = rt_vkc_args_desc(cmd);
-    struct walk w = {fn, user, 0};
     if (sd && !sd->excluded)
-        walk_struct(&w, sd, args, false, false);
+        rt_vkc_walk_struct(&w, sd, args, false, false);
 }

@@ -25,6 +25,7 @@ import emit_encode  # noqa: E402
 import emit_extensions  # noqa: E402
 import emit_replay  # noqa: E402
 import emit_tables  # noqa: E402
+import emit_walk  # noqa: E402
 import handwritten  # noqa: E402
 import overrides  # noqa: E402
 import vkxml  # noqa: E402
@@ -147,6 +148,7 @@ def main():
     emit_commands.emit_source(reg, cmd_names, commands, args.out_dir)
     emit_encode.emit(reg, structs, cmd_names, commands, args.out_dir)
     emit_decode.emit(reg, structs, cmd_names, commands, args.out_dir)
+    emit_walk.emit(reg, structs, cmd_names, commands, args.out_dir)
     emit_dispatch.emit(reg, cmd_names, args.out_dir)
     emit_capture.emit(reg, cmd_names, args.out_dir)
     emit_replay.emit(reg, cmd_names, args.out_dir)
