@@ -40,3 +40,62 @@ def split_parts(items, parts):
     """Splits items into `parts` nearly equal consecutive slices."""
     n = len(items)
     return [items[n * i // parts:n * (i + 1) // parts] for i in range(parts)]
+
+
+
+def encodable(c):
+    """A container the codec's generated functions cover: not excluded, no union, with members."""
+    return not c.excluded and not c.is_union and c.members
+
+
+def containers(reg, structs, cmd_names, commands):
+    """(fn suffix, table index, C type, descriptor expression, container) of
+    every struct, then every argument block, with generated functions."""
+    for s in structs:
+        if encodable(s):
+            yield s.name, f"RT_VK_STRUCT_{s.name}", s.ctype, f"&rt_vk_structs[RT_VK_STRUCT_{s.name}]", s
+    for n in cmd_names:
+        c = commands[reg.commands[n].alias or n]
+        if encodable(c):
+            yield f"cmd_{n}", f"RT_VK_CMD_{n}", f"struct rt_vk_args_{n}", f"rt_vk_commands[RT_VK_CMD_{n}].args", c
+
+
+class PerContainer:
+    """What an emitter of one C function per struct and argument block
+    (emit_encode.py, emit_decode.py, emit_walk.py) writes: FILE_N.c files in
+    `parts` parts, each with every function's declaration (signature, with
+    {fn}) and its share of the functions; part 0 also holds, after `extra`,
+    the two tables of table_type indexed by struct and by command
+    (struct_entries, command_entries: (index, function, guard))."""
+
+    def __init__(self, reg, header, signature, parts):
+        self.reg, self.header, self.signature, self.parts = reg, header, signature, parts
+        self.items = []  # (function, guard, code)
+        self.struct_entries = []
+        self.command_entries = []
+
+    def add(self, fn, index, guard, code, entry=True):
+        self.items.append((fn, guard, code))
+        if entry:
+            self.entry(index, fn, guard)
+
+    def entry(self, index, fn, guard):
+        (self.command_entries if index.startswith("RT_VK_CMD_") else self.struct_entries).append((index, fn, guard))
+
+    @staticmethod
+    def table(table_type, name, count, entries):
+        lines = [f"const {table_type} {name}[{count}] = {{\n"]
+        lines += [guarded(g, f"    [{index}] = {fn},\n") for index, fn, g in entries]
+        return "".join(lines) + "};\n"
+
+    def write(self, out_dir, file_prefix, table_type, struct_table, command_table, extra=""):
+        head = (banner(self.reg.header_version) +
+                "#include <stddef.h>\n#include <stdint.h>\n#include <vulkan/vulkan.h>\n\n"
+                f'#include "{self.header}"\n\n')
+        decls = "".join(guarded(g, self.signature.format(fn=fn) + ";\n") for fn, g, _ in self.items)
+        for part, chunk in enumerate(split_parts(self.items, self.parts)):
+            lines = [head, decls, "\n"] + [guarded(g, code) for _, g, code in chunk]
+            if part == 0:
+                lines += [extra, self.table(table_type, struct_table, "RT_VK_STRUCT_COUNT", self.struct_entries), "\n",
+                          self.table(table_type, command_table, "RT_VK_CMD_COUNT", self.command_entries)]
+            write(out_dir, f"{file_prefix}_{part}.c", "".join(lines))

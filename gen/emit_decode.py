@@ -19,9 +19,8 @@ arrays behind pointers) go to the interpreter's rt_vkc_dec_members. Part 0
 also holds the two tables the decoder dispatches through
 (gen/vkcodec_dec.h).
 """
-from classify import struct_index_name
-from emit_common import banner, guarded, split_parts, write
-from emit_encode import NUMBERS, PARTS, Gen, encodable, fixed_count, wire
+from emit_common import PerContainer, containers, encodable
+from emit_encode import NUMBERS, PARTS, Gen, fixed_count, wire
 
 
 class DecGen(Gen):
@@ -160,41 +159,12 @@ class DecGen(Gen):
                 f"{''.join(body)}    rt__c->depth--;\n    return true;\n}}\n#undef rt__sd\n\n")
 
 
+
 def emit(reg, structs, cmd_names, commands, out_dir):
     gen = DecGen(structs)
-    items = []  # (function, guard, code)
-    for s in structs:
-        if encodable(s):
-            fn = f"rt__dec_{s.name}"
-            items.append((fn, s.guard, gen.decoder(fn, s.ctype, f"&rt_vk_structs[{struct_index_name(s.name)}]", s)))
-    cmd_fns = {}
-    for n in cmd_names:
-        cmd = reg.commands[n]
-        c = commands[cmd.alias or n]
-        if encodable(c):
-            fn = f"rt__dec_cmd_{n}"
-            cmd_fns[n] = (fn, c.guard)
-            items.append((fn, c.guard, gen.decoder(fn, f"struct rt_vk_args_{n}", f"rt_vk_commands[RT_VK_CMD_{n}].args", c)))
-    head = (banner(reg.header_version) + "#include <stddef.h>\n#include <stdint.h>\n#include <vulkan/vulkan.h>\n\n"
-            '#include "vkcodec_dec.h"\n\n')
-    decls = "".join(guarded(g, f"bool {fn}(struct rt_vkc_pass *rt__c, void *rt__v, bool rt__in_chain);\n")
-                    for fn, g, _ in items)
-    for part, chunk in enumerate(split_parts(items, PARTS)):
-        lines = [head, decls, "\n"] + [guarded(g, code) for _, g, code in chunk]
-        if part == 0:
-            lines.append(tables(structs, cmd_names, cmd_fns))
-        write(out_dir, f"vk_decode_gen_{part}.c", "".join(lines))
-
-
-def tables(structs, cmd_names, cmd_fns):
-    lines = ["const rt_vkc_dec_fn rt_vk_struct_decoders[RT_VK_STRUCT_COUNT] = {\n"]
-    for s in structs:
-        if encodable(s):
-            lines.append(guarded(s.guard, f"    [{struct_index_name(s.name)}] = rt__dec_{s.name},\n"))
-    lines.append("};\n\nconst rt_vkc_dec_fn rt_vk_command_decoders[RT_VK_CMD_COUNT] = {\n")
-    for n in cmd_names:
-        if n in cmd_fns:
-            fn, g = cmd_fns[n]
-            lines.append(guarded(g, f"    [RT_VK_CMD_{n}] = {fn},\n"))
-    lines.append("};\n")
-    return "".join(lines)
+    out = PerContainer(reg, "vkcodec_dec.h", "bool {fn}(struct rt_vkc_pass *rt__c, void *rt__v, bool rt__in_chain)",
+                       PARTS)
+    for suffix, index, ctype, desc, c in containers(reg, structs, cmd_names, commands):
+        fn = f"rt__dec_{suffix}"
+        out.add(fn, index, c.guard, gen.decoder(fn, ctype, desc, c))
+    out.write(out_dir, "vk_decode_gen", "rt_vkc_dec_fn", "rt_vk_struct_decoders", "rt_vk_command_decoders")

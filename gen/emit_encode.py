@@ -25,7 +25,7 @@ excluded and whose platform is compiled, so it checks neither.
 import re
 
 from classify import struct_index_name
-from emit_common import banner, guarded, split_parts, write
+from emit_common import PerContainer, containers, encodable
 
 PARTS = 4
 NUMBERS = {"UINT", "SINT", "FLOAT", "SIZE", "BOOL32", "ENUM", "FLAGS", "HANDLE"}
@@ -53,16 +53,13 @@ class Gen:
     def sub(self, d):
         return self.by_name.get(d.aux[len(STRUCT_PREFIX):]) if d.aux.startswith(STRUCT_PREFIX) else None
 
-    def encodable(self, c):
-        return not c.excluded and not c.is_union and c.members
-
     def height(self, s):
         """Nesting levels of a flat struct written inline (1 + its flat members'), or None: not flat."""
         if s.name in self.heights:
             return self.heights[s.name]
         self.heights[s.name] = None  # a cycle is not flat
         h = None
-        if self.encodable(s) and not s.guard:
+        if encodable(s) and not s.guard:
             h = 1
             for d in s.members:
                 mh = self.member_height(d)
@@ -145,7 +142,7 @@ class Gen:
     def struct_call(self, d, ptr):
         """Encodes the struct d's element at ptr (rt_vkc_enc_struct_at's choice, made here)."""
         s = self.sub(d)
-        if s is not None and self.encodable(s) and not s.guard:
+        if s is not None and encodable(s) and not s.guard:
             return f"rt__enc_{s.name}(rt__c, {ptr}, false)"
         return f"rt_vkc_enc_struct_at(rt__c, {d.aux}, {ptr})"
 
@@ -254,45 +251,12 @@ class Gen:
                 f"{''.join(body)}    rt__c->depth--;\n    return true;\n}}\n{undef}\n")
 
 
-def encodable(c):
-    return not c.excluded and not c.is_union and c.members
-
 
 def emit(reg, structs, cmd_names, commands, out_dir):
     gen = Gen(structs)
-    items = []  # (function, guard, code)
-    for s in structs:
-        if encodable(s):
-            fn = f"rt__enc_{s.name}"
-            items.append((fn, s.guard, gen.encoder(fn, s.ctype, f"&rt_vk_structs[{struct_index_name(s.name)}]", s)))
-    cmd_fns = {}
-    for n in cmd_names:
-        cmd = reg.commands[n]
-        c = commands[cmd.alias or n]
-        if encodable(c):
-            fn = f"rt__enc_cmd_{n}"
-            cmd_fns[n] = (fn, c.guard)
-            items.append((fn, c.guard, gen.encoder(fn, f"struct rt_vk_args_{n}", f"rt_vk_commands[RT_VK_CMD_{n}].args", c)))
-    head = (banner(reg.header_version) + "#include <stddef.h>\n#include <stdint.h>\n#include <vulkan/vulkan.h>\n\n"
-            '#include "vkcodec_enc.h"\n\n')
-    decls = "".join(guarded(g, f"bool {fn}(struct rt_vkc_pass *rt__c, const void *rt__v, bool rt__in_chain);\n")
-                    for fn, g, _ in items)
-    for part, chunk in enumerate(split_parts(items, PARTS)):
-        lines = [head, decls, "\n"] + [guarded(g, code) for _, g, code in chunk]
-        if part == 0:
-            lines.append(tables(structs, cmd_names, cmd_fns))
-        write(out_dir, f"vk_encode_gen_{part}.c", "".join(lines))
-
-
-def tables(structs, cmd_names, cmd_fns):
-    lines = ["const rt_vkc_enc_fn rt_vk_struct_encoders[RT_VK_STRUCT_COUNT] = {\n"]
-    for s in structs:
-        if encodable(s):
-            lines.append(guarded(s.guard, f"    [{struct_index_name(s.name)}] = rt__enc_{s.name},\n"))
-    lines.append("};\n\nconst rt_vkc_enc_fn rt_vk_command_encoders[RT_VK_CMD_COUNT] = {\n")
-    for n in cmd_names:
-        if n in cmd_fns:
-            fn, g = cmd_fns[n]
-            lines.append(guarded(g, f"    [RT_VK_CMD_{n}] = {fn},\n"))
-    lines.append("};\n")
-    return "".join(lines)
+    out = PerContainer(reg, "vkcodec_enc.h",
+                       "bool {fn}(struct rt_vkc_pass *rt__c, const void *rt__v, bool rt__in_chain)", PARTS)
+    for suffix, index, ctype, desc, c in containers(reg, structs, cmd_names, commands):
+        fn = f"rt__enc_{suffix}"
+        out.add(fn, index, c.guard, gen.encoder(fn, ctype, desc, c))
+    out.write(out_dir, "vk_encode_gen", "rt_vkc_enc_fn", "rt_vk_struct_encoders", "rt_vk_command_encoders")

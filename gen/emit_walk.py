@@ -11,8 +11,8 @@ with a selector and pointers to pointers to its member walker. Part 0 also
 holds the table rt_vk_walk_handles dispatches through (gen/vkcodec_walk.h).
 """
 from classify import struct_index_name
-from emit_common import banner, guarded, split_parts, write
-from emit_encode import PARTS, encodable
+from emit_common import PerContainer, containers, encodable
+from emit_encode import PARTS
 
 
 class WalkGen:
@@ -41,7 +41,8 @@ class WalkGen:
         return d.kind == "STRUCT" and self.can_hold(self.sub(d))
 
     def walked(self, s):
-        """A struct with a generated walker of its own (else the interpreter walks it)."""
+        """A struct whose generated walker another calls directly (one behind
+        a platform guard is reached through the table)."""
         return encodable(s) and not s.guard
 
     def struct_call(self, d, ptr, out):
@@ -90,46 +91,21 @@ class WalkGen:
                 f"{body}    rt__w->depth--;\n}}\n" + ("#undef rt__sd\n" if uses_sd else "") + "\n")
 
 
+
+# A struct that cannot hold a handle: its walker does nothing (the
+# interpreter would find none), so its callers leave it out.
+NOTHING = ("static void rt__walk_nothing(struct rt_vkc_walk *rt__w, const void *rt__v, bool rt__out, bool rt__in_chain)\n"
+           "{\n    (void)rt__w;\n    (void)rt__v;\n    (void)rt__out;\n    (void)rt__in_chain;\n}\n\n")
+
+
 def emit(reg, structs, cmd_names, commands, out_dir):
     gen = WalkGen(structs)
-    items = []  # (function, guard, code)
-    for s in structs:
-        if gen.walked(s) and gen.can_hold(s):
-            fn = f"rt__walk_{s.name}"
-            items.append((fn, s.guard, gen.walker(fn, s.ctype, f"&rt_vk_structs[{struct_index_name(s.name)}]", s)))
-    cmd_fns = {}
-    for n in cmd_names:
-        cmd = reg.commands[n]
-        c = commands[cmd.alias or n]
-        if encodable(c):
-            fn = f"rt__walk_cmd_{n}"
-            cmd_fns[n] = (fn, c.guard)
-            items.append((fn, c.guard, gen.walker(fn, f"struct rt_vk_args_{n}", f"rt_vk_commands[RT_VK_CMD_{n}].args", c)))
-    head = (banner(reg.header_version) + "#include <stddef.h>\n#include <stdint.h>\n#include <vulkan/vulkan.h>\n\n"
-            '#include "vkcodec_walk.h"\n\n')
-    decls = "".join(guarded(g, f"void {fn}(struct rt_vkc_walk *rt__w, const void *rt__v, bool rt__out, bool rt__in_chain);\n")
-                    for fn, g, _ in items)
-    # a struct that cannot hold a handle: its walker does nothing (the
-    # interpreter would find none), so its callers leave it out
-    nothing = ("static void rt__walk_nothing(struct rt_vkc_walk *rt__w, const void *rt__v, bool rt__out, bool rt__in_chain)\n"
-               "{\n    (void)rt__w;\n    (void)rt__v;\n    (void)rt__out;\n    (void)rt__in_chain;\n}\n\n")
-    for part, chunk in enumerate(split_parts(items, PARTS)):
-        lines = [head, decls, "\n"] + [guarded(g, code) for _, g, code in chunk]
-        if part == 0:
-            lines += [nothing, tables(gen, structs, cmd_names, cmd_fns)]
-        write(out_dir, f"vk_walk_gen_{part}.c", "".join(lines))
-
-
-def tables(gen, structs, cmd_names, cmd_fns):
-    lines = ["const rt_vkc_walk_fn rt_vk_struct_walkers[RT_VK_STRUCT_COUNT] = {\n"]
-    for s in structs:
-        if gen.walked(s):
-            fn = f"rt__walk_{s.name}" if gen.can_hold(s) else "rt__walk_nothing"
-            lines.append(guarded(s.guard, f"    [{struct_index_name(s.name)}] = {fn},\n"))
-    lines.append("};\n\nconst rt_vkc_walk_fn rt_vk_command_walkers[RT_VK_CMD_COUNT] = {\n")
-    for n in cmd_names:
-        if n in cmd_fns:
-            fn, g = cmd_fns[n]
-            lines.append(guarded(g, f"    [RT_VK_CMD_{n}] = {fn},\n"))
-    lines.append("};\n")
-    return "".join(lines)
+    out = PerContainer(reg, "vkcodec_walk.h",
+                       "void {fn}(struct rt_vkc_walk *rt__w, const void *rt__v, bool rt__out, bool rt__in_chain)", PARTS)
+    for suffix, index, ctype, desc, c in containers(reg, structs, cmd_names, commands):
+        fn = f"rt__walk_{suffix}"
+        if index.startswith("RT_VK_CMD_") or gen.can_hold(c):
+            out.add(fn, index, c.guard, gen.walker(fn, ctype, desc, c))
+        else:
+            out.entry(index, "rt__walk_nothing", c.guard)
+    out.write(out_dir, "vk_walk_gen", "rt_vkc_walk_fn", "rt_vk_struct_walkers", "rt_vk_command_walkers", NOTHING)

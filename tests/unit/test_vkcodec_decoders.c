@@ -15,6 +15,7 @@
 
 #include "vkcodec_dec.h"
 #include "vkcodec_enc.h"
+#include "vkcodec_fixture.h"
 
 #define SEEDS 2
 #define MAX_CUTS 48 /* truncations and corrupted positions tried per encoding, spread over it */
@@ -105,49 +106,32 @@ static void check(const struct subject *s, const void *value)
     rt_enc_finish(&enc);
 }
 
+static rt_vkc_dec_fn decoder_of(const struct vkc_subject *s)
+{
+    return s->command ? rt_vk_command_decoders[s->index] : rt_vk_struct_decoders[s->index];
+}
+
+static bool has_decoder(const struct vkc_subject *s)
+{
+    return decoder_of(s) != NULL;
+}
+
+static void check_decoder(const struct vkc_subject *s, const void *value, void *ctx)
+{
+    (void)ctx;
+    struct subject subject = {s->name, decoder_of(s), s->sd};
+    check(&subject, value);
+}
+
 Test(decoders, every_struct_reads_as_the_interpreter_does)
 {
-    unsigned checked = 0;
-    for (unsigned t = 0; t < RT_VK_STRUCT_COUNT; t++) {
-        struct subject s = {rt_vk_structs[t].name, rt_vk_struct_decoders[t], &rt_vk_structs[t]};
-        if (!s.fn)
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_structs[t].size);
-            uint64_t seed = k * 7919 + t;
-            rt_status st = rt_vk_random_struct((enum rt_vk_struct_type)t, v, &a, &seed);
-            cr_assert(rt_ok(&st), "%s: %s", s.name, st.msg);
-            check(&s, v);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(false, SEEDS, has_decoder, check_decoder, NULL);
     cr_assert_gt(checked, 500, "only %u structs have generated decoders", checked);
 }
 
 Test(decoders, every_command_reads_as_the_interpreter_does)
 {
-    unsigned checked = 0;
-    for (unsigned cmd = 0; cmd < RT_VK_CMD_COUNT; cmd++) {
-        struct subject s = {rt_vk_commands[cmd].name, rt_vk_command_decoders[cmd], rt_vk_commands[cmd].args};
-        if (!s.fn)
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_args_size((enum rt_vk_cmd)cmd) + 1);
-            uint64_t seed = k * 104729 + cmd;
-            rt_status st = rt_vk_random_args((enum rt_vk_cmd)cmd, v, &a, &seed);
-            cr_assert(rt_ok(&st), "%s: %s", s.name, st.msg);
-            check(&s, v);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(true, SEEDS, has_decoder, check_decoder, NULL);
     cr_assert_gt(checked, 400, "only %u commands have generated decoders", checked);
 }
 

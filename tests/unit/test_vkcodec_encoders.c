@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vkcodec_enc.h"
+#include "vkcodec_fixture.h"
 
 #define SEEDS 3
 
@@ -56,46 +57,30 @@ static void same(const char *name, rt_vkc_enc_fn fn, const struct rt_vk_struct_d
     }
 }
 
+static rt_vkc_enc_fn encoder_of(const struct vkc_subject *s)
+{
+    return s->command ? rt_vk_command_encoders[s->index] : rt_vk_struct_encoders[s->index];
+}
+
+static bool has_encoder(const struct vkc_subject *s)
+{
+    return encoder_of(s) != NULL;
+}
+
+static void check_encoder(const struct vkc_subject *s, const void *value, void *ctx)
+{
+    (void)ctx;
+    same(s->name, encoder_of(s), s->sd, value);
+}
+
 Test(encoders, every_struct_writes_the_interpreters_bytes)
 {
-    unsigned checked = 0;
-    for (unsigned t = 0; t < RT_VK_STRUCT_COUNT; t++) {
-        if (!rt_vk_struct_encoders[t])
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_structs[t].size);
-            uint64_t seed = k * 7919 + t;
-            rt_status s = rt_vk_random_struct((enum rt_vk_struct_type)t, v, &a, &seed);
-            cr_assert(rt_ok(&s), "%s: %s", rt_vk_structs[t].name, s.msg);
-            same(rt_vk_structs[t].name, rt_vk_struct_encoders[t], &rt_vk_structs[t], v);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(false, SEEDS, has_encoder, check_encoder, NULL);
     cr_assert_gt(checked, 500, "only %u structs have generated encoders", checked);
 }
 
 Test(encoders, every_command_writes_the_interpreters_bytes)
 {
-    unsigned checked = 0;
-    for (unsigned cmd = 0; cmd < RT_VK_CMD_COUNT; cmd++) {
-        if (!rt_vk_command_encoders[cmd])
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_args_size((enum rt_vk_cmd)cmd) + 1);
-            uint64_t seed = k * 104729 + cmd;
-            rt_status s = rt_vk_random_args((enum rt_vk_cmd)cmd, v, &a, &seed);
-            cr_assert(rt_ok(&s), "%s: %s", rt_vk_commands[cmd].name, s.msg);
-            same(rt_vk_commands[cmd].name, rt_vk_command_encoders[cmd], rt_vk_commands[cmd].args, v);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(true, SEEDS, has_encoder, check_encoder, NULL);
     cr_assert_gt(checked, 400, "only %u commands have generated encoders", checked);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vkcodec_fixture.h"
 #include "vkcodec_walk.h"
 
 #define SEEDS 3
@@ -38,7 +39,7 @@ static void record(void *user, VkObjectType type, void *slot, bool output)
 static struct seen g, t; /* large: not on the stack */
 
 static void same(const char *name, rt_vkc_walk_fn fn, const struct rt_vk_struct_desc *sd, const void *value,
-                 size_t *handles)
+                 void *ctx)
 {
     static const unsigned depths[] = {0, 1, RT_VKC_MAX_DEPTH - 2, RT_VKC_MAX_DEPTH - 1, RT_VKC_MAX_DEPTH};
     for (int out = 0; out < 2; out++)
@@ -56,54 +57,37 @@ static void same(const char *name, rt_vkc_walk_fn fn, const struct rt_vk_struct_
                           "%s (output %d, depth %u): handle %zu differs from the interpreter's", name, out,
                           depths[d], i);
             cr_assert_eq(wg.depth, depths[d], "%s: the walk's depth is not restored", name);
-            *handles += g.count;
+            *(size_t *)ctx += g.count;
         }
+}
+
+static rt_vkc_walk_fn walker_of(const struct vkc_subject *s)
+{
+    return s->command ? rt_vk_command_walkers[s->index] : rt_vk_struct_walkers[s->index];
+}
+
+static bool has_walker(const struct vkc_subject *s)
+{
+    return walker_of(s) != NULL;
+}
+
+static void check_walker(const struct vkc_subject *s, const void *value, void *ctx)
+{
+    same(s->name, walker_of(s), s->sd, value, ctx);
 }
 
 Test(walkers, every_struct_walks_as_the_interpreter_does)
 {
-    unsigned checked = 0;
     size_t handles = 0;
-    for (unsigned ty = 0; ty < RT_VK_STRUCT_COUNT; ty++) {
-        if (!rt_vk_struct_walkers[ty])
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_structs[ty].size);
-            uint64_t seed = k * 7919 + ty;
-            rt_status s = rt_vk_random_struct((enum rt_vk_struct_type)ty, v, &a, &seed);
-            cr_assert(rt_ok(&s), "%s: %s", rt_vk_structs[ty].name, s.msg);
-            same(rt_vk_structs[ty].name, rt_vk_struct_walkers[ty], &rt_vk_structs[ty], v, &handles);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(false, SEEDS, has_walker, check_walker, &handles);
     cr_assert_gt(checked, 500, "only %u structs have generated walkers", checked);
     cr_assert_gt(handles, 1000, "only %zu handles walked: the random values hold too few to compare", handles);
 }
 
 Test(walkers, every_command_walks_as_the_interpreter_does)
 {
-    unsigned checked = 0;
     size_t handles = 0;
-    for (unsigned cmd = 0; cmd < RT_VK_CMD_COUNT; cmd++) {
-        if (!rt_vk_command_walkers[cmd])
-            continue;
-        for (uint64_t k = 1; k <= SEEDS; k++) {
-            struct rt_arena a;
-            rt_arena_init(&a, 0, 0);
-            void *v = calloc(1, rt_vk_args_size((enum rt_vk_cmd)cmd) + 1);
-            uint64_t seed = k * 104729 + cmd;
-            rt_status s = rt_vk_random_args((enum rt_vk_cmd)cmd, v, &a, &seed);
-            cr_assert(rt_ok(&s), "%s: %s", rt_vk_commands[cmd].name, s.msg);
-            same(rt_vk_commands[cmd].name, rt_vk_command_walkers[cmd], rt_vk_commands[cmd].args, v, &handles);
-            free(v);
-            rt_arena_finish(&a);
-        }
-        checked++;
-    }
+    unsigned checked = vkc_for_each_random(true, SEEDS, has_walker, check_walker, &handles);
     cr_assert_gt(checked, 400, "only %u commands have generated walkers", checked);
     cr_assert_gt(handles, 1000, "only %zu handles walked", handles);
 }
