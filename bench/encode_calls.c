@@ -4,7 +4,10 @@
  * this build, so its command numbering is this build's) is decoded once,
  * then encode_all() encodes them all again the way capture_record_call does.
  * Run under `valgrind --tool=callgrind --toggle-collect=encode_all`, it
- * counts the encoder's instructions alone, whatever the machine's load.
+ * counts the encoder's instructions alone, whatever the machine's load;
+ * with --toggle-collect=rt_vk_decode_call_stats the decoder's, with
+ * --toggle-collect=walk_all the handle walk replay runs on every call
+ * (walk_all visits every call's handles once, as replay maps them).
  * Prints the calls, the bytes, how many re-encodings differ from the bytes
  * the trace holds (function pointers decode as NULL, so those calls differ)
  * and a hash of every encoding, to show two builds encode the same bytes.
@@ -42,6 +45,23 @@ __attribute__((noinline)) static uint64_t encode_all(const struct call *calls, s
     uint64_t digest = XXH3_64bits_digest(h);
     XXH3_freeState(h);
     return digest;
+}
+
+static void count_handle(void *user, VkObjectType type, void *slot, bool output)
+{
+    (void)type;
+    (void)slot;
+    (void)output;
+    ++*(uint64_t *)user;
+}
+
+/* Not inlined: callgrind's --toggle-collect names it. */
+__attribute__((noinline)) static uint64_t walk_all(const struct call *calls, size_t n)
+{
+    uint64_t handles = 0;
+    for (size_t i = 0; i < n; i++)
+        rt_vk_walk_handles(calls[i].cmd, calls[i].args, count_handle, &handles);
+    return handles;
 }
 
 int main(int argc, char **argv)
@@ -99,8 +119,9 @@ int main(int argc, char **argv)
     size_t differ = 0;
     uint64_t bytes = 0;
     uint64_t digest = encode_all(calls, n, &enc, &differ, &bytes);
-    printf("calls %zu (not decoded %zu), bytes %llu, differing from the trace %zu, digest %016llx\n", n, skipped,
-           (unsigned long long)bytes, differ, (unsigned long long)digest);
+    uint64_t handles = walk_all(calls, n);
+    printf("calls %zu (not decoded %zu), bytes %llu, differing from the trace %zu, digest %016llx, handles %llu\n", n,
+           skipped, (unsigned long long)bytes, differ, (unsigned long long)digest, (unsigned long long)handles);
     rt_enc_finish(&enc);
     free(calls);
     rt_arena_finish(&arena);

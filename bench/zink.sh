@@ -103,15 +103,21 @@ if perf record -q -e cpu-clock -o "$WORK/probe.data" true >/dev/null 2>&1; then
             "$WORK/samples.bare" "$WORK/samples.captured" | sort
     fi
 fi
-# The encoder's instructions per captured call (callgrind on the calls of
-# the trace just captured, bench/encode_calls), which no load changes.
-if command -v valgrind >/dev/null 2>&1 && [ -x "$BUILD/bench/encode_calls" ] && [ -f "$WORK/gears.rtrace" ]; then
-    valgrind --tool=callgrind --callgrind-out-file="$WORK/encode.cg" --toggle-collect='rt_vk_encode_call_stats' \
-        "$BUILD/bench/encode_calls" "$WORK/gears.rtrace" >"$WORK/encode.log" 2>&1 || true
-    ir=$(sed -n 's/.*Collected : *\([0-9,]*\).*/\1/p' "$WORK/encode.log" | tr -d ,)
-    calls=$(sed -n 's/^calls \([0-9]*\).*/\1/p' "$WORK/encode.log")
+# The encoder's instructions per captured call, and the decoder's and the
+# handle walk's per replayed call (callgrind on the calls of the trace just
+# captured, bench/encode_calls), which no load changes.
+instructions() { # NAME FUNCTION: FUNCTION's instructions per call of the trace
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" --toggle-collect="$2" \
+        "$BUILD/bench/encode_calls" "$WORK/gears.rtrace" >"$WORK/$1.log" 2>&1 || true
+    ir=$(sed -n 's/.*Collected : *\([0-9,]*\).*/\1/p' "$WORK/$1.log" | tr -d ,)
+    calls=$(sed -n 's/^calls \([0-9]*\).*/\1/p' "$WORK/$1.log")
     [ -n "$ir" ] && [ -n "$calls" ] && [ "$calls" -gt 0 ] &&
-        echo "encoder: $((ir / calls)) instructions per call over $calls calls ($(grep -o 'differing from the trace [0-9]*' "$WORK/encode.log"))"
+        echo "$1: $((ir / calls)) instructions per call over $calls calls ($(grep -o 'differing from the trace [0-9]*' "$WORK/$1.log"))"
+}
+if command -v valgrind >/dev/null 2>&1 && [ -x "$BUILD/bench/encode_calls" ] && [ -f "$WORK/gears.rtrace" ]; then
+    instructions encoder rt_vk_encode_call_stats
+    instructions decoder rt_vk_decode_call_stats
+    instructions handle-walk walk_all
 fi
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 2 >"$WORK/r.gears.cpu"
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 1 >"$WORK/r.gears.wall"
