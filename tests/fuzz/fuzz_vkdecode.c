@@ -46,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s = rt_vk_encode_call(&enc, cmd, args);
         rt_enc_finish(&enc);
     }
+    rt_status_free(&s); /* a refused input's error owns its message */
     rt_arena_finish(&arena);
     free(args);
     return 0;

@@ -77,12 +77,14 @@ else
 fi
 
 status=0
+ran=""
 for harness in "$build"/tests/fuzz/fuzz_*; do
     [ -f "$harness" ] && [ -x "$harness" ] || continue
     name=$(basename "$harness" | sed 's/^fuzz_//')
     if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
         continue
     fi
+    ran="$ran $name"
     mkdir -p "$work/corpus-$name" "$work/seeds-$name"
     log=$work/$name.log
     before=$(ls "$work/findings" | grep -c "^$name-" || true)
@@ -107,4 +109,8 @@ for harness in "$build"/tests/fuzz/fuzz_*; do
         status=1
     fi
 done
+if [ -z "$ran" ]; then # a misspelt name must not pass as a clean run
+    echo "run.sh: no harness named: $only (built: $(ls "$build"/tests/fuzz/ | sed -n 's/^fuzz_\([a-z_]*\)$/\1/p' | tr '\n' ' '))" >&2
+    exit 2
+fi
 exit $status
