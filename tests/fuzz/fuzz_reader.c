@@ -39,8 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct rt_trace_reader *r;
     rt_status s = rt_trace_reader_open_memory(data, size, &r);
-    if (!rt_ok(&s))
+    if (!rt_ok(&s)) {
+        rt_status_free(&s); /* a refused input's error owns its message */
         return 0;
+    }
     const struct rt_trace_header *h = rt_trace_reader_header(r);
     volatile uint8_t sink = touch(h->application_name, strlen(h->application_name));
     for (uint32_t i = 0; i < h->command_count; i++)
@@ -59,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The report may never claim more than the input, nor fewer packets than delivered. */
     if (pr.good_bytes > size || pr.packets < packets || (rt_ok(&s) && pr.good_bytes != size))
         __builtin_trap();
+    rt_status_free(&s);
     rt_trace_reader_destroy(r);
     (void)sink;
     return 0;
