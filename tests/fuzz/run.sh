@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh BUILDDIR SECONDS [HARNESS...] — runs each libFuzzer
 # harness built in BUILDDIR (configured with -Dfuzz=true; all of them unless
 # named: reader, vkdecode, png, upload, manifest, head, router, import) for SECONDS,
-# or until FUZZ_RUNS executions when that is set, and prints the executions
+# or until FUZZ_RUNS executions when that is set (FUZZ_SEED: libFuzzer's
+# -seed, 0 for a random one), and prints the executions
 # and findings of each. Exit 1 if anything was found. Seeds: traces written
 # by the trace writer (tests/cli/make_trace) for the reader, the PNGs of
 # tests/data/images for png, and tests/fuzz/seeds/ (uploads, manifests,
@@ -93,7 +94,7 @@ for harness in "$build"/tests/fuzz/fuzz_*; do
     max_len=""
     [ "$name" = import ] && max_len=-max_len=65536
     # -fork would use both cores; one process keeps the machine usable.
-    nice "$harness" $max_len -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -print_final_stats=1 \
+    nice "$harness" $max_len -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -seed="${FUZZ_SEED:-0}" -print_final_stats=1 \
         -artifact_prefix="$work/findings/$name-" \
         "$work/corpus-$name" "$work/seeds-$name" >"$log" 2>&1 || true
     after=$(ls "$work/findings" | grep -c "^$name-" || true)
