@@ -19,42 +19,25 @@ arrays behind pointers) go to the interpreter's rt_vkc_dec_members. Part 0
 also holds the two tables the decoder dispatches through
 (gen/vkcodec_dec.h).
 """
-from emit_common import PerContainer, containers, encodable
-from emit_encode import NUMBERS, PARTS, Gen, fixed_count, wire
+from emit_common import PerContainer, containers
+from emit_encode import NUMBERS, PARTS, Gen, wire
 
 
 class DecGen(Gen):
     """The decoders of one build: which structs have one, which are flat."""
 
-    def pieces(self, d, access):
-        """(wire size expression, load template with {i}) for each piece of a run member."""
+    def leaf(self, d, access):
+        """(wire size expression, load template with {o}) of a run member that is no struct."""
         if d.bits:
             mask = (1 << d.bits) - 1
-            return [("4u", f"{access} = (uint32_t)(rt_vkc_get_u32({{i}}) & 0x{mask:x}u);")]
+            return ("4u", f"{access} = (uint32_t)(rt_vkc_get_u32({{o}}) & 0x{mask:x}u);")
         if d.kind in NUMBERS:
             size = f"(uint32_t)sizeof({d.elem_ctype})"
             if d.count == "1":
-                return [(wire(d), f"rt_vkc_get_number(&{access}, {{i}}, {size}, {wire(d)});")]
-            return [(f"({wire(d)} * (uint32_t)({d.count}))",
-                     f"rt_vkc_get_numbers(&{access}, {{i}}, (uint64_t)({d.count}), {size}, {wire(d)});")]
-        if d.kind == "CHAR":
-            return [(f"(uint32_t)({d.count})", f"memcpy(&{access}, {{i}}, (size_t)({d.count}));")]
-        s = self.sub(d)  # a flat struct, or a fixed array of them
-        out = []
-        for k in range(fixed_count(d)):
-            elem = f"{access}[{k}]" if d.count != "1" else access
-            for m in s.members:
-                out += self.pieces(m, f"{elem}.{m.name}")
-        return out
-
-    @staticmethod
-    def loads(pieces, indent):
-        lines = []
-        for k, (w, load) in enumerate(pieces):
-            lines.append(f"{indent}{load.format(i='rt__p')}\n")
-            if k + 1 < len(pieces):
-                lines.append(f"{indent}rt__p += {w};\n")
-        return "".join(lines)
+                return (wire(d), f"rt_vkc_get_number(&{access}, {{o}}, {size}, {wire(d)});")
+            return (f"({wire(d)} * (uint32_t)({d.count}))",
+                    f"rt_vkc_get_numbers(&{access}, {{o}}, (uint64_t)({d.count}), {size}, {wire(d)});")
+        return (f"(uint32_t)({d.count})", f"memcpy(&{access}, {{o}}, (size_t)({d.count}));")  # CHAR
 
     def run_code(self, pieces, first, end):
         """One check for the run's bytes, then its loads; short: the interpreter's members [first, end)."""
@@ -62,14 +45,14 @@ class DecGen(Gen):
         return ("    {\n"
                 f"        const uint8_t *rt__p = rt_vkc_take(rt__c->dec, {total});\n"
                 "        if (rt__p) {\n"
-                f"{self.loads(pieces, '            ')}"
+                f"{self.stores(pieces, '            ')}"
                 f"        }} else if (!rt_vkc_dec_members(rt__c, rt__sd(), rt__b, rt__in_chain, {first}, {end})) {{\n"
                 "            return false;\n        }\n    }\n")
 
     def struct_call(self, d, ptr):
         """Decodes the struct d's element at ptr (rt_vkc_dec_struct_at's choice, made here)."""
-        s = self.sub(d)
-        if s is not None and encodable(s) and not s.guard:
+        s = self.direct(d)
+        if s:
             return f"rt__dec_{s.name}(rt__c, {ptr}, false)"
         return f"rt_vkc_dec_struct_at(rt__c, {d.aux}, {ptr})"
 
@@ -157,7 +140,6 @@ class DecGen(Gen):
                 f"        return rt_vkc_dec_struct(rt__c, rt__sd(), rt__v, rt__in_chain);\n"
                 "    rt__c->depth++;\n"
                 f"{''.join(body)}    rt__c->depth--;\n    return true;\n}}\n#undef rt__sd\n\n")
-
 
 
 def emit(reg, structs, cmd_names, commands, out_dir):

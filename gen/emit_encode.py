@@ -86,30 +86,40 @@ class Gen:
         return None
 
     # ---- runs ------------------------------------------------------------
-    def pieces(self, d, access):
-        """(wire size expression, store template with {o}) for each piece of a run member."""
+    def leaf(self, d, access):
+        """(wire size expression, store template with {o}) of a run member that is no struct."""
         if d.bits:
-            return [("4u", f"rt_vkc_put_u32({{o}}, (uint32_t)({access}));")]
+            return ("4u", f"rt_vkc_put_u32({{o}}, (uint32_t)({access}));")
         if d.kind in NUMBERS:
             size = f"(uint32_t)sizeof({d.elem_ctype})"
             if d.count == "1":
-                return [(wire(d), f"rt_vkc_put_number({{o}}, &{access}, {size}, {wire(d)});")]
-            return [(f"({wire(d)} * (uint32_t)({d.count}))",
-                     f"rt_vkc_put_numbers({{o}}, &{access}, (uint64_t)({d.count}), {size}, {wire(d)});")]
-        if d.kind == "CHAR":
-            return [(f"(uint32_t)({d.count})", f"memcpy({{o}}, &{access}, (size_t)({d.count}));")]
-        s = self.sub(d)  # a flat struct, or a fixed array of them
-        n = fixed_count(d)
+                return (wire(d), f"rt_vkc_put_number({{o}}, &{access}, {size}, {wire(d)});")
+            return (f"({wire(d)} * (uint32_t)({d.count}))",
+                    f"rt_vkc_put_numbers({{o}}, &{access}, (uint64_t)({d.count}), {size}, {wire(d)});")
+        return (f"(uint32_t)({d.count})", f"memcpy({{o}}, &{access}, (size_t)({d.count}));")  # CHAR
+
+    def pieces(self, d, access):
+        """leaf()'s pair for each piece of a run member: a flat struct, or a
+        fixed array of them, is its members' pieces."""
+        if d.bits or d.kind in NUMBERS or d.kind == "CHAR":
+            return [self.leaf(d, access)]
+        s = self.sub(d)
         out = []
-        for i in range(n):
+        for i in range(fixed_count(d)):
             elem = f"{access}[{i}]" if d.count != "1" else access
             for m in s.members:
                 out += self.pieces(m, f"{elem}.{m.name}")
         return out
 
+    def direct(self, d):
+        """The generated function of the struct d holds, when others call it
+        directly (one behind a platform guard is reached through its table)."""
+        s = self.sub(d)
+        return s if s is not None and encodable(s) and not s.guard else None
+
     @staticmethod
     def stores(pieces, indent):
-        """The stores of a run at rt__p, which each moves past its bytes."""
+        """The stores (or loads) of a run at rt__p, which each moves past its bytes."""
         lines = []
         for i, (w, store) in enumerate(pieces):
             lines.append(f"{indent}{store.format(o='rt__p')}\n")
@@ -141,8 +151,8 @@ class Gen:
     # ---- members that are not in a run -------------------------------------
     def struct_call(self, d, ptr):
         """Encodes the struct d's element at ptr (rt_vkc_enc_struct_at's choice, made here)."""
-        s = self.sub(d)
-        if s is not None and encodable(s) and not s.guard:
+        s = self.direct(d)
+        if s:
             return f"rt__enc_{s.name}(rt__c, {ptr}, false)"
         return f"rt_vkc_enc_struct_at(rt__c, {d.aux}, {ptr})"
 

@@ -10,21 +10,16 @@ at on every call; pNext chains go to the interpreter's chain walker, unions
 with a selector and pointers to pointers to its member walker. Part 0 also
 holds the table rt_vk_walk_handles dispatches through (gen/vkcodec_walk.h).
 """
-from classify import struct_index_name
-from emit_common import PerContainer, containers, encodable
-from emit_encode import PARTS
+from emit_common import PerContainer, containers
+from emit_encode import PARTS, Gen
 
 
-class WalkGen:
+class WalkGen(Gen):
     """Which structs can hold a handle, and their walkers."""
 
     def __init__(self, structs):
-        self.by_name = {s.name: s for s in structs}
+        super().__init__(structs)
         self.reach = {}
-
-    def sub(self, d):
-        prefix = struct_index_name("")
-        return self.by_name.get(d.aux[len(prefix):]) if d.aux.startswith(prefix) else None
 
     def can_hold(self, s):
         """Whether a value of struct s can hold a handle (a cycle or an unknown struct: assume so)."""
@@ -40,14 +35,9 @@ class WalkGen:
             return True
         return d.kind == "STRUCT" and self.can_hold(self.sub(d))
 
-    def walked(self, s):
-        """A struct whose generated walker another calls directly (one behind
-        a platform guard is reached through the table)."""
-        return encodable(s) and not s.guard
-
     def struct_call(self, d, ptr, out):
-        s = self.sub(d)
-        if s is not None and self.walked(s):
+        s = self.direct(d)
+        if s:
             return f"rt__walk_{s.name}(rt__w, {ptr}, {out}, false);"
         return f"rt_vkc_walk_struct_at(rt__w, {d.aux}, {ptr}, {out});"
 
@@ -89,7 +79,6 @@ class WalkGen:
                 "    if (rt__w->depth >= RT_VKC_MAX_DEPTH)\n        return;\n"
                 "    rt__w->depth++;\n"
                 f"{body}    rt__w->depth--;\n}}\n" + ("#undef rt__sd\n" if uses_sd else "") + "\n")
-
 
 
 # A struct that cannot hold a handle: its walker does nothing (the
