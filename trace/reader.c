@@ -132,7 +132,7 @@ static rt_status check_fixed_header(struct rt_trace_reader *r, const uint8_t *fi
     uint32_t flags = le32(fixed + 12);
     if (flags & ~RT_FORMAT_KNOWN_FLAGS) /* a feature this reader lacks (1.2) */
         return FAIL(r, "file header at offset 0: header flags 0x%" PRIx32 " of a newer retrace: update retrace",
-                    flags);
+                    flags & ~RT_FORMAT_KNOWN_FLAGS);
     uint32_t body = le32(fixed + 16);
     if (body > RT_FORMAT_MAX_HEADER_BODY)
         return FAIL(r, "file header at offset 0: header size %" PRIu32 " exceeds the %u-byte limit",
@@ -261,6 +261,7 @@ static const size_t fixed_sizes[] = {
     [RT_FORMAT_PACKET_SYNC_STATE] = RT_FORMAT_SYNC_STATE_FIXED,
     [RT_FORMAT_PACKET_QUERY_STATE] = RT_FORMAT_QUERY_STATE_FIXED,
     [RT_FORMAT_PACKET_IMAGE_SAMPLES] = RT_FORMAT_IMAGE_SAMPLES_FIXED,
+    [RT_FORMAT_PACKET_CALL_COMPACT] = RT_FORMAT_CALL_COMPACT_FIXED,
 };
 #define KNOWN_TYPES (sizeof fixed_sizes / sizeof fixed_sizes[0])
 
@@ -274,12 +275,13 @@ static const char *check_packet(const struct rt_trace_reader *r, uint16_t type, 
         return NULL; /* a newer minor's packet: skipped, it carries its length */
     if (size < fixed_sizes[type])
         return "packet shorter than its fixed fields";
-    if (type == RT_FORMAT_PACKET_CALL || type == RT_FORMAT_PACKET_UNSUPPORTED) {
+    if (type == RT_FORMAT_PACKET_CALL || type == RT_FORMAT_PACKET_UNSUPPORTED ||
+        type == RT_FORMAT_PACKET_CALL_COMPACT) {
         if (le32(b) >= r->header.command_count)
             return "command id outside the trace's command table";
-        if (le64(b + 8) != seq)
+        if (type != RT_FORMAT_PACKET_CALL_COMPACT && le64(b + 8) != seq)
             return "sequence number out of order";
-        n->calls += type == RT_FORMAT_PACKET_CALL;
+        n->calls += type != RT_FORMAT_PACKET_UNSUPPORTED;
     } else if (type == RT_FORMAT_PACKET_FRAME_END) {
         if (le64(b) != r->progress.frames + n->frames + 1)
             return "frame number out of order";
@@ -386,6 +388,14 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
         out->u.call.return_value = le64(b + 16);
         out->u.call.params = b + RT_FORMAT_CALL_FIXED;
         out->u.call.size = size - RT_FORMAT_CALL_FIXED;
+        break;
+    case RT_FORMAT_PACKET_CALL_COMPACT: /* the same call to every reader's user */
+        out->type = RT_TRACE_PACKET_CALL;
+        out->u.call.command_id = le32(b);
+        out->u.call.thread_id = le32(b + 4);
+        out->u.call.return_value = le64(b + 8);
+        out->u.call.params = b + RT_FORMAT_CALL_COMPACT_FIXED;
+        out->u.call.size = size - RT_FORMAT_CALL_COMPACT_FIXED;
         break;
     case RT_FORMAT_PACKET_MEMORY_UPDATE:
         out->u.memory.memory_id = le64(b);

@@ -310,7 +310,7 @@ static rt_status copy_header(struct rt_trace_writer *w, const struct rt_trace_wr
     struct rt_trace_header *h = &w->header;
     h->version_major = RT_FORMAT_VERSION_MAJOR;
     h->version_minor = RT_FORMAT_VERSION_MINOR;
-    h->flags = o->header_flags;
+    h->flags = o->header_flags | RT_FORMAT_FLAG_COMPACT_CALLS; /* every call is written compact */
     h->vk_header_version = o->vk_header_version;
     h->pointer_size = (uint8_t)sizeof(void *);
     h->compression = (uint8_t)w->compression;

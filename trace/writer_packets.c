@@ -100,10 +100,10 @@ rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, u
     RT_TRY(check_command(w, command_id));
     uint64_t seq = 0;
     pthread_mutex_lock(&w->lock);
-    rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL, RT_FORMAT_CALL_FIXED + size, &seq);
-    uint8_t *out = rt_ok(&s) ? rt_enc_reserve(&w->block, RT_FORMAT_CALL_FIXED + size) : NULL;
+    rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL_COMPACT, RT_FORMAT_CALL_COMPACT_FIXED + size, &seq);
+    uint8_t *out = rt_ok(&s) ? rt_enc_reserve(&w->block, RT_FORMAT_CALL_COMPACT_FIXED + size) : NULL;
     if (out) { /* NULL: block.failed is set, and packet_end drops the packet */
-        out = put_le64(put_le64(put_le32(put_le32(out, command_id), thread_id), seq), return_value);
+        out = put_le64(put_le32(put_le32(out, command_id), thread_id), return_value);
         if (size)
             memcpy(out, params, size);
     }
@@ -276,7 +276,8 @@ rt_status rt_trace_writer_verify(struct rt_trace_writer *w, const struct rt_trac
 rt_status rt_trace_writer_raw_packet(struct rt_trace_writer *w, uint16_t type, const void *body, size_t size)
 {
     /* These carry a sequence or frame number the writer must assign itself. */
-    if (type == RT_FORMAT_PACKET_CALL || type == RT_FORMAT_PACKET_UNSUPPORTED || type == RT_FORMAT_PACKET_FRAME_END)
+    if (type == RT_FORMAT_PACKET_CALL || type == RT_FORMAT_PACKET_CALL_COMPACT ||
+        type == RT_FORMAT_PACKET_UNSUPPORTED || type == RT_FORMAT_PACKET_FRAME_END)
         return rt_errorf(RT_ERR_INTERNAL, "trace writer: packet type %u cannot be written raw", type);
     uint64_t seq;
     pthread_mutex_lock(&w->lock);

@@ -835,6 +835,82 @@ Test(trace, malformed_blocks_are_named_with_their_offset)
     rt_enc_finish(&e);
 }
 
+static void craft_compact_call(struct rt_enc *payload, uint32_t cmd, uint64_t return_value)
+{
+    uint8_t body[RT_FORMAT_CALL_COMPACT_FIXED + 3] = {0};
+    memcpy(body, &cmd, 4);
+    memcpy(body + 8, &return_value, 8);
+    memcpy(body + RT_FORMAT_CALL_COMPACT_FIXED, "abc", 3);
+    craft_packet(payload, RT_FORMAT_PACKET_CALL_COMPACT, body, sizeof body);
+}
+
+/* 1.5: the writer stores no sequence number in a call (it is the block's
+ * first_seq plus the packet's index), and says so in the header's flags. */
+Test(trace, calls_are_written_without_a_sequence_number)
+{
+    char *path = tmp_path("compact.rtrace");
+    struct rt_trace_writer *w = open_writer(path, RT_TRACE_COMPRESSION_NONE, 0, false);
+    OK(rt_trace_writer_call(w, 1, 7, 0xfffffffffffffffcull, "xyz", 3, NULL));
+    OK(rt_trace_writer_close(w, NULL));
+    size_t size;
+    uint8_t *file = slurp(path, &size);
+    uint32_t flags, body_size;
+    memcpy(&flags, file + 12, 4);
+    memcpy(&body_size, file + 16, 4);
+    cr_assert_eq(flags, RT_FORMAT_FLAG_COMPACT_CALLS);
+    const uint8_t *packet = file + RT_FORMAT_FILE_HEADER_SIZE + body_size + RT_FORMAT_BLOCK_HEADER_SIZE;
+    uint16_t type;
+    uint32_t packet_body;
+    memcpy(&type, packet, 2);
+    memcpy(&packet_body, packet + 2, 4);
+    cr_assert_eq(type, RT_FORMAT_PACKET_CALL_COMPACT);
+    cr_assert_eq(packet_body, RT_FORMAT_CALL_COMPACT_FIXED + 3);
+    free(file);
+    unlink(path);
+}
+
+/* Compact calls and 1.4's calls with a stored sequence number in one block:
+ * the implied numbers count both, and a stored one is still checked. */
+Test(trace, compact_calls_read_with_their_implied_sequence_numbers)
+{
+    struct rt_enc e, pl;
+    rt_enc_init(&e);
+    rt_enc_init(&pl);
+    craft_compact_call(&pl, 1, 5);
+    craft_call(&pl, 0, 1);
+    craft_compact_call(&pl, 2, 6);
+    one_block_file(&e, &pl, 3, 3, 0, true);
+    struct rt_trace_reader *r;
+    OK(rt_trace_reader_open_memory(e.data, e.size, &r));
+    struct rt_trace_packet p;
+    uint64_t want_seq[] = {0, 1, 2}, want_cmd[] = {1, 0, 2}, want_ret[] = {5, 0, 6};
+    for (int i = 0; i < 3; i++) {
+        OK(rt_trace_reader_next(r, &p));
+        cr_assert_eq(p.type, RT_TRACE_PACKET_CALL);
+        cr_assert_eq(p.seq, want_seq[i]);
+        cr_assert_eq(p.u.call.command_id, want_cmd[i]);
+        cr_assert_eq(p.u.call.return_value, want_ret[i]);
+        cr_assert_eq(p.u.call.size, i == 1 ? 0 : 3);
+    }
+    cr_assert_eq(memcmp(p.u.call.params, "abc", 3), 0);
+    rt_trace_reader_destroy(r);
+    rt_enc_reset(&pl);
+    craft_compact_call(&pl, 1, 5);
+    craft_call(&pl, 0, 0); /* the compact call before it was 0 */
+    one_block_file(&e, &pl, 2, 2, 0, true);
+    ASSERT_BAD(&e, "sequence number out of order");
+    rt_enc_reset(&pl);
+    craft_compact_call(&pl, NAME_COUNT, 0);
+    one_block_file(&e, &pl, 1, 1, 0, true);
+    ASSERT_BAD(&e, "command id outside");
+    rt_enc_reset(&pl);
+    craft_packet(&pl, RT_FORMAT_PACKET_CALL_COMPACT, "short", 5);
+    one_block_file(&e, &pl, 1, 1, 0, true);
+    ASSERT_BAD(&e, "shorter than its fixed fields");
+    rt_enc_finish(&pl);
+    rt_enc_finish(&e);
+}
+
 Test(trace, zstd_garbage_with_a_valid_checksum_is_an_error)
 {
     struct rt_enc e;

@@ -81,8 +81,8 @@ Test(trace_snapshot, every_packet_round_trips)
     OK(rt_trace_writer_close(w, NULL));
     struct rt_trace_reader *r;
     OK(rt_trace_reader_open(path, &r));
-    cr_assert_eq(rt_trace_reader_header(r)->flags, RT_FORMAT_FLAG_SNAPSHOT);
-    cr_assert_eq(rt_trace_reader_header(r)->version_minor, 4);
+    cr_assert_eq(rt_trace_reader_header(r)->flags, RT_FORMAT_FLAG_SNAPSHOT | RT_FORMAT_FLAG_COMPACT_CALLS);
+    cr_assert_eq(rt_trace_reader_header(r)->version_minor, RT_FORMAT_VERSION_MINOR);
     struct rt_trace_packet p;
     struct rt_trace_snapshot_begin b;
     next(r, &p, RT_TRACE_PACKET_SNAPSHOT_BEGIN);

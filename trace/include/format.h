@@ -21,7 +21,7 @@
 
 /* Major: a reader refuses a larger one. Minor: additive; a reader reads it. */
 #define RT_FORMAT_VERSION_MAJOR 1
-#define RT_FORMAT_VERSION_MINOR 4
+#define RT_FORMAT_VERSION_MINOR 5
 
 /* magic[8] major u16 minor u16 flags u32 body_size u32 body_checksum u64 */
 #define RT_FORMAT_FILE_HEADER_SIZE 28
@@ -73,12 +73,16 @@ enum rt_format_packet_type {
     RT_FORMAT_PACKET_SYNC_STATE = 12,     /* 1.2: a fence, semaphore or event's state */
     RT_FORMAT_PACKET_QUERY_STATE = 13,    /* 1.3: which queries of a query pool are available */
     RT_FORMAT_PACKET_IMAGE_SAMPLES = 14,  /* 1.4: every sample of a multisampled image region */
-    /* next: 15 (planned: memory update by reference) */
+    RT_FORMAT_PACKET_CALL_COMPACT = 15,   /* 1.5: a CALL whose sequence number is implied */
+    /* next: 16 (planned: memory update by reference) */
 };
 
 /* File header flags (u32). APPEND-ONLY. A reader refuses bits it does not know. */
 #define RT_FORMAT_FLAG_SNAPSHOT 0x1u /* 1.2: the trace starts with a state snapshot */
-#define RT_FORMAT_KNOWN_FLAGS RT_FORMAT_FLAG_SNAPSHOT
+/* 1.5: calls are CALL_COMPACT packets. A reader that predates them would skip
+ * every call as an unknown packet: the flag makes it refuse the trace instead. */
+#define RT_FORMAT_FLAG_COMPACT_CALLS 0x2u
+#define RT_FORMAT_KNOWN_FLAGS (RT_FORMAT_FLAG_SNAPSHOT | RT_FORMAT_FLAG_COMPACT_CALLS)
 
 /* The command a snapshot calls first: replays older than 1.2 do not know it
  * and stop there (they skip the snapshot's packet types, so without it they
@@ -90,6 +94,10 @@ enum rt_format_packet_type {
 
 /* Fixed body prefixes (bytes) before the variable tail of each packet type. */
 #define RT_FORMAT_CALL_FIXED 24        /* command u32, thread u32, seq u64, ret u64 */
+/* command u32, thread u32, ret u64: the sequence number, first_seq + the
+ * packet's index in its block, is not stored. A stored one changed in every
+ * packet, and zstd paid a literal and a new match for it at each call. */
+#define RT_FORMAT_CALL_COMPACT_FIXED 16
 #define RT_FORMAT_MEMORY_FIXED 16      /* memory id u64, offset u64 */
 #define RT_FORMAT_FRAME_FIXED 8        /* frame number u64 */
 #define RT_FORMAT_ANNOTATION_FIXED 4   /* kind u32 */
