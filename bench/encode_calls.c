@@ -7,7 +7,10 @@
  * counts the encoder's instructions alone, whatever the machine's load;
  * with --toggle-collect=rt_vk_decode_call_stats the decoder's, with
  * --toggle-collect=walk_all the handle walk replay runs on every call
- * (walk_all visits every call's handles once, as replay maps them).
+ * (walk_all visits every call's handles once, as replay maps them), with
+ * --toggle-collect=write_all the trace writer's append of each call's packet
+ * (rt_trace_writer_call, what capture_record_call does after encoding; the
+ * writer thread's compression is not counted, its thread is not collected).
  * Prints the calls, the bytes, how many re-encodings differ from the bytes
  * the trace holds (function pointers decode as NULL, so those calls differ)
  * and a hash of every encoding, to show two builds encode the same bytes.
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "trace.h"
@@ -62,6 +66,34 @@ __attribute__((noinline)) static uint64_t walk_all(const struct call *calls, siz
     for (size_t i = 0; i < n; i++)
         rt_vk_walk_handles(calls[i].cmd, calls[i].args, count_handle, &handles);
     return handles;
+}
+
+/* Not inlined: callgrind's --toggle-collect names it. */
+__attribute__((noinline)) static rt_status write_all(struct rt_trace_writer *w, const struct call *calls, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        RT_TRY(rt_trace_writer_call(w, (uint32_t)calls[i].cmd, 1, 0, calls[i].params, calls[i].size, NULL));
+    return rt_ok_status();
+}
+
+/* Appends every call to a trace of the same commands in a temporary file,
+ * and removes it. */
+static rt_status write_calls(const struct rt_trace_header *h, const struct call *calls, size_t n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/encode_calls-%ld.rtrace", (long)getpid());
+    struct rt_trace_writer_options o = {.path = path, .compression = RT_TRACE_COMPRESSION_NONE,
+                                        .command_names = h->command_names, .command_count = h->command_count};
+    struct rt_trace_writer *w;
+    RT_TRY(rt_trace_writer_create(&o, &w));
+    rt_status s = write_all(w, calls, n);
+    rt_status c = rt_trace_writer_close(w, NULL);
+    unlink(path);
+    if (!rt_ok(&s)) {
+        rt_status_free(&c);
+        return s;
+    }
+    return c;
 }
 
 int main(int argc, char **argv)
@@ -120,6 +152,12 @@ int main(int argc, char **argv)
     uint64_t bytes = 0;
     uint64_t digest = encode_all(calls, n, &enc, &differ, &bytes);
     uint64_t handles = walk_all(calls, n);
+    rt_status written = write_calls(rt_trace_reader_header(r), calls, n);
+    if (!rt_ok(&written)) {
+        fprintf(stderr, "encode_calls: writing the calls again: %s\n", written.msg);
+        rt_status_free(&written);
+        return 1;
+    }
     printf("calls %zu (not decoded %zu), bytes %llu, differing from the trace %zu, digest %016llx, handles %llu\n", n,
            skipped, (unsigned long long)bytes, differ, (unsigned long long)digest, (unsigned long long)handles);
     rt_enc_finish(&enc);

@@ -103,8 +103,8 @@ if perf record -q -e cpu-clock -o "$WORK/probe.data" true >/dev/null 2>&1; then
             "$WORK/samples.bare" "$WORK/samples.captured" | sort
     fi
 fi
-# The encoder's instructions per captured call, and the decoder's and the
-# handle walk's per replayed call (callgrind on the calls of the trace just
+# The encoder's and the trace writer's instructions per captured call, and
+# the decoder's and the handle walk's per replayed call (callgrind on the calls of the trace just
 # captured, bench/encode_calls), which no load changes.
 instructions() { # NAME FUNCTION: FUNCTION's instructions per call of the trace
     valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" --toggle-collect="$2" \
@@ -118,6 +118,7 @@ if command -v valgrind >/dev/null 2>&1 && [ -x "$BUILD/bench/encode_calls" ] && 
     instructions encoder rt_vk_encode_call_stats
     instructions decoder rt_vk_decode_call_stats
     instructions handle-walk walk_all
+    instructions writer write_all
 fi
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 2 >"$WORK/r.gears.cpu"
 pair_ratio "$WORK/gears.ours" "$WORK/gears.bare" 1 >"$WORK/r.gears.wall"

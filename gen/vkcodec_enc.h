@@ -45,15 +45,10 @@ static inline bool rt_vkc_enc_struct_at(struct rt_vkc_pass *c, int32_t idx, cons
 #define RT_VKC_INLINE static inline __attribute__((always_inline))
 
 /* The encoder runs for every captured call: room for a few bytes is taken
- * here without a call while the buffer has it (rt_enc_reserve grows it). */
+ * without a call while the buffer has it (codec.h). */
 RT_VKC_INLINE uint8_t *rt_vkc_room(struct rt_enc *enc, size_t n)
 {
-    if (!enc->failed && enc->capacity - enc->size >= n) {
-        uint8_t *p = enc->data + enc->size;
-        enc->size += n;
-        return p;
-    }
-    return rt_enc_reserve(enc, n);
+    return rt_enc_room(enc, n);
 }
 
 RT_VKC_INLINE void rt_vkc_enc_u8(struct rt_enc *enc, uint8_t v)

@@ -44,15 +44,9 @@ uint8_t *rt_enc_reserve(struct rt_enc *enc, size_t n)
 
 void rt_enc_bytes(struct rt_enc *enc, const void *bytes, size_t n)
 {
-    uint8_t *p = rt_enc_reserve(enc, n);
+    uint8_t *p = rt_enc_room(enc, n);
     if (p && n)
         memcpy(p, bytes, n);
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint64_t get_le(const uint8_t *p, int n)
@@ -63,17 +57,33 @@ static uint64_t get_le(const uint8_t *p, int n)
     return v;
 }
 
-static void enc_le(struct rt_enc *enc, uint64_t v, int n)
+void rt_enc_u8(struct rt_enc *enc, uint8_t v)
 {
-    uint8_t *p = rt_enc_reserve(enc, (size_t)n);
+    uint8_t *p = rt_enc_room(enc, 1);
     if (p)
-        put_le(p, v, n);
+        *p = v;
 }
 
-void rt_enc_u8(struct rt_enc *enc, uint8_t v) { enc_le(enc, v, 1); }
-void rt_enc_u16(struct rt_enc *enc, uint16_t v) { enc_le(enc, v, 2); }
-void rt_enc_u32(struct rt_enc *enc, uint32_t v) { enc_le(enc, v, 4); }
-void rt_enc_u64(struct rt_enc *enc, uint64_t v) { enc_le(enc, v, 8); }
+void rt_enc_u16(struct rt_enc *enc, uint16_t v)
+{
+    uint8_t *p = rt_enc_room(enc, 2);
+    if (p)
+        rt_put_le16(p, v);
+}
+
+void rt_enc_u32(struct rt_enc *enc, uint32_t v)
+{
+    uint8_t *p = rt_enc_room(enc, 4);
+    if (p)
+        rt_put_le32(p, v);
+}
+
+void rt_enc_u64(struct rt_enc *enc, uint64_t v)
+{
+    uint8_t *p = rt_enc_room(enc, 8);
+    if (p)
+        rt_put_le64(p, v);
+}
 
 void rt_enc_f32(struct rt_enc *enc, float v)
 {
@@ -107,7 +117,7 @@ void rt_enc_str(struct rt_enc *enc, const char *s)
 void rt_enc_patch_u32(struct rt_enc *enc, size_t offset, uint32_t v)
 {
     if (!enc->failed && offset <= enc->size && enc->size - offset >= 4)
-        put_le(enc->data + offset, v, 4);
+        rt_put_le32(enc->data + offset, v);
 }
 
 void rt_dec_init(struct rt_dec *dec, const void *data, size_t size, struct rt_arena *arena)

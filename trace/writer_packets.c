@@ -48,8 +48,9 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
             w->block_opened_ms = now_ms();
     }
     w->stats.packets++;
-    rt_enc_u16(&w->block, type);
-    rt_enc_u32(&w->block, (uint32_t)body_size);
+    uint8_t *head = rt_enc_room(&w->block, RT_FORMAT_PACKET_HEADER_SIZE);
+    if (head) /* NULL: block.failed is set, and packet_end drops the packet */
+        rt_put_le32(rt_put_le16(head, type), (uint32_t)body_size);
     return rt_ok_status();
 }
 
@@ -65,22 +66,6 @@ static rt_status packet_end(struct rt_trace_writer *w, bool seal)
     if (seal || w->block.size >= w->block_size)
         rt_writer_seal_locked(w);
     return rt_ok_status();
-}
-
-/* Little-endian stores into room already taken (the compiler makes each
- * one store): a call packet's fixed fields cost no rt_enc call each. */
-static uint8_t *put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-    return p + 4;
-}
-
-static uint8_t *put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-    return p + 8;
 }
 
 static rt_status check_command(const struct rt_trace_writer *w, uint32_t command_id)
@@ -101,9 +86,9 @@ rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, u
     uint64_t seq = 0;
     pthread_mutex_lock(&w->lock);
     rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL_COMPACT, RT_FORMAT_CALL_COMPACT_FIXED + size, &seq);
-    uint8_t *out = rt_ok(&s) ? rt_enc_reserve(&w->block, RT_FORMAT_CALL_COMPACT_FIXED + size) : NULL;
+    uint8_t *out = rt_ok(&s) ? rt_enc_room(&w->block, RT_FORMAT_CALL_COMPACT_FIXED + size) : NULL;
     if (out) { /* NULL: block.failed is set, and packet_end drops the packet */
-        out = put_le64(put_le32(put_le32(out, command_id), thread_id), return_value);
+        out = rt_put_le64(rt_put_le32(rt_put_le32(out, command_id), thread_id), return_value);
         if (size)
             memcpy(out, params, size);
     }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arena.h"
 
@@ -30,6 +31,54 @@ static inline void rt_enc_reset(struct rt_enc *enc) { enc->size = 0; enc->failed
 
 /** Makes room for n more bytes; returns a pointer to them, or NULL (failed set). */
 uint8_t *rt_enc_reserve(struct rt_enc *enc, size_t n);
+
+/** rt_enc_reserve without a call while the buffer has the room: the capture
+ * layer takes room this way for every call it records. */
+static inline __attribute__((always_inline)) uint8_t *rt_enc_room(struct rt_enc *enc, size_t n)
+{
+    if (!enc->failed && enc->capacity - enc->size >= n) {
+        uint8_t *p = enc->data + enc->size;
+        enc->size += n;
+        return p;
+    }
+    return rt_enc_reserve(enc, n);
+}
+
+/* Little-endian stores into room already taken: one store each on a
+ * little-endian host (a loop of byte shifts is what compilers make of the
+ * portable form), the portable form elsewhere. */
+static inline uint8_t *rt_put_le16(uint8_t *p, uint16_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 2);
+#else
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+#endif
+    return p + 2;
+}
+
+static inline uint8_t *rt_put_le32(uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+#endif
+    return p + 4;
+}
+
+static inline uint8_t *rt_put_le64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+#endif
+    return p + 8;
+}
 
 void rt_enc_bytes(struct rt_enc *enc, const void *bytes, size_t n);
 void rt_enc_u8(struct rt_enc *enc, uint8_t v);
