@@ -376,6 +376,18 @@ static rt_status load_block(struct rt_trace_reader *r)
     }
 }
 
+/* A CALL or CALL_COMPACT: the same fields but the sequence number, with
+ * the return value last before the parameters in both. */
+static void deliver_call(const uint8_t *b, uint32_t size, uint32_t fixed, struct rt_trace_packet *out)
+{
+    out->type = RT_TRACE_PACKET_CALL;
+    out->u.call.command_id = le32(b);
+    out->u.call.thread_id = le32(b + 4);
+    out->u.call.return_value = le64(b + fixed - 8);
+    out->u.call.params = b + fixed;
+    out->u.call.size = size - fixed;
+}
+
 /* Fills out from a validated packet body. */
 static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, uint32_t size,
                     struct rt_trace_packet *out)
@@ -383,19 +395,10 @@ static void deliver(struct rt_trace_reader *r, uint16_t type, const uint8_t *b, 
     out->type = (enum rt_trace_packet_type)type;
     switch (type) {
     case RT_FORMAT_PACKET_CALL:
-        out->u.call.command_id = le32(b);
-        out->u.call.thread_id = le32(b + 4);
-        out->u.call.return_value = le64(b + 16);
-        out->u.call.params = b + RT_FORMAT_CALL_FIXED;
-        out->u.call.size = size - RT_FORMAT_CALL_FIXED;
+        deliver_call(b, size, RT_FORMAT_CALL_FIXED, out);
         break;
     case RT_FORMAT_PACKET_CALL_COMPACT: /* the same call to every reader's user */
-        out->type = RT_TRACE_PACKET_CALL;
-        out->u.call.command_id = le32(b);
-        out->u.call.thread_id = le32(b + 4);
-        out->u.call.return_value = le64(b + 8);
-        out->u.call.params = b + RT_FORMAT_CALL_COMPACT_FIXED;
-        out->u.call.size = size - RT_FORMAT_CALL_COMPACT_FIXED;
+        deliver_call(b, size, RT_FORMAT_CALL_COMPACT_FIXED, out);
         break;
     case RT_FORMAT_PACKET_MEMORY_UPDATE:
         out->u.memory.memory_id = le64(b);
