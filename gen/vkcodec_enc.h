@@ -63,12 +63,8 @@ RT_VKC_INLINE void rt_vkc_enc_u8(struct rt_enc *enc, uint8_t v)
 RT_VKC_INLINE void rt_vkc_enc_u32(struct rt_enc *enc, uint32_t v)
 {
     uint8_t *out = rt_vkc_room(enc, 4);
-    if (out) {
-        out[0] = (uint8_t)v;
-        out[1] = (uint8_t)(v >> 8);
-        out[2] = (uint8_t)(v >> 16);
-        out[3] = (uint8_t)(v >> 24);
-    }
+    if (out)
+        rt_put_le(out, v, 4);
 }
 
 RT_VKC_INLINE void rt_vkc_enc_bytes(struct rt_enc *enc, const void *bytes, size_t n)

@@ -68,21 +68,21 @@ void rt_enc_u16(struct rt_enc *enc, uint16_t v)
 {
     uint8_t *p = rt_enc_room(enc, 2);
     if (p)
-        rt_put_le16(p, v);
+        rt_put_le(p, v, 2);
 }
 
 void rt_enc_u32(struct rt_enc *enc, uint32_t v)
 {
     uint8_t *p = rt_enc_room(enc, 4);
     if (p)
-        rt_put_le32(p, v);
+        rt_put_le(p, v, 4);
 }
 
 void rt_enc_u64(struct rt_enc *enc, uint64_t v)
 {
     uint8_t *p = rt_enc_room(enc, 8);
     if (p)
-        rt_put_le64(p, v);
+        rt_put_le(p, v, 8);
 }
 
 void rt_enc_f32(struct rt_enc *enc, float v)
@@ -117,7 +117,7 @@ void rt_enc_str(struct rt_enc *enc, const char *s)
 void rt_enc_patch_u32(struct rt_enc *enc, size_t offset, uint32_t v)
 {
     if (!enc->failed && offset <= enc->size && enc->size - offset >= 4)
-        rt_put_le32(enc->data + offset, v);
+        rt_put_le(enc->data + offset, v, 4);
 }
 
 void rt_dec_init(struct rt_dec *dec, const void *data, size_t size, struct rt_arena *arena)

@@ -50,7 +50,7 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
     w->stats.packets++;
     uint8_t *head = rt_enc_room(&w->block, RT_FORMAT_PACKET_HEADER_SIZE);
     if (head) /* NULL: block.failed is set, and packet_end drops the packet */
-        rt_put_le32(rt_put_le16(head, type), (uint32_t)body_size);
+        rt_put_le(rt_put_le(head, type, 2), body_size, 4);
     return rt_ok_status();
 }
 
@@ -88,7 +88,7 @@ rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, u
     rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL_COMPACT, RT_FORMAT_CALL_COMPACT_FIXED + size, &seq);
     uint8_t *out = rt_ok(&s) ? rt_enc_room(&w->block, RT_FORMAT_CALL_COMPACT_FIXED + size) : NULL;
     if (out) { /* NULL: block.failed is set, and packet_end drops the packet */
-        out = rt_put_le64(rt_put_le32(rt_put_le32(out, command_id), thread_id), return_value);
+        out = rt_put_le(rt_put_le(rt_put_le(out, command_id, 4), thread_id, 4), return_value, 8);
         if (size)
             memcpy(out, params, size);
     }

@@ -44,40 +44,18 @@ static inline __attribute__((always_inline)) uint8_t *rt_enc_room(struct rt_enc 
     return rt_enc_reserve(enc, n);
 }
 
-/* Little-endian stores into room already taken: one store each on a
- * little-endian host (a loop of byte shifts is what compilers make of the
- * portable form), the portable form elsewhere. */
-static inline uint8_t *rt_put_le16(uint8_t *p, uint16_t v)
+/* A little-endian store of v's low n bytes (2, 4 or 8) into room already
+ * taken; returns the end. One store on a little-endian host for a constant
+ * n (compilers leave the portable loop of byte shifts as a loop). */
+static inline uint8_t *rt_put_le(uint8_t *p, uint64_t v, size_t n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 2);
+    memcpy(p, &v, n);
 #else
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-#endif
-    return p + 2;
-}
-
-static inline uint8_t *rt_put_le32(uint8_t *p, uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    for (int i = 0; i < 4; i++)
+    for (size_t i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 #endif
-    return p + 4;
-}
-
-static inline uint8_t *rt_put_le64(uint8_t *p, uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 8);
-#else
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-#endif
-    return p + 8;
+    return p + n;
 }
 
 void rt_enc_bytes(struct rt_enc *enc, const void *bytes, size_t n);
