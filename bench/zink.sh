@@ -3,8 +3,10 @@
 # zink (Mesa's GL on Vulkan) on lavapipe, with vblank off:
 #   capture  glxgears, exactly FRAMES (1000) frames (bench/zink/glx_frames.c
 #            ends it): CPU and wall time captured / bare (goal <= 1.10);
-#            glmark2 -b build, texture, shading: bare FPS / captured FPS
-#            (goal <= 1.05)
+#            glmark2 -b build, texture, shading, each for exactly
+#            GLMARK_FRAMES frames (the same shim ends it): bare FPS /
+#            captured FPS over the frames after GLMARK_WARMUP (goal <= 1.05;
+#            the CPU time per frame is printed beside each pair's FPS)
 #   size     our zstd trace / GFXReconstruct's zstd trace of the same frames
 #            (goal <= 0.10)
 #   replay   `retrace replay` (headless) / `gfxrecon-replay --wsi xlib`
@@ -23,12 +25,14 @@
 # bare run's), and the encoder's instructions per call (callgrind).
 # Load averages are printed before and after.
 # Environment: BUILD, REPS (5), FRAMES (1000), GEARS_PAIRS (4*REPS),
-# GLMARK_PAIRS (2*REPS), GLMARK_SECONDS (4 per scene and run).
+# GLMARK_PAIRS (2*REPS), GLMARK_FRAMES (500 per scene and run),
+# GLMARK_WARMUP (50 of them not timed).
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 FRAMES=${FRAMES:-1000}
-GLMARK_SECONDS=${GLMARK_SECONDS:-4}
+GLMARK_FRAMES=${GLMARK_FRAMES:-500}
+GLMARK_WARMUP=${GLMARK_WARMUP:-50}
 GEARS_PAIRS=${GEARS_PAIRS:-$((REPS * 4))}
 GLMARK_PAIRS=${GLMARK_PAIRS:-$((REPS * 2))}
 for tool in glxgears glmark2 cc; do
@@ -40,7 +44,7 @@ ZINK="env vblank_mode=0 MESA_LOADER_DRIVER_OVERRIDE=zink LIBGL_ALWAYS_SOFTWARE=1
 GEARS="$ZINK BENCH_FRAMES=$FRAMES LD_PRELOAD=$WORK/glx_frames.so glxgears"
 GFXR="VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE_TIMESTAMP=false
       GFXRECON_CAPTURE_COMPRESSION_TYPE=ZSTD GFXRECON_LOG_LEVEL=warning"
-echo "==> bench/zink: glxgears ($FRAMES frames, $GEARS_PAIRS pairs) and glmark2 through zink ($GLMARK_PAIRS pairs of ${GLMARK_SECONDS} s per scene; replay $REPS pairs; $(nproc) CPUs, DISPLAY=$DISPLAY)"
+echo "==> bench/zink: glxgears ($FRAMES frames, $GEARS_PAIRS pairs) and glmark2 through zink ($GLMARK_PAIRS pairs of $GLMARK_FRAMES frames per scene, the first $GLMARK_WARMUP not timed; replay $REPS pairs; $(nproc) CPUs, DISPLAY=$DISPLAY)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # gears CFG REP: one timed glxgears run, appended to gears.CFG.
@@ -158,7 +162,7 @@ bench_ratio replay-glxgears-cpu 0.50 "$WORK/r.replay.cpu" "retrace/gfxrecon-repl
 # window glmark2 already destroyed), bare or captured, with this build's
 # layer and with earlier ones (1-4 runs in 10 of `-b texture:duration=1`
 # captured here): such a run is made once more, and says so.
-glmark() { # CFG SCENE: prints the scene's FPS, or "fail"
+glmark() { # CFG SCENE: prints the scene's "FPS CPU_MS_PER_FRAME", or "fail"
     fps=$(glmark_once "$@")
     if [ "$fps" = fail ]; then
         cp "$WORK/glmark.$1.log" "$WORK/glmark.$1.first.log"
@@ -169,9 +173,16 @@ glmark() { # CFG SCENE: prints the scene's FPS, or "fail"
     fi
     echo "$fps"
 }
-glmark_once() { # CFG SCENE: prints the scene's FPS, or "fail" (its output in glmark.CFG.log)
+# One scene for exactly GLMARK_FRAMES frames (the shim ends it; the scene's
+# own duration is only a bound), timed by the shim over the frames after
+# the first GLMARK_WARMUP, so start-up and the scene's shader compiles are
+# not in the figure and bare and captured runs render the same frames.
+glmark_once() { # CFG SCENE: prints "FPS CPU_MS_PER_FRAME", or "fail" (its output in glmark.CFG.log)
     cfg=$1
-    set -- "$1" $ZINK glmark2 -b "$2:duration=$GLMARK_SECONDS"
+    report=$WORK/glmark.$cfg.report
+    rm -f "$report"
+    set -- "$1" $ZINK BENCH_FRAMES=$GLMARK_FRAMES BENCH_WARMUP=$GLMARK_WARMUP BENCH_REPORT=$report \
+        LD_PRELOAD=$WORK/glx_frames.so glmark2 -b "$2:duration=100000"
     if [ "$1" = ours ]; then
         shift
         set -- "$RETRACE" capture -o "$WORK/glmark2.rtrace" -- "$@"
@@ -180,8 +191,8 @@ glmark_once() { # CFG SCENE: prints the scene's FPS, or "fail" (its output in gl
     fi
     log=$WORK/glmark.$cfg.log
     timeout "$BENCH_TIMEOUT" "$@" >"$log" 2>&1 || { echo fail; return 0; }
-    fps=$(sed -n 's/^\[\([a-z]*\)\].* FPS: \([0-9]*\).*/\2/p' "$log" | head -n 1)
-    echo "${fps:-fail}"
+    [ -s "$report" ] || { echo fail; return 0; }
+    awk '$1 > 0 && $2 > 0 { printf "%.1f %.3f\n", $1 / $2, 1000 * $3 / $1; ok = 1 } END { if (!ok) print "fail" }' "$report"
 }
 rep=1
 while [ "$rep" -le "$GLMARK_PAIRS" ]; do
@@ -195,10 +206,10 @@ while [ "$rep" -le "$GLMARK_PAIRS" ]; do
     rep=$((rep + 1))
 done
 for scene in build texture shading; do
-    awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $2 > 0 { printf "%.3f\n", $1 / $2 }' \
-        "$WORK/glmark.$scene" >"$WORK/r.glmark.$scene"
+    # Lines: bare FPS, bare CPU ms/frame, captured FPS, captured CPU ms/frame.
+    awk 'NF == 4 && $3 > 0 { printf "%.3f\n", $1 / $3 }' "$WORK/glmark.$scene" >"$WORK/r.glmark.$scene"
     bench_ratio "capture-glmark2-$scene" 1.05 "$WORK/r.glmark.$scene" "bare FPS/captured FPS"
-    echo "glmark2 $scene FPS (bare captured): $(tr '\n' ',' <"$WORK/glmark.$scene")"
+    echo "glmark2 $scene FPS and CPU ms per frame (bare, captured): $(tr '\n' ',' <"$WORK/glmark.$scene")"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_failures
