@@ -179,6 +179,21 @@ size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count)
     return n;
 }
 
+size_t rt_fresh_pages_unpopulated_mask(const void *p, size_t page, size_t count, uint64_t *unpopulated)
+{
+    int pagemap = atomic_load(&pagemap_fd);
+    uint64_t entries[UNPOPULATED_BATCH];
+    count = count < UNPOPULATED_BATCH ? count : UNPOPULATED_BATCH;
+    off_t at = (off_t)((uintptr_t)p / page * sizeof entries[0]);
+    ssize_t got = pagemap < 0 || count == 0 ? -1 : pread(pagemap, entries, count * sizeof entries[0], at);
+    size_t known = got > 0 ? (size_t)got / sizeof entries[0] : 0;
+    *unpopulated = 0;
+    for (size_t k = 0; k < known; k++)
+        if (!(entries[k] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
+            *unpopulated |= 1ull << k;
+    return known;
+}
+
 bool rt_fresh_page_unpopulated(const void *p, size_t page)
 {
     return rt_fresh_pages_unpopulated(p, page, 1) == 1;

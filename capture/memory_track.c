@@ -43,6 +43,10 @@ struct region {
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
     _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty); async: page i is present */
     uint8_t *hot; /* async, under scan_lock: page i left writable (see collect_async); 0: protected */
+    /* async, under scan_lock: the refreshes in a row that left page i in
+     * place since the program last changed it, or KEEP_NEVER once one found
+     * the driver's page changed behind the view (see keep_unchanged) */
+    uint8_t *kept;
     /* async: bit i set while page i holds zeros mapped ahead of a first
      * write and not collected since (see map_zeros_ahead) */
     _Atomic uint64_t *zeros_ahead;
@@ -73,6 +77,7 @@ struct rt_memory_tracker {
     void *verify_ctx;
     _Atomic uint64_t pages_reported, pages_unchanged, bytes_reported, reprotects; /* collects run on many threads */
     _Atomic uint64_t collects, refreshes, fault_ns, collect_ns, refresh_ns; /* timed with RETRACE_TRACK_STATS */
+    _Atomic uint64_t pages_kept; /* async: pages a refresh left in place, the GPU's side unchanged */
     pthread_mutex_t change_lock; /* map, unmap: one at a time */
     pthread_mutex_t scan_lock;   /* async: one collect or refresh of a region at a time */
     uint8_t *bounce;             /* async, under scan_lock: the pages of the run being collected */
@@ -640,6 +645,7 @@ static void region_free(struct region *r)
     free(r->piece_hash);
     free((void *)r->dirty_bits);
     free(r->hot);
+    free(r->kept);
     free((void *)r->zeros_ahead);
     free(r->real_populated);
     free(r);
@@ -768,7 +774,9 @@ rt_status rt_tracker_map(struct rt_memory_tracker *tracker, uint64_t memory_id, 
     r->piece_hash = calloc(r->page_count * (page_size / RT_TRACK_PIECE), sizeof *r->piece_hash);
     r->dirty_bits = calloc((r->page_count + 63) / 64, sizeof *r->dirty_bits);
     r->hot = calloc(r->page_count, 1);
-    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash && r->dirty_bits && r->hot
+    r->kept = calloc(r->page_count, 1);
+    rt_status s = r->state && r->fetch_hash && r->read_back && r->piece_hash && r->dirty_bits && r->hot &&
+                          r->kept
                       ? make_views(r)
                                              : rt_errorf(RT_ERR_INTERNAL, "out of memory");
     if (rt_ok(&s))
@@ -1150,6 +1158,9 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
 #define HOT_IDLE_MAX 64   /* collects idle before it is protected, however few are */
 #define HOT_IDLE_PAGES 16 /* idle pages of a region a collect leaves unprotected */
 #define HOT_PROTECT 0xff
+/* kept[i] (see keep_unchanged) */
+#define KEEP_WAITS 16   /* refreshes a page unchanged by the program stays in place */
+#define KEEP_NEVER 0xff /* the GPU was seen writing the page: moved out at every wait */
 
 /* A whole page found written, collected: changed, it stays writable (hot);
  * unchanged, it is marked for protect_unchanged (see above). */
@@ -1158,8 +1169,11 @@ static void collect_whole_page(struct async_run *run, size_t i)
     struct region *r = run->r;
     size_t lo, hi;
     page_span(r, i, &lo, &hi);
-    if (collect_async_page(run, i, lo, hi, true))
+    if (collect_async_page(run, i, lo, hi, true)) {
         r->hot[i] = 1;
+        if (r->kept[i] != KEEP_NEVER)
+            r->kept[i] = 0; /* changed by the program: kept at the next waits again */
+    }
     else if (!r->hot[i])
         r->hot[i] = HOT_PROTECT;
     else if (r->hot[i] <= HOT_IDLE_MAX)
@@ -1371,6 +1385,82 @@ static bool still_zeros(const struct region *r, size_t i)
     return zeros_ahead_of(r, i) && rt_fresh_page_unpopulated((void *)real_page_of(r, i), page_size);
 }
 
+/* Which driver's pages behind [first, end) are unpopulated, asked of the
+ * page tables 64 at a time as a refresh walks the run. */
+struct unpopulated_walk {
+    size_t batch, known; /* pages [batch, batch + known) were asked about */
+    uint64_t unpopulated; /* bit k: page batch + k */
+};
+
+static bool driver_page_unpopulated(const struct region *r, size_t i, size_t end, struct unpopulated_walk *w)
+{
+    if (i < w->batch || i >= w->batch + w->known) {
+        w->batch = i;
+        w->known = rt_fresh_pages_unpopulated_mask((void *)real_page_of(r, i), page_size, end - i,
+                                                   &w->unpopulated);
+        if (w->known == 0)
+            return false; /* not known: compared */
+    }
+    return (w->unpopulated >> (i - w->batch)) & 1;
+}
+
+/* A page unwritten since its collect whose driver's bytes are still the
+ * view's (the GPU has not written them) is left in place, CLEAN, instead of
+ * being moved out: nothing there to refresh, and the program's next access
+ * costs no fault (mpv's decoder rereads its own frames after every wait).
+ * Moving a page out is how a read of it is seen, so this is only for a page
+ * the GPU has never been seen to write: once a refresh finds the driver's
+ * page changed, every later refresh moves it out and every read of it after
+ * a wait is a verification point, as before; a read of bytes only the
+ * program wrote, which replay reproduces from the memory updates, is not
+ * one. A page kept is present and unwritten, so the next refresh must scan
+ * (protected_gen); one kept KEEP_WAITS refreshes in a row without the
+ * program changing it is moved out as before, so a page left alone is not
+ * compared at every wait for the rest of the run. Only where the driver's
+ * memory is plain anonymous memory (lavapipe): reading device memory behind
+ * a mapping (write-combined, uncached) at every wait would cost more than
+ * the faults it saves. An unpopulated driver's page was never written, by
+ * the GPU or by a collect: the view's page is zeros too. */
+static bool keep_unchanged(struct region *r, size_t i, size_t end, struct unpopulated_walk *w)
+{
+    if (r->kept[i] == KEEP_NEVER || !r->real_anon_end || real_page_of(r, i) + page_size > r->real_anon_end)
+        return false;
+    if (r->kept[i] >= KEEP_WAITS) {
+        r->kept[i] = 0;
+        return false;
+    }
+    bool same = driver_page_unpopulated(r, i, end, w);
+    if (!same) {
+        size_t lo, hi;
+        page_span(r, i, &lo, &hi);
+        same = memcmp(r->app_view + lo, r->real + (lo - r->lead), hi - lo) == 0;
+    }
+    if (!same) {
+        r->kept[i] = KEEP_NEVER;
+        return false;
+    }
+    r->kept[i]++;
+    atomic_store(&r->state[i], PAGE_CLEAN);
+    atomic_fetch_add(&r->protected_gen, 1);
+    atomic_fetch_add_explicit(&r->owner->pages_kept, 1, memory_order_relaxed);
+    return true;
+}
+
+/* Refreshes the pages of [first, end), all BUSY, in runs: those kept in
+ * place (see keep_unchanged) split the runs. */
+static void refresh_async_claimed(struct region *r, size_t first, size_t end)
+{
+    struct unpopulated_walk w = {0};
+    size_t run = first;
+    for (size_t i = first; i <= end; i++) {
+        if (i < end && !keep_unchanged(r, i, end, &w))
+            continue;
+        if (i > run)
+            refresh_async_run(r, run, i);
+        run = i + 1;
+    }
+}
+
 /* Claims the CLEAN pages of [first, end) (unwritten at the scan) in runs
  * and refreshes each run. */
 static void refresh_async_pages(struct region *r, size_t first, size_t end)
@@ -1380,7 +1470,7 @@ static void refresh_async_pages(struct region *r, size_t first, size_t end)
         if (i < end && !still_zeros(r, i) && take_clean_page(r, i))
             continue;
         if (i > run)
-            refresh_async_run(r, run, i);
+            refresh_async_claimed(r, run, i);
         run = i + 1;
     }
 }
@@ -1396,7 +1486,7 @@ static void refresh_hot_pages(struct region *r, size_t first, size_t end)
             take_clean_page(r, i))
             continue;
         if (i > run)
-            refresh_async_run(r, run, i);
+            refresh_async_claimed(r, run, i);
         run = i + 1;
     }
 }
@@ -1524,6 +1614,7 @@ struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker
         .fault_ns = tracker->fault_ns,
         .collect_ns = tracker->collect_ns,
         .refresh_ns = tracker->refresh_ns,
+        .pages_kept = tracker->pages_kept,
     };
 }
 

@@ -174,12 +174,12 @@ static void print_tracking_stats(const struct rt_memory_tracker *tracker)
     uint64_t frames = atomic_load(&session.frame);
     fprintf(stderr,
             "retrace: tracking stats: frames %llu, faults %llu (%.1f ms), collects %llu (%.1f ms), "
-            "refreshes %llu (%.1f ms), pages reported %llu, unchanged %llu, protected again %llu, bytes %llu\n",
+            "refreshes %llu (%.1f ms), pages reported %llu, unchanged %llu, protected again %llu, bytes %llu, kept at refreshes %llu\n",
             (unsigned long long)frames, (unsigned long long)st.faults, (double)st.fault_ns / 1e6,
             (unsigned long long)st.collects, (double)st.collect_ns / 1e6, (unsigned long long)st.refreshes,
             (double)st.refresh_ns / 1e6, (unsigned long long)st.pages_reported,
             (unsigned long long)st.pages_unchanged, (unsigned long long)st.reprotects,
-            (unsigned long long)st.bytes_reported);
+            (unsigned long long)st.bytes_reported, (unsigned long long)st.pages_kept);
 }
 
 /* The program `retrace capture` started (its output is -o, not NAME-PID)

@@ -52,4 +52,10 @@ bool rt_fresh_page_unpopulated(const void *p, size_t page);
  * tables for all of them. 0 when the kernel cannot say. Async-signal-safe. */
 size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count);
 
+/** The same read for a walk that wants every page's answer, not only the
+ * first ones': bit k of *unpopulated set when page k of the count (at most
+ * 64) is neither present nor swapped out. Returns how many pages the kernel
+ * answered for (0 when it cannot say: no bit set). Async-signal-safe. */
+size_t rt_fresh_pages_unpopulated_mask(const void *p, size_t page, size_t count, uint64_t *unpopulated);
+
 #endif

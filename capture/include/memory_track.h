@@ -133,6 +133,7 @@ struct rt_tracker_stats {
     uint64_t bytes_reported;
     uint64_t collects, refreshes;
     uint64_t fault_ns, collect_ns, refresh_ns; /* in the fault thread, collects, refreshes */
+    uint64_t pages_kept; /* asynchronous write-protect: pages a refresh left in place (unchanged) */
 };
 struct rt_tracker_stats rt_tracker_stats(const struct rt_memory_tracker *tracker);
 

@@ -616,6 +616,52 @@ Test(memtrack, reads_after_waits_see_gpu_writes_however_the_page_came_to_be)
     rt_tracker_destroy(t);
 }
 
+/* mpv's decoder writes a frame into mapped memory and reads it again after
+ * later waits: a page the program wrote, whose driver's bytes the GPU has
+ * not changed since, stays in place at a wait (asynchronous write-protect,
+ * the driver's memory anonymous): its reads cost no fault and are not
+ * verification points, since replay reproduces the program's own bytes.
+ * Once a wait finds the GPU's bytes behind it, the next read sees them and
+ * is a point, and so is every read after a later wait, written or not. */
+Test(memtrack, a_page_the_gpu_did_not_write_stays_in_place_at_waits)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *real = fake_device_memory(4 * ps);
+    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
+    if (rt_tracker_backend(t) != RT_TRACK_WP_ASYNC) {
+        rt_tracker_destroy(t);
+        cr_skip_test("no asynchronous write-protect on this kernel");
+    }
+    seen_count = seen_calls = 0;
+    rt_tracker_set_verify(t, on_verify, NULL);
+    volatile uint8_t *app = map(t, 5, real, 0, 4 * ps, true);
+    app[ps + 8] = 3; /* the program's own bytes, then idle: protected again */
+    for (int k = 0; k < 70; k++)
+        rt_tracker_collect(t, ignore_dirty, NULL);
+    cr_assert_eq(real[ps + 8], 3);
+    cr_assert_geq(rt_tracker_stats(t).reprotects, 1);
+    uint64_t faults = rt_tracker_stats(t).faults;
+    for (int wait = 0; wait < 6; wait++) {
+        rt_tracker_refresh(t);
+        cr_assert_eq(app[ps + 8], 3, "wait %d", wait);
+        rt_tracker_take_read_back(t);
+    }
+    cr_assert_eq(rt_tracker_stats(t).faults, faults, "reads of a page left in place do not fault");
+    cr_assert_geq(rt_tracker_stats(t).pages_kept, 6);
+    cr_assert_eq(seen_calls, 0, "no point for the program's own bytes");
+    real[ps + 9] = 7; /* the GPU writes next to them */
+    rt_tracker_refresh(t);
+    cr_assert_eq(app[ps + 9], 7, "the GPU's bytes after the wait");
+    cr_assert_eq(app[ps + 8], 3);
+    rt_tracker_take_read_back(t);
+    cr_assert_eq(seen_calls, 1, "a read of what the GPU wrote is a point");
+    rt_tracker_refresh(t); /* nothing new, but the GPU has written this page */
+    cr_assert_eq(app[ps + 9], 7);
+    rt_tracker_take_read_back(t);
+    cr_assert_eq(seen_calls, 2, "and so is every read after a later wait");
+    rt_tracker_destroy(t);
+}
+
 /* A mapping that starts inside a page: its first page holds fewer pieces, and
  * the point that joins it with the next page must still hash piece by piece
  * what the program read (the hashes are copied when the point is taken). */
