@@ -21,13 +21,22 @@
 
 enum page_state { PAGE_UNFETCHED, PAGE_CLEAN, PAGE_DIRTY, PAGE_BUSY };
 
+/* kept[i] (see keep_unchanged): 1 + the refreshes in a row that left the
+ * page in place since the program last wrote it, or one of these */
+#define KEEP_NO 0           /* not looked at yet */
+#define KEEP_WAITS 64       /* refreshes a reread page the program leaves alone stays in place */
+#define KEEP_CANDIDATE 0xfe /* moved out with the driver's bytes the view's: a read makes it kept */
+#define KEEP_NEVER 0xff     /* the GPU was seen writing the page: moved out at every wait */
+
 struct region {
     struct rt_memory_tracker *owner;
     uint64_t memory_id;
     uint64_t map_offset;
     uint8_t *real;
     uintptr_t real_anon_end; /* uffd: real is private anonymous memory up to here (fetch_real) */
-    uint64_t *real_populated; /* fault thread only: bit i set once real page i was found populated */
+    /* bit i set once real page i was found populated: by the fault thread,
+     * read by refreshes (keep_unchanged), so accessed with __atomic */
+    uint64_t *real_populated;
     size_t size;
     bool coherent;
     bool uffd;         /* userfaultfd: owner->backend is RT_TRACK_USERFAULTFD or RT_TRACK_WP_ASYNC */
@@ -43,10 +52,9 @@ struct region {
     uint64_t *piece_hash;       /* per page, the pieces' hashes at that fetch (verify.c) */
     _Atomic uint64_t *dirty_bits; /* bit i set after page i became DIRTY (mark_dirty); async: page i is present */
     uint8_t *hot; /* async, under scan_lock: page i left writable (see collect_async); 0: protected */
-    /* async, under scan_lock: the refreshes in a row that left page i in
-     * place since the program last changed it, or KEEP_NEVER once one found
-     * the driver's page changed behind the view (see keep_unchanged) */
-    uint8_t *kept;
+    /* async: KEEP_* (above; see keep_unchanged), set by refreshes and
+     * collects under scan_lock and by the fault thread */
+    _Atomic uint8_t *kept;
     /* async: bit i set while page i holds zeros mapped ahead of a first
      * write and not collected since (see map_zeros_ahead) */
     _Atomic uint64_t *zeros_ahead;
@@ -293,14 +301,14 @@ static void fetch_real(struct region *r, size_t i, uint8_t *zeroed)
 {
     uintptr_t real_page = (uintptr_t)r->real - r->lead + i * page_size;
     uint64_t bit = 1ull << (i % 64);
-    bool ask = r->real_populated && !(r->real_populated[i / 64] & bit) &&
+    bool ask = r->real_populated && !(__atomic_load_n(&r->real_populated[i / 64], __ATOMIC_RELAXED) & bit) &&
                real_page + page_size <= r->real_anon_end;
     if (ask && rt_fresh_page_unpopulated((void *)real_page, page_size)) {
         r->fetch_hash[i] = XXH3_64bits(zeroed, page_size);
         return;
     }
     if (ask)
-        r->real_populated[i / 64] |= bit;
+        __atomic_fetch_or(&r->real_populated[i / 64], bit, __ATOMIC_RELAXED);
     fetch_into(r, i, zeroed);
 }
 
@@ -473,6 +481,15 @@ static void map_zeros_ahead(struct region *r, size_t i, const struct fault_pages
     atomic_store(&r->zeros_mapped_at, atomic_load(&r->waits)); /* a racing refresh's count is as good */
 }
 
+/* A fault on page i, moved out by a wait that found the driver's bytes
+ * the view's: the program reads or writes it again after waits, so later
+ * waits keep it in place while the GPU leaves it alone (keep_unchanged). */
+static void note_reuse(struct region *r, size_t i)
+{
+    uint8_t kept = KEEP_CANDIDATE;
+    atomic_compare_exchange_strong(&r->kept[i], &kept, 1);
+}
+
 /* Serves one fault on page i. The faulting thread (or the kernel on its
  * behalf, inside a system call) waits until we map or unprotect the page. */
 static void serve_uffd_fault(struct region *r, size_t i, bool write, const struct fault_pages *fp)
@@ -493,6 +510,8 @@ static void serve_uffd_fault(struct region *r, size_t i, bool write, const struc
         if (s == PAGE_UNFETCHED) {
             memset(bounce, 0, page_size);
             fetch_real(r, i, bounce);
+            if (r->async)
+                note_reuse(r, i);
             if (!write)
                 note_read_back(r, i, bounce);
             /* Mapped read-only for a read: the next write faults again. */
@@ -645,7 +664,7 @@ static void region_free(struct region *r)
     free(r->piece_hash);
     free((void *)r->dirty_bits);
     free(r->hot);
-    free(r->kept);
+    free((void *)r->kept);
     free((void *)r->zeros_ahead);
     free(r->real_populated);
     free(r);
@@ -1134,6 +1153,9 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
         return false; /* out of memory even for one page: it stays written only if partial */
     memcpy(copy, r->app_view + i * page_size, page_size);
     forget_zeros_ahead(r, i); /* written: collected from now on */
+    uint8_t kept = atomic_load_explicit(&r->kept[i], memory_order_relaxed);
+    if (kept != KEEP_NO && kept <= KEEP_WAITS + 1) /* in use: kept at the next waits again */
+        atomic_compare_exchange_strong(&r->kept[i], &kept, 1);
     uint64_t hash = XXH3_64bits(copy, page_size);
     bool changed = hash != r->fetch_hash[i];
     if (whole)
@@ -1158,9 +1180,6 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
 #define HOT_IDLE_MAX 64   /* collects idle before it is protected, however few are */
 #define HOT_IDLE_PAGES 16 /* idle pages of a region a collect leaves unprotected */
 #define HOT_PROTECT 0xff
-/* kept[i] (see keep_unchanged) */
-#define KEEP_WAITS 16   /* refreshes a page unchanged by the program stays in place */
-#define KEEP_NEVER 0xff /* the GPU was seen writing the page: moved out at every wait */
 
 /* A whole page found written, collected: changed, it stays writable (hot);
  * unchanged, it is marked for protect_unchanged (see above). */
@@ -1169,11 +1188,8 @@ static void collect_whole_page(struct async_run *run, size_t i)
     struct region *r = run->r;
     size_t lo, hi;
     page_span(r, i, &lo, &hi);
-    if (collect_async_page(run, i, lo, hi, true)) {
+    if (collect_async_page(run, i, lo, hi, true))
         r->hot[i] = 1;
-        if (r->kept[i] != KEEP_NEVER)
-            r->kept[i] = 0; /* changed by the program: kept at the next waits again */
-    }
     else if (!r->hot[i])
         r->hot[i] = HOT_PROTECT;
     else if (r->hot[i] <= HOT_IDLE_MAX)
@@ -1380,13 +1396,9 @@ static void refresh_async_run(struct region *r, size_t first, size_t end)
 
 /* Page i, unwritten at the scan, still holds the zeros mapped ahead and the
  * driver's page behind it is still unpopulated: nothing to refresh. */
-static bool still_zeros(const struct region *r, size_t i)
-{
-    return zeros_ahead_of(r, i) && rt_fresh_page_unpopulated((void *)real_page_of(r, i), page_size);
-}
-
 /* Which driver's pages behind [first, end) are unpopulated, asked of the
- * page tables 64 at a time as a refresh walks the run. */
+ * page tables 64 at a time as a refresh walks the run (one page a read
+ * cost mpv's captures 100,000 reads of the page tables). */
 struct unpopulated_walk {
     size_t batch, known; /* pages [batch, batch + known) were asked about */
     uint64_t unpopulated; /* bit k: page batch + k */
@@ -1404,42 +1416,58 @@ static bool driver_page_unpopulated(const struct region *r, size_t i, size_t end
     return (w->unpopulated >> (i - w->batch)) & 1;
 }
 
-/* A page unwritten since its collect whose driver's bytes are still the
- * view's (the GPU has not written them) is left in place, CLEAN, instead of
- * being moved out: nothing there to refresh, and the program's next access
- * costs no fault (mpv's decoder rereads its own frames after every wait).
- * Moving a page out is how a read of it is seen, so this is only for a page
- * the GPU has never been seen to write: once a refresh finds the driver's
- * page changed, every later refresh moves it out and every read of it after
- * a wait is a verification point, as before; a read of bytes only the
- * program wrote, which replay reproduces from the memory updates, is not
- * one. A page kept is present and unwritten, so the next refresh must scan
- * (protected_gen); one kept KEEP_WAITS refreshes in a row without the
- * program changing it is moved out as before, so a page left alone is not
- * compared at every wait for the rest of the run. Only where the driver's
- * memory is plain anonymous memory (lavapipe): reading device memory behind
- * a mapping (write-combined, uncached) at every wait would cost more than
- * the faults it saves. An unpopulated driver's page was never written, by
- * the GPU or by a collect: the view's page is zeros too. */
+static bool still_zeros(const struct region *r, size_t i, size_t end, struct unpopulated_walk *w)
+{
+    return zeros_ahead_of(r, i) && driver_page_unpopulated(r, i, end, w);
+}
+
+/* A page the program rereads after waits (mpv's decoder, its reference
+ * frames) and the GPU does not write is left in place at a wait, CLEAN,
+ * instead of being moved out: its bytes are compared with the driver's
+ * page, and while they are the same there is nothing to refresh and the
+ * program's next access costs no fault. Moving a page out is how a read of
+ * it is seen, so this is only for a page the GPU has never been seen to
+ * write: once a refresh finds the driver's page changed behind the view,
+ * every later refresh moves it out and every read of it after a wait is a
+ * verification point, as before; a reread of bytes only the program wrote,
+ * which replay reproduces from the memory updates, is not one.
+ * A page is moved out at its first wait as before, marked KEEP_CANDIDATE
+ * when the driver's bytes were the view's; only an access to it after that
+ * (note_reuse: mpv rereads its decoded frames and rewrites its upload
+ * buffers) makes it one to keep, so a page the program writes and leaves
+ * (zink's upload ring) is compared once per wait that moves it and never
+ * kept. A kept page is present and unwritten, so the next refresh
+ * must scan (protected_gen); one kept KEEP_WAITS refreshes in a row without
+ * the program writing it is moved out again. Only where the driver's memory
+ * is plain anonymous memory (lavapipe): reading device memory behind a
+ * mapping (write-combined, uncached) at every wait would cost more than the
+ * faults it saves. An unpopulated driver's page was never written, by the
+ * GPU or by a collect: the view's is zeros too. */
 static bool keep_unchanged(struct region *r, size_t i, size_t end, struct unpopulated_walk *w)
 {
-    if (r->kept[i] == KEEP_NEVER || !r->real_anon_end || real_page_of(r, i) + page_size > r->real_anon_end)
+    uint8_t kept = atomic_load_explicit(&r->kept[i], memory_order_relaxed);
+    if (kept == KEEP_NEVER || !r->real_anon_end || real_page_of(r, i) + page_size > r->real_anon_end)
         return false;
-    if (r->kept[i] >= KEEP_WAITS) {
-        r->kept[i] = 0;
-        return false;
-    }
-    bool same = driver_page_unpopulated(r, i, end, w);
+    /* A page the fault thread found populated is not asked about again. */
+    bool populated = r->real_populated &&
+                     (__atomic_load_n(&r->real_populated[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1;
+    bool same = !populated && driver_page_unpopulated(r, i, end, w);
+    if (!populated && !same && r->real_populated) /* found populated (or not known): not asked again */
+        __atomic_fetch_or(&r->real_populated[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
     if (!same) {
         size_t lo, hi;
         page_span(r, i, &lo, &hi);
         same = memcmp(r->app_view + lo, r->real + (lo - r->lead), hi - lo) == 0;
     }
     if (!same) {
-        r->kept[i] = KEEP_NEVER;
+        atomic_store(&r->kept[i], KEEP_NEVER);
         return false;
     }
-    r->kept[i]++;
+    if (kept == KEEP_NO || kept == KEEP_CANDIDATE || kept > KEEP_WAITS) {
+        atomic_compare_exchange_strong(&r->kept[i], &kept, KEEP_CANDIDATE);
+        return false; /* moved out: an access to it now makes it kept */
+    }
+    atomic_compare_exchange_strong(&r->kept[i], &kept, (uint8_t)(kept + 1));
     atomic_store(&r->state[i], PAGE_CLEAN);
     atomic_fetch_add(&r->protected_gen, 1);
     atomic_fetch_add_explicit(&r->owner->pages_kept, 1, memory_order_relaxed);
@@ -1465,9 +1493,10 @@ static void refresh_async_claimed(struct region *r, size_t first, size_t end)
  * and refreshes each run. */
 static void refresh_async_pages(struct region *r, size_t first, size_t end)
 {
+    struct unpopulated_walk w = {0};
     size_t run = first;
     for (size_t i = first; i <= end; i++) {
-        if (i < end && !still_zeros(r, i) && take_clean_page(r, i))
+        if (i < end && !still_zeros(r, i, end, &w) && take_clean_page(r, i))
             continue;
         if (i > run)
             refresh_async_claimed(r, run, i);
@@ -1504,9 +1533,9 @@ static void refresh_zeros_ahead(struct region *r, size_t first, size_t end)
     bool expired = atomic_fetch_add(&r->waits, 1) + 1 - atomic_load(&r->zeros_mapped_at) > ZEROS_AHEAD_WAITS;
     if (!expired && rt_fresh_pages_unpopulated((void *)real_page_of(r, lo), page_size, hi - lo) == hi - lo)
         return;
+    struct unpopulated_walk w = {0};
     for (size_t i = lo; i < hi; i++)
-        if (zeros_ahead_of(r, i) && (expired || !rt_fresh_page_unpopulated((void *)real_page_of(r, i), page_size)) &&
-            take_clean_page(r, i))
+        if (zeros_ahead_of(r, i) && (expired || !driver_page_unpopulated(r, i, hi, &w)) && take_clean_page(r, i))
             refresh_async_run(r, i, i + 1);
 }
 
