@@ -991,6 +991,32 @@ Test(fresh_pages, zeroes_without_populating_fresh_anonymous_pages)
     munmap(p, 32 * ps);
 }
 
+/* A refresh's walk asks for every page of a run in one read of the page
+ * tables (at most 64), not one read a page: the mask says each page's
+ * answer, and agrees with the count of leading unpopulated pages. */
+Test(fresh_pages, the_mask_answers_for_every_page_of_a_batch)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *p = fake_device_memory(70 * ps);
+    madvise(p, 70 * ps, MADV_NOHUGEPAGE);
+    p[1 * ps] = 1;
+    p[3 * ps + 7] = 2;
+    p[65 * ps] = 3;
+    if (rt_fresh_anonymous_end(p) == 0) {
+        munmap(p, 70 * ps);
+        cr_skip_test("the kernel cannot say which pages are fresh (before Linux 6.11)");
+    }
+    uint64_t mask = 0;
+    size_t known = rt_fresh_pages_unpopulated_mask(p, ps, 70, &mask);
+    cr_assert_eq(known, 64, "a batch is at most 64 pages");
+    cr_assert_eq(mask, ~0ull & ~(1ull << 1) & ~(1ull << 3), "mask %#llx", (unsigned long long)mask);
+    cr_assert_eq(rt_fresh_pages_unpopulated(p, ps, 64), 1);
+    known = rt_fresh_pages_unpopulated_mask(p + 64 * ps, ps, 6, &mask);
+    cr_assert_eq(known, 6);
+    cr_assert_eq(mask, 0x3dull, "page 65 is populated: mask %#llx", (unsigned long long)mask);
+    munmap(p, 70 * ps);
+}
+
 /* Bytes outside the range are never written, in a page it shares; shared
  * memory (a memfd) is zeroed as any memory but private anonymous is. */
 Test(fresh_pages, zeroes_exactly_the_range_shared_or_anonymous)
