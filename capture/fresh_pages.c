@@ -166,19 +166,6 @@ uintptr_t rt_fresh_anonymous_end(const void *p)
  * it may run on a signal's. */
 #define UNPOPULATED_BATCH 64
 
-size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count)
-{
-    int pagemap = atomic_load(&pagemap_fd);
-    uint64_t entries[UNPOPULATED_BATCH];
-    count = count < UNPOPULATED_BATCH ? count : UNPOPULATED_BATCH;
-    off_t at = (off_t)((uintptr_t)p / page * sizeof entries[0]);
-    ssize_t got = pagemap < 0 || count == 0 ? -1 : pread(pagemap, entries, count * sizeof entries[0], at);
-    size_t known = got > 0 ? (size_t)got / sizeof entries[0] : 0, n = 0;
-    while (n < known && !(entries[n] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
-        n++;
-    return n;
-}
-
 size_t rt_fresh_pages_unpopulated_mask(const void *p, size_t page, size_t count, uint64_t *unpopulated)
 {
     int pagemap = atomic_load(&pagemap_fd);
@@ -192,6 +179,14 @@ size_t rt_fresh_pages_unpopulated_mask(const void *p, size_t page, size_t count,
         if (!(entries[k] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)))
             *unpopulated |= 1ull << k;
     return known;
+}
+
+size_t rt_fresh_pages_unpopulated(const void *p, size_t page, size_t count)
+{
+    uint64_t unpopulated;
+    size_t known = rt_fresh_pages_unpopulated_mask(p, page, count, &unpopulated);
+    size_t n = ~unpopulated ? (size_t)__builtin_ctzll(~unpopulated) : 64; /* the first populated page */
+    return n < known ? n : known;
 }
 
 bool rt_fresh_page_unpopulated(const void *p, size_t page)

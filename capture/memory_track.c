@@ -25,7 +25,7 @@ enum page_state { PAGE_UNFETCHED, PAGE_CLEAN, PAGE_DIRTY, PAGE_BUSY };
  * page in place since the program last wrote it, or one of these */
 #define KEEP_NO 0           /* not looked at yet */
 #define KEEP_WAITS 64       /* refreshes a reread page the program leaves alone stays in place */
-#define KEEP_CANDIDATE 0xfe /* moved out with the driver's bytes the view's: a read makes it kept */
+#define KEEP_CANDIDATE 0xfe /* moved out with the driver's bytes the view's: an access makes it kept */
 #define KEEP_NEVER 0xff     /* the GPU was seen writing the page: moved out at every wait */
 
 struct region {
@@ -1394,8 +1394,6 @@ static void refresh_async_run(struct region *r, size_t first, size_t end)
     madvise(hold, bytes, MADV_DONTNEED);
 }
 
-/* Page i, unwritten at the scan, still holds the zeros mapped ahead and the
- * driver's page behind it is still unpopulated: nothing to refresh. */
 /* Which driver's pages behind [first, end) are unpopulated, asked of the
  * page tables 64 at a time as a refresh walks the run (one page a read
  * cost mpv's captures 100,000 reads of the page tables). */
@@ -1416,6 +1414,8 @@ static bool driver_page_unpopulated(const struct region *r, size_t i, size_t end
     return (w->unpopulated >> (i - w->batch)) & 1;
 }
 
+/* Page i, unwritten at the scan, still holds the zeros mapped ahead and the
+ * driver's page behind it is still unpopulated: nothing to refresh. */
 static bool still_zeros(const struct region *r, size_t i, size_t end, struct unpopulated_walk *w)
 {
     return zeros_ahead_of(r, i) && driver_page_unpopulated(r, i, end, w);

@@ -629,11 +629,7 @@ Test(memtrack, a_page_the_gpu_did_not_write_stays_in_place_at_waits)
 {
     size_t ps = (size_t)sysconf(_SC_PAGESIZE);
     uint8_t *real = fake_device_memory(4 * ps);
-    struct rt_memory_tracker *t = tracker_of(RT_TRACK_PAGE_GUARD);
-    if (rt_tracker_backend(t) != RT_TRACK_WP_ASYNC) {
-        rt_tracker_destroy(t);
-        cr_skip_test("no asynchronous write-protect on this kernel");
-    }
+    struct rt_memory_tracker *t = async_tracker_or_skip();
     seen_count = seen_calls = 0;
     rt_tracker_set_verify(t, on_verify, NULL);
     volatile uint8_t *app = map(t, 5, real, 0, 4 * ps, true);
