@@ -24,6 +24,32 @@ static bool frame_seal_due(const struct rt_trace_writer *w)
     return !w->frame_seal_ms || now_ms() - w->block_opened_ms >= w->frame_seal_ms;
 }
 
+/* A packet's sequence number, counted (lock held). */
+static uint64_t count_packet(struct rt_trace_writer *w)
+{
+    w->packets++;
+    w->stats.packets++;
+    return w->next_seq++;
+}
+
+/* The usual packet, in one test: the block is open (its first packet set
+ * first_seq), has the room, and the writer is neither closing, stopped nor
+ * failed. Writes the header and returns room for the body; NULL: not the
+ * usual packet, for packet_begin to decide. Lock held. */
+static uint8_t *packet_begin_open(struct rt_trace_writer *w, uint16_t type, size_t body_size,
+                                  uint64_t *seq_out)
+{
+    size_t need = RT_FORMAT_PACKET_HEADER_SIZE + body_size;
+    if (w->packets == 0 || body_size > MAX_PACKET_BODY || w->block.size + need > w->block_size ||
+        w->block.failed || w->block.capacity - w->block.size < need || w->closing ||
+        atomic_load(&w->emergency) || atomic_load(&w->failed))
+        return NULL;
+    *seq_out = count_packet(w);
+    uint8_t *head = w->block.data + w->block.size;
+    w->block.size += need;
+    return rt_put_le(rt_put_le(head, type, 2), body_size, 4);
+}
+
 /* Checks the writer can take a packet of body_size bytes, seals the block if
  * the packet would overflow it, and writes the packet header. Lock held. */
 static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t body_size,
@@ -41,13 +67,13 @@ static rt_status packet_begin(struct rt_trace_writer *w, uint16_t type, size_t b
         return rt_errorf(RT_ERR_INTERNAL, "trace writer stopped by the emergency flush");
     if (atomic_load(&w->failed))
         return rt_status_copy(&w->error);
-    *seq_out = w->next_seq++;
-    if (w->packets++ == 0) {
+    bool opens_block = w->packets == 0;
+    *seq_out = count_packet(w);
+    if (opens_block) {
         w->first_seq = *seq_out;
         if (w->frame_seal_ms)
             w->block_opened_ms = now_ms();
     }
-    w->stats.packets++;
     uint8_t *head = rt_enc_room(&w->block, RT_FORMAT_PACKET_HEADER_SIZE);
     if (head) /* NULL: block.failed is set, and packet_end drops the packet */
         rt_put_le(rt_put_le(head, type, 2), body_size, 4);
@@ -84,9 +110,14 @@ rt_status rt_trace_writer_call(struct rt_trace_writer *w, uint32_t command_id, u
         return rt_errorf(RT_ERR_INTERNAL, "trace writer: %zu parameter bytes at NULL", size);
     RT_TRY(check_command(w, command_id));
     uint64_t seq = 0;
+    size_t body_size = RT_FORMAT_CALL_COMPACT_FIXED + size;
     pthread_mutex_lock(&w->lock);
-    rt_status s = packet_begin(w, RT_FORMAT_PACKET_CALL_COMPACT, RT_FORMAT_CALL_COMPACT_FIXED + size, &seq);
-    uint8_t *out = rt_ok(&s) ? rt_enc_room(&w->block, RT_FORMAT_CALL_COMPACT_FIXED + size) : NULL;
+    rt_status s = rt_ok_status();
+    uint8_t *out = packet_begin_open(w, RT_FORMAT_PACKET_CALL_COMPACT, body_size, &seq);
+    if (!out) {
+        s = packet_begin(w, RT_FORMAT_PACKET_CALL_COMPACT, body_size, &seq);
+        out = rt_ok(&s) ? rt_enc_room(&w->block, body_size) : NULL;
+    }
     if (out) { /* NULL: block.failed is set, and packet_end drops the packet */
         out = rt_put_le(rt_put_le(rt_put_le(out, command_id, 4), thread_id, 4), return_value, 8);
         if (size)
