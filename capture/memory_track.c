@@ -1132,6 +1132,25 @@ static uint8_t *bounce_page(struct async_run *run, size_t i)
     return t->bounce + (i - run->first_page) * page_size;
 }
 
+/* A page kept at waits (see keep_unchanged) that a collect finds written is
+ * in use: it is kept at the next waits again. */
+static void note_kept_in_use(struct region *r, size_t i)
+{
+    uint8_t kept = atomic_load_explicit(&r->kept[i], memory_order_relaxed);
+    if (kept != KEEP_NO && kept <= KEEP_WAITS + 1)
+        atomic_compare_exchange_strong(&r->kept[i], &kept, 1);
+}
+
+/* A hot page is writable, so every collect looks at it, and mostly finds
+ * it as the last one left it: its bytes hashed where they are say so
+ * without copying them. A write racing with that look is one the copy could
+ * miss as well; the page stays hot, so the next collect or the next wait's
+ * move sees it. */
+static bool hot_page_unchanged(const struct region *r, size_t i)
+{
+    return XXH3_64bits(r->app_view + i * page_size, page_size) == r->fetch_hash[i];
+}
+
 /* Page i was written: its bytes in [lo, hi) (view offsets) go to the real
  * memory and the run when they differ from what was last fetched. whole:
  * all of the page is collected, so its hash becomes the reference. Returns
@@ -1141,6 +1160,12 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
     struct region *r = run->r;
     if (run->hi != lo || run->hi == run->lo)
         async_report(run); /* a gap ends the pending run */
+    if (r->hot[i] && hot_page_unchanged(r, i)) {
+        forget_zeros_ahead(r, i);
+        note_kept_in_use(r, i);
+        async_report(run);
+        return false;
+    }
     if (run->hi == run->lo)
         run->first_page = i;
     uint8_t *copy = bounce_page(run, i);
@@ -1153,9 +1178,7 @@ static bool collect_async_page(struct async_run *run, size_t i, size_t lo, size_
         return false; /* out of memory even for one page: it stays written only if partial */
     memcpy(copy, r->app_view + i * page_size, page_size);
     forget_zeros_ahead(r, i); /* written: collected from now on */
-    uint8_t kept = atomic_load_explicit(&r->kept[i], memory_order_relaxed);
-    if (kept != KEEP_NO && kept <= KEEP_WAITS + 1) /* in use: kept at the next waits again */
-        atomic_compare_exchange_strong(&r->kept[i], &kept, 1);
+    note_kept_in_use(r, i);
     uint64_t hash = XXH3_64bits(copy, page_size);
     bool changed = hash != r->fetch_hash[i];
     if (whole)
