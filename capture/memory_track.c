@@ -1143,9 +1143,10 @@ static void note_kept_in_use(struct region *r, size_t i)
 
 /* A hot page is writable, so every collect looks at it, and mostly finds
  * it as the last one left it: its bytes hashed where they are say so
- * without copying them. A write racing with that look is one the copy could
- * miss as well; the page stays hot, so the next collect or the next wait's
- * move sees it. */
+ * without copying them (a changed one is hashed again once copied, so the
+ * reference is the hash of the bytes reported). A write racing with that
+ * look is one the copy could miss as well; the page stays hot, so the next
+ * collect or the next wait's move sees it. */
 static bool hot_page_unchanged(const struct region *r, size_t i)
 {
     return XXH3_64bits(r->app_view + i * page_size, page_size) == r->fetch_hash[i];
