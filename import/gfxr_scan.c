@@ -11,9 +11,9 @@
  * A damaged file is not an error here: the scan stops where the blocks stop
  * making sense and the import proper says what is wrong, and where.
  */
-#include <openssl/evp.h>
 #include <string.h>
 
+#include "digest.h"
 #include "gfxr_codec.h"
 #include "import_internal.h"
 
@@ -73,19 +73,6 @@ static void scan_blocks(FILE *fp, uint64_t size, uint64_t start, struct gfxr_sca
     }
 }
 
-static bool hash_file(FILE *fp, uint8_t out[32])
-{
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) && fseeko(fp, 0, SEEK_SET) == 0;
-    static uint8_t buf[1 << 16];
-    for (size_t n; ok && (n = fread(buf, 1, sizeof buf, fp)) > 0;)
-        ok = EVP_DigestUpdate(md, buf, n);
-    unsigned len = 0;
-    ok = ok && !ferror(fp) && EVP_DigestFinal_ex(md, out, &len) && len == 32;
-    EVP_MD_CTX_free(md);
-    return ok;
-}
-
 rt_status gfxr_scan(const struct gfxr_file *f, const char *path, struct gfxr_scan *out)
 {
     *out = (struct gfxr_scan){0};
@@ -94,8 +81,10 @@ rt_status gfxr_scan(const struct gfxr_file *f, const char *path, struct gfxr_sca
         return rt_errorf(RT_ERR_BAD_INPUT, "cannot open %s a second time", path);
     scan_blocks(fp, f->size, f->offset, out);
     rt_status s = rt_ok_status();
-    if (out->state_markers && !hash_file(fp, out->sha256))
-        s = rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot read it to its end for its SHA-256", path);
+    if (out->state_markers)
+        s = fseeko(fp, 0, SEEK_SET) == 0
+                ? rt_sha256_stream(fp, path, out->sha256)
+                : rt_errorf(RT_ERR_BAD_INPUT, "%s: cannot read it to its end for its SHA-256", path);
     fclose(fp);
     return s;
 }

@@ -6,7 +6,6 @@
  */
 #include <curl/curl.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,37 +15,18 @@
 #include <sys/wait.h>
 
 #include "child.h"
+#include "digest.h"
 #include "exec.h"
 #include "file.h"
 #include "internal.h"
 
-rt_status rt_sha256_file(const char *path, char hex_out[65])
+rt_status rt_sha256_file_hex(const char *path, char hex_out[RT_SHA256_HEX_SIZE])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: %s", path, strerror(errno));
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-        EVP_MD_CTX_free(md);
-        fclose(f);
-        return rt_errorf(RT_ERR_INTERNAL, "cannot start SHA-256");
-    }
-    unsigned char buf[65536], digest[32];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        EVP_DigestUpdate(md, buf, n);
-    bool bad = ferror(f);
-    fclose(f);
-    unsigned len = 0;
-    EVP_DigestFinal_ex(md, digest, &len);
-    EVP_MD_CTX_free(md);
-    if (bad)
-        return rt_errorf(RT_ERR_BAD_INPUT, "%s: read error", path);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex_out + 2 * i, 3, "%02x", digest[i]);
+    uint8_t digest[RT_SHA256_SIZE];
+    RT_TRY(rt_sha256_file(path, digest));
+    rt_sha256_hex(digest, hex_out);
     return rt_ok_status();
 }
-
 
 static rt_status download(const char *url, const char *part)
 {
@@ -81,7 +61,7 @@ rt_status rt_fetch_trace(const char *url, const char *sha256, const char *path)
 {
     char got[65];
     if (access(path, F_OK) == 0) {
-        rt_status cached = rt_sha256_file(path, got);
+        rt_status cached = rt_sha256_file_hex(path, got);
         if (rt_ok(&cached) && !strcmp(got, sha256))
             return rt_ok_status(); /* reused */
     }
@@ -93,7 +73,7 @@ rt_status rt_fetch_trace(const char *url, const char *sha256, const char *path)
     snprintf(part, sizeof part, "%s.part.%ld", path, (long)getpid());
     rt_status s = download(url, part);
     if (rt_ok(&s))
-        s = rt_sha256_file(part, got);
+        s = rt_sha256_file_hex(part, got);
     if (rt_ok(&s) && strcmp(got, sha256))
         s = rt_errorf(RT_ERR_BAD_INPUT, "sha256 mismatch for %s: the manifest says %s, the download is %s", url,
                       sha256, got);
@@ -139,7 +119,7 @@ rt_status rt_import_cached(struct rt_exec *x, size_t trace)
     if (!is_gfxr(t->path) || f->imported[0])
         return rt_ok_status();
     char sha[65], dir[4096], part[4200];
-    RT_TRY(rt_sha256_file(t->path, sha));
+    RT_TRY(rt_sha256_file_hex(t->path, sha));
     snprintf(dir, sizeof dir, "%.4000s/import", x->m->cache_dir);
     RT_TRY(rt_make_dirs(dir));
     snprintf(f->imported, sizeof f->imported, "%.4000s/%s.rtrace", dir, sha);

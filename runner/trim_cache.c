@@ -43,7 +43,7 @@ rt_status rt_trim_cached(struct rt_exec *x, size_t trace)
     if (!t->trim || f->trimmed[0])
         return rt_ok_status();
     char sha[65], dir[PATH_MAX], part[PATH_MAX + 32];
-    RT_TRY(rt_sha256_file(rt_trace_source(x, trace), sha));
+    RT_TRY(rt_sha256_file_hex(rt_trace_source(x, trace), sha));
     snprintf(dir, sizeof dir, "%s/trim", x->m->cache_dir);
     RT_TRY(rt_make_dirs(dir)); /* a fresh $HOME has no ~/.cache/retrace */
     snprintf(f->trimmed, sizeof f->trimmed, "%.3900s/%s-%s.rtrace", dir, sha, t->trim);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "digest.h"
 #include "replay_trim.h"
 #include "trim_write.h"
 
@@ -159,7 +160,7 @@ rt_status rt_trim_run(const struct rt_trim_options *o, struct rt_trim_result *re
     run->writer = (struct trim_writer){.opts = o, .result = res, .last = last, .source_frames = res->source_frames,
                                        .source_name = o->source ? o->source : slash ? slash + 1 : o->in,
                                        .frame = 0};
-    rt_status s = trim_sha256_file(o->in, run->writer.source_sha256);
+    rt_status s = rt_sha256_file(o->in, run->writer.source_sha256);
     run->replay_start = now();
     if (rt_ok(&s))
         s = o->first == 1 ? trim_write(&run->writer, &run->state, NULL) : replay_to_a(run, o);

@@ -162,7 +162,4 @@ rt_status trim_write_contents(struct trim_state *t, struct replay *r, struct rt_
  * multisampled images with content (not carried). */
 rt_status trim_check_contents(const struct trim_state *t, uint64_t frame) RT_MUST_CHECK;
 
-/* sha256.c */
-rt_status trim_sha256_file(const char *path, uint8_t out[32]) RT_MUST_CHECK;
-
 #endif
