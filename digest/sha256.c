@@ -38,3 +38,11 @@ void rt_sha256_hex(const uint8_t digest[RT_SHA256_SIZE], char hex_out[RT_SHA256_
     }
     hex_out[2 * RT_SHA256_SIZE] = '\0';
 }
+
+rt_status rt_sha256_file_hex(const char *path, char hex_out[RT_SHA256_HEX_SIZE])
+{
+    uint8_t digest[RT_SHA256_SIZE];
+    RT_TRY(rt_sha256_file(path, digest));
+    rt_sha256_hex(digest, hex_out);
+    return rt_ok_status();
+}

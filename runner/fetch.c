@@ -20,14 +20,6 @@
 #include "file.h"
 #include "internal.h"
 
-rt_status rt_sha256_file_hex(const char *path, char hex_out[RT_SHA256_HEX_SIZE])
-{
-    uint8_t digest[RT_SHA256_SIZE];
-    RT_TRY(rt_sha256_file(path, digest));
-    rt_sha256_hex(digest, hex_out);
-    return rt_ok_status();
-}
-
 static rt_status download(const char *url, const char *part)
 {
     FILE *f = fopen(part, "wb");

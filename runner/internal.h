@@ -16,9 +16,6 @@
  */
 RT_MUST_CHECK rt_status rt_fetch_trace(const char *url, const char *sha256, const char *path);
 
-/** SHA-256 of the file at PATH as 64 hex digits. */
-RT_MUST_CHECK rt_status rt_sha256_file_hex(const char *path, char hex_out[65]);
-
 /** What a frame is compared with and how. */
 struct rt_frame_check {
     const char *trace;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "digest.h"
 #include "file.h"
 #include "exec.h"
 #include "internal.h"

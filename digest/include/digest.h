@@ -25,4 +25,7 @@ RT_MUST_CHECK rt_status rt_sha256_file(const char *path, uint8_t out[RT_SHA256_S
 /* The digest as 64 lower-case hex digits, as manifests write it. */
 void rt_sha256_hex(const uint8_t digest[RT_SHA256_SIZE], char hex_out[RT_SHA256_HEX_SIZE]);
 
+/* The SHA-256 of the file at path, as hex digits (a manifest's sha256, a cache's file name). */
+RT_MUST_CHECK rt_status rt_sha256_file_hex(const char *path, char hex_out[RT_SHA256_HEX_SIZE]);
+
 #endif

@@ -24,11 +24,9 @@ static char *file_of(const char *pattern, size_t size)
 static void expect_file_hash(const char *pattern, size_t size, const char *hex)
 {
     char *path = file_of(pattern, size);
-    uint8_t digest[RT_SHA256_SIZE];
-    rt_status s = rt_sha256_file(path, digest);
-    cr_assert(rt_ok(&s), "%s", s.msg);
     char got[RT_SHA256_HEX_SIZE];
-    rt_sha256_hex(digest, got);
+    rt_status s = rt_sha256_file_hex(path, got);
+    cr_assert(rt_ok(&s), "%s", s.msg);
     cr_expect_str_eq(got, hex, "%zu bytes of \"%s\"", size, pattern);
     unlink(path);
     free(path);
